@@ -1,0 +1,57 @@
+/**
+ * Error taxonomy. A UserError is a mistake the user can fix (config, inputs, permissions) and is reported as such;
+ * anything else that escapes is a HydraFlow bug. CreditExhaustedError must never be swallowed by a broad catch:
+ * it always propagates and pauses the pipeline (field notes: billing errors were silently retried before).
+ */
+export class HydraflowError extends Error {
+  override name = 'HydraflowError';
+}
+
+/** A mistake in the user's config, inputs or repository setup. Message names the value and what was expected. */
+export class UserError extends HydraflowError {
+  override name = 'UserError';
+}
+
+/** The model provider says the account is out of credit or billing is disabled. Never retried. */
+export class CreditExhaustedError extends HydraflowError {
+  override name = 'CreditExhaustedError';
+  constructor(
+    message: string,
+    readonly provider: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A per-run or per-issue budget would be exceeded by the next call. */
+export class BudgetExceededError extends HydraflowError {
+  override name = 'BudgetExceededError';
+  constructor(
+    message: string,
+    readonly scope: 'run' | 'issue',
+    readonly limit: { tokens?: number; usd?: number },
+  ) {
+    super(message);
+  }
+}
+
+/** The model's answer could not be parsed into the expected shape, even after the repair attempt. */
+export class ModelOutputError extends HydraflowError {
+  override name = 'ModelOutputError';
+  constructor(
+    message: string,
+    readonly raw: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The provider kept failing (5xx, 429, timeouts) after every retry. */
+export class ProviderUnavailableError extends HydraflowError {
+  override name = 'ProviderUnavailableError';
+}
+
+/** Errors that must stop the pipeline and be shown to a human rather than retried or escalated silently. */
+export function isFatal(error: unknown): boolean {
+  return error instanceof CreditExhaustedError || error instanceof BudgetExceededError;
+}
