@@ -42,6 +42,10 @@ export interface CompletionResult {
   provider: ProviderName;
   /** Wall time of the successful attempt plus retries, in ms. */
   durationMs: number;
+  /** True when the model stopped at the output-token limit (OpenAI finish_reason 'length', Anthropic 'max_tokens'). */
+  truncated?: boolean;
+  /** HTTP attempts this result took (1 = no retry). */
+  attempts?: number;
 }
 
 export type ProviderName = 'openai' | 'anthropic' | 'openai-compatible';

@@ -1,0 +1,138 @@
+/**
+ * OpenAI Chat Completions adapter (official `openai` SDK, v6). Also serves OpenAI-compatible endpoints by base URL
+ * (name 'openai-compatible'): those often reject `response_format: json_schema`, so in 'auto' mode the adapter falls
+ * back, once and for the adapter's lifetime, to `response_format: json_object` with the schema written into the
+ * system prompt.
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { withRetries, type RetryOptions } from './retry';
+import type { CompletionRequest, CompletionResult, ModelProvider, Usage } from './types';
+
+export type JsonMode = 'json_schema' | 'json_object' | 'auto';
+
+export interface OpenAIProviderOptions extends RetryOptions {
+  model: string;
+  apiKey: string;
+  baseUrl?: string;
+  /** Per-attempt timeout in ms (default 120 s). */
+  timeoutMs?: number;
+  /** 'openai' (default) or 'openai-compatible'. */
+  name?: 'openai' | 'openai-compatible';
+  /** Structured-output mode. Default 'json_schema' for 'openai', 'auto' for 'openai-compatible'. */
+  jsonMode?: JsonMode;
+}
+
+/** OpenAI usage → Usage: prompt_tokens includes cached tokens, so the uncached rest is the difference. */
+export function openaiUsage(usage: OpenAI.CompletionUsage | undefined): Usage {
+  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    inputTokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
+    cachedInputTokens: cached,
+    cacheWriteTokens: 0,
+    outputTokens: usage?.completion_tokens ?? 0,
+  };
+}
+
+function isConnectionError(e: unknown): boolean {
+  return e instanceof OpenAI.APIConnectionError; // includes APIConnectionTimeoutError
+}
+
+function rejectsJsonSchema(err: unknown): boolean {
+  const e = err as { status?: unknown; message?: unknown; param?: unknown };
+  return e?.status === 400 && (e.param === 'response_format' || /json_schema|response_format/i.test(String(e.message ?? '')));
+}
+
+export class OpenAIProvider implements ModelProvider {
+  readonly name: 'openai' | 'openai-compatible';
+  readonly model: string;
+  private readonly client: OpenAI;
+  private jsonMode: JsonMode;
+
+  constructor(private readonly options: OpenAIProviderOptions) {
+    this.name = options.name ?? 'openai';
+    this.model = options.model;
+    this.jsonMode = options.jsonMode ?? (this.name === 'openai' ? 'json_schema' : 'auto');
+    this.client = new OpenAI({
+      apiKey: options.apiKey,
+      ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
+      timeout: options.timeoutMs ?? 120_000,
+      maxRetries: 0,
+    });
+  }
+
+  private messages(request: CompletionRequest, extraSystem?: string): ChatCompletionMessageParam[] {
+    const system = [...request.system.map((s) => s.text), ...(extraSystem ? [extraSystem] : [])].join('\n\n');
+    return [
+      ...(system ? [{ role: 'system' as const, content: system }] : []),
+      ...request.messages.map((m) => ({ role: m.role, content: m.content })),
+    ];
+  }
+
+  private params(request: CompletionRequest, extraSystem?: string): ChatCompletionCreateParamsNonStreaming {
+    return {
+      model: this.model,
+      messages: this.messages(request, extraSystem),
+      // Official OpenAI wants max_completion_tokens (max_tokens is deprecated and rejected by reasoning models);
+      // compatible servers mostly only know max_tokens.
+      ...(request.maxOutputTokens !== undefined
+        ? this.name === 'openai'
+          ? { max_completion_tokens: request.maxOutputTokens }
+          : { max_tokens: request.maxOutputTokens }
+        : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    };
+  }
+
+  private async run(params: ChatCompletionCreateParamsNonStreaming): Promise<CompletionResult> {
+    const started = Date.now();
+    const { value, attempts } = await withRetries(
+      { provider: this.name, model: this.model, isConnectionError },
+      this.options,
+      () => this.client.chat.completions.create(params),
+    );
+    const choice = value.choices[0];
+    const message = choice?.message;
+    const toolArgs = message?.tool_calls?.map((c) => (c.type === 'function' ? c.function.arguments : '')).join('');
+    return {
+      text: message?.content ?? (toolArgs || message?.refusal || ''),
+      usage: openaiUsage(value.usage),
+      model: value.model || this.model,
+      provider: this.name,
+      durationMs: Date.now() - started,
+      truncated: choice?.finish_reason === 'length',
+      attempts,
+    };
+  }
+
+  complete(request: CompletionRequest): Promise<CompletionResult> {
+    return this.run(this.params(request));
+  }
+
+  async completeJson(
+    request: CompletionRequest,
+    schema: { name: string; jsonSchema: Record<string, unknown> },
+  ): Promise<CompletionResult> {
+    if (this.jsonMode !== 'json_object') {
+      try {
+        return await this.run({
+          ...this.params(request),
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: schemaName(schema.name), schema: schema.jsonSchema, strict: true },
+          },
+        });
+      } catch (err) {
+        if (this.jsonMode !== 'auto' || !rejectsJsonSchema((err as { cause?: unknown }).cause ?? err)) throw err;
+        this.jsonMode = 'json_object'; // remember: this endpoint does not do json_schema
+      }
+    }
+    const instruction = `Respond with a single JSON object and nothing else (no prose, no code fences). It must match this JSON Schema, named ${schema.name}:\n${JSON.stringify(schema.jsonSchema)}`;
+    return this.run({ ...this.params(request, instruction), response_format: { type: 'json_object' } });
+  }
+}
+
+/** OpenAI schema names: ^[a-zA-Z0-9_-]{1,64}$. */
+export function schemaName(name: string): string {
+  return name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'output';
+}

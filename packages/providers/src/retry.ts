@@ -1,0 +1,165 @@
+/**
+ * Uniform retry policy for every adapter. The SDKs' own retries are disabled (maxRetries: 0) so that OpenAI, Anthropic
+ * and OpenAI-compatible endpoints behave the same: exponential backoff with jitter on 429 (rate limits, not quota),
+ * 408/409, 5xx (Anthropic 529 included), timeouts and connection errors; `retry-after-ms` / `retry-after` honoured;
+ * bounded attempts; an injectable sleep so tests never wait. Credit/billing exhaustion is never retried: it becomes a
+ * CreditExhaustedError at once. Auth failures become UserErrors; any other 4xx is a request bug and is not retried.
+ */
+import { CreditExhaustedError, HydraflowError, ProviderUnavailableError, UserError } from '../../core/src/errors';
+import type { ProviderName } from './types';
+
+export interface RetryOptions {
+  /** Total HTTP attempts including the first (default 4). */
+  maxAttempts?: number;
+  /** First backoff step in ms (default 1000); doubles each retry. */
+  baseDelayMs?: number;
+  /** Cap on one computed backoff step (default 30 s). */
+  maxDelayMs?: number;
+  /** Cap on an honoured retry-after (default 120 s). */
+  maxRetryAfterMs?: number;
+  /** Injectable sleep (default setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Injectable randomness in [0, 1) for jitter (default Math.random). */
+  random?: () => number;
+}
+
+export type ErrorClass =
+  | { kind: 'credit'; message: string }
+  | { kind: 'retryable'; status: number | undefined; detail: string; retryAfterMs: number | undefined }
+  | { kind: 'auth'; status: number; detail: string }
+  | { kind: 'fatal'; status: number | undefined; detail: string };
+
+interface ApiErrorLike {
+  status?: unknown;
+  headers?: unknown;
+  error?: unknown;
+  message?: unknown;
+  code?: unknown;
+  type?: unknown;
+  errorCode?: unknown;
+  name?: unknown;
+}
+
+function header(headers: unknown, name: string): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const value = (headers as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `retry-after-ms` (ms) first, then `retry-after` as seconds or an HTTP date. */
+export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
+  const ms = header(headers, 'retry-after-ms');
+  if (ms !== undefined && Number.isFinite(Number(ms)) && ms.trim() !== '') return Math.max(0, Number(ms));
+  const ra = header(headers, 'retry-after');
+  if (ra === undefined || ra.trim() === '') return undefined;
+  const seconds = Number(ra);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(ra);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+/** Pull `{type, code, message}` out of either SDK's error body. */
+function errorBody(err: ApiErrorLike): { type?: string; code?: string; message?: string } {
+  const body = (err.error ?? {}) as Record<string, unknown>;
+  const inner = (body.error && typeof body.error === 'object' ? body.error : body) as Record<string, unknown>;
+  const details = inner.details as { error_code?: unknown } | undefined;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return {
+    type: str(inner.type) ?? str(err.type),
+    code: str(details?.error_code) ?? str(inner.code) ?? str(err.code) ?? str(err.errorCode),
+    message: str(inner.message) ?? str(err.message),
+  };
+}
+
+const ANTHROPIC_BILLING_CODES = new Set([
+  'contract_spend_limit_reached',
+  'enforced_spend_limit_reached',
+  'linked_organization_spend_limit_reached',
+  'linked_organization_billing_unavailable',
+]);
+
+/**
+ * Classify an error thrown by either SDK. `isConnectionError` tells the SDK's connection/timeout errors apart
+ * (they carry no status).
+ */
+export function classifyError(err: unknown, isConnectionError: (e: unknown) => boolean): ErrorClass {
+  const e = (err ?? {}) as ApiErrorLike;
+  const status = typeof e.status === 'number' ? e.status : undefined;
+  const { type, code, message } = errorBody(e);
+  const detail = [status !== undefined ? `HTTP ${status}` : undefined, type ?? code, message].filter(Boolean).join(' ');
+
+  // Credit / billing exhaustion: OpenAI 429 insufficient_quota (and the older billing_hard_limit_reached);
+  // Anthropic 400 "Your credit balance is too low…", 402 / billing_error, and spend-limit error codes.
+  if (
+    code === 'insufficient_quota' ||
+    type === 'insufficient_quota' ||
+    code === 'billing_hard_limit_reached' ||
+    type === 'billing_error' ||
+    status === 402 ||
+    (code !== undefined && ANTHROPIC_BILLING_CODES.has(code)) ||
+    /credit balance is too low|exceeded your current quota/i.test(message ?? '')
+  ) {
+    return { kind: 'credit', message: message ?? detail };
+  }
+  if (status === undefined) {
+    if (isConnectionError(err)) return { kind: 'retryable', status, detail: detail || String(e.name ?? 'connection error'), retryAfterMs: undefined };
+    return { kind: 'fatal', status, detail: detail || String(err) };
+  }
+  if (status === 401 || status === 403) return { kind: 'auth', status, detail };
+  if (status === 408 || status === 409 || status === 429 || status >= 500) {
+    return { kind: 'retryable', status, detail, retryAfterMs: retryAfterMs(e.headers) };
+  }
+  return { kind: 'fatal', status, detail };
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export interface RetryContext {
+  provider: ProviderName;
+  model: string;
+  isConnectionError: (e: unknown) => boolean;
+}
+
+/** Run `attempt` under the policy; returns its value and how many attempts it took. */
+export async function withRetries<T>(
+  ctx: RetryContext,
+  options: RetryOptions,
+  attempt: (n: number) => Promise<T>,
+): Promise<{ value: T; attempts: number }> {
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
+  const base = options.baseDelayMs ?? 1000;
+  const maxDelay = options.maxDelayMs ?? 30_000;
+  const maxRetryAfter = options.maxRetryAfterMs ?? 120_000;
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+  let last: Extract<ErrorClass, { kind: 'retryable' }> | undefined;
+  let lastError: unknown;
+  for (let n = 1; n <= maxAttempts; n++) {
+    try {
+      return { value: await attempt(n), attempts: n };
+    } catch (err) {
+      const c = classifyError(err, ctx.isConnectionError);
+      if (c.kind === 'credit') {
+        throw new CreditExhaustedError(`${ctx.provider} (${ctx.model}): out of credit or billing disabled: ${c.message}`, ctx.provider);
+      }
+      if (c.kind === 'auth') {
+        throw new UserError(`${ctx.provider} rejected the credentials for model ${ctx.model} (${c.detail}); check the API key secret`, { cause: err });
+      }
+      if (c.kind === 'fatal') {
+        if (err instanceof HydraflowError) throw err;
+        throw new HydraflowError(`${ctx.provider} (${ctx.model}) rejected the request: ${c.detail}`, { cause: err });
+      }
+      last = c;
+      lastError = err;
+      if (n === maxAttempts) break;
+      const backoff = Math.min(maxDelay, base * 2 ** (n - 1)) * (0.5 + random() * 0.5);
+      const delay = c.retryAfterMs !== undefined ? Math.min(c.retryAfterMs, maxRetryAfter) : backoff;
+      await sleep(Math.round(delay));
+    }
+  }
+  throw new ProviderUnavailableError(
+    `${ctx.provider} model ${ctx.model} unavailable after ${maxAttempts} attempts; last error: ${last?.status !== undefined ? `status ${last.status}` : 'no response'} (${last?.detail ?? 'unknown'})`,
+    { cause: lastError },
+  );
+}
