@@ -373,6 +373,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     if (wire === 'anthropic' && typeof body.max_tokens !== 'number') {
       return reply(400, anthropicError('invalid_request_error', 'max_tokens: Field required'), {}, 'invalid_request_error');
     }
+    const request = wire === 'openai' ? parseOpenAI(body) : parseAnthropic(body);
+    call.request = request;
+    call.model = request.model;
+    call.role = request.role;
+    call.issue = request.issue;
     if (wire === 'openai' && options.rejectJsonSchema && (body.response_format as { type?: string } | undefined)?.type === 'json_schema') {
       return reply(
         400,
@@ -388,11 +393,6 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         return reply(400, anthropicError('invalid_request_error', `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`), {}, 'invalid_request_error');
     }
 
-    const request = wire === 'openai' ? parseOpenAI(body) : parseAnthropic(body);
-    call.request = request;
-    call.model = request.model;
-    call.role = request.role;
-    call.issue = request.issue;
 
     const resolved = runner.next(request);
     if (!resolved) {
