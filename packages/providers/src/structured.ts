@@ -7,7 +7,11 @@
  * properties in `required`; a property that was optional becomes nullable (`anyOf: [schema, {type: 'null'}]`) and
  * nulls in such properties are removed again before zod validates. Limits: the root must be an object; records /
  * maps (`additionalProperties` with a schema), tuples, and transforms or refinements the JSON Schema cannot express
- * are not enforced by the API (zod still validates them after the fact); `$schema` is dropped.
+ * are not enforced by the API (zod still validates them after the fact); `$schema` and `default` are dropped.
+ *
+ * Ledger: the result carries every call. On failure after the repair, a StructuredOutputError (a ModelOutputError)
+ * carries them in `calls`; if the repair call itself throws (e.g. CreditExhaustedError), the error is rethrown
+ * unchanged except for a `calls` property holding the first, already-billed call.
  */
 import { z } from 'zod';
 import { ModelOutputError } from '../../core/src/errors';
@@ -149,10 +153,17 @@ export async function generateStructured<T>({
   const firstCheck = check(first, schema, originalJsonSchema);
   if (firstCheck.ok) return { value: firstCheck.value, calls };
 
-  const repair = await provider.completeJson(
-    { ...request, messages: repairMessages(request, first.text, firstCheck.reason) },
-    jsonSchema,
-  );
+  let repair: CompletionResult;
+  try {
+    repair = await provider.completeJson(
+      { ...request, messages: repairMessages(request, first.text, firstCheck.reason) },
+      jsonSchema,
+    );
+  } catch (error) {
+    // Never swallowed (credit exhaustion must propagate); the billed first call rides along for the ledger.
+    if (error && typeof error === 'object' && !('calls' in error)) Object.assign(error, { calls });
+    throw error;
+  }
   calls.push(repair);
   const secondCheck = check(repair, schema, originalJsonSchema);
   if (secondCheck.ok) return { value: secondCheck.value, calls };

@@ -276,3 +276,13 @@ describe('the official SDKs accept the server as the real thing', () => {
     expect((error as InstanceType<typeof Anthropic.APIError>).type).toBe('overloaded_error');
   });
 });
+
+describe('ledger on failure', () => {
+  it('credit exhaustion during the repair propagates, carrying the first billed call', async () => {
+    const { provider, server } = await setup('anthropic', { triage: [{ fault: 'junk' }, { fault: 'credit' }] });
+    const error = await structured(provider).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CreditExhaustedError);
+    expect((error as { calls?: unknown[] }).calls).toHaveLength(1);
+    expect(server.calls.map((c) => c.status)).toEqual([200, 400]);
+  });
+});
