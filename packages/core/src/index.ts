@@ -1,0 +1,5 @@
+export * from './errors';
+export * from './pipeline/labels';
+export * from './pipeline/transitions';
+export * from './state/index';
+export * from './triage/index';

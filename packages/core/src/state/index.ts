@@ -1,0 +1,5 @@
+export * from './schema';
+export * from './migrate';
+export * from './ops';
+export * from './codec';
+export * from './progress';

@@ -1,0 +1,163 @@
+/**
+ * HydraFlow's one comment per issue: a short human-readable progress section followed by the hidden state block, so a
+ * phase reads and writes a single comment. Layout:
+ *
+ *     <!-- hydraflow:progress -->
+ *     ### HydraFlow · <stage>
+ *     **<headline>**
+ *     | Stage | Next | Cost so far |            (a small table)
+ *     > [!WARNING] the real error, when the last step failed
+ *     <details> details </details>               (optional, e.g. the triage enrichment)
+ *     <details> History (n) </details>
+ *     <!-- hydraflow:state v=1 sig=... {...} -->  (always last)
+ *
+ * The body stays under GitHub's 65,536-character limit: history is trimmed first, then details, then the error text.
+ */
+import { labelFor, stageInfo, type PipelineStage } from '../pipeline/labels';
+import { encodeStateBlock, PROGRESS_MARKER, STATE_MARKER, type StateKeyOptions } from './codec';
+import type { HistoryEntry, IssueState, LedgerEntry } from './schema';
+
+export { PROGRESS_MARKER };
+
+export const MAX_COMMENT_CHARS = 65_536;
+/** Keep a margin below GitHub's limit (it counts characters slightly differently for some Unicode). */
+const BUDGET = MAX_COMMENT_CHARS - 1_536;
+
+export interface ProgressInput {
+  state: IssueState;
+  /** The stage to show (usually the label just set); null = not in the pipeline. */
+  stage: PipelineStage | null;
+  /** One line: what just happened. */
+  headline: string;
+  /** One line: what happens next (who has to do what). */
+  next: string;
+  /** Cost so far in USD; defaults to the ledger total. */
+  costUsd?: number;
+  /** The real error of the last step, shown verbatim (neutralized). */
+  error?: string | { phase?: string; message: string };
+  /** Longer markdown shown collapsed (e.g. the triage enrichment and reasons). */
+  details?: string;
+}
+
+/**
+ * Make text safe to show in the visible part: it cannot open an HTML comment (so it can neither hide text nor fake a
+ * state/progress marker) and cannot @mention anyone.
+ */
+export function neutralizeText(text: string): string {
+  return text
+    .replace(/<!--/g, '&lt;!--')
+    .replace(/-->/g, '--&gt;')
+    .replace(/hydraflow:(state|progress)/gi, 'hydraflow\u200b:$1')
+    .replace(/(^|[^\w`])@([A-Za-z0-9][A-Za-z0-9-]*)/g, '$1@\u200b$2');
+}
+
+function oneLine(text: string, max = 300): string {
+  const flat = neutralizeText(text).replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function fmtInt(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function formatUsd(x: number): string {
+  if (x > 0 && x < 0.01) return `$${x.toFixed(4)}`;
+  return `$${x.toFixed(2)}`;
+}
+
+function tokenSummary(ledger: readonly LedgerEntry[]): { text: string; usd: number } {
+  let input = 0;
+  let cached = 0;
+  let write = 0;
+  let output = 0;
+  let usd = 0;
+  let unpriced = false;
+  for (const e of ledger) {
+    input += e.inputTokens;
+    cached += e.cachedInputTokens;
+    write += e.cacheWriteTokens;
+    output += e.outputTokens;
+    usd += e.costUsd;
+    if (e.priced === false) unpriced = true;
+  }
+  const total = input + cached + write + output;
+  const parts = [`${fmtInt(input)} in`];
+  if (cached) parts.push(`${fmtInt(cached)} cached`);
+  if (write) parts.push(`${fmtInt(write)} cache write`);
+  parts.push(`${fmtInt(output)} out`);
+  return { text: `${fmtInt(total)} tokens (${parts.join(', ')})${unpriced ? ' — includes a model with no known price' : ''}`, usd };
+}
+
+function stageCell(stage: PipelineStage | null): string {
+  if (stage === null) return 'not in the pipeline';
+  return `\`${labelFor(stage)}\` — ${stageInfo(stage).description.replace(/^HydraFlow: /, '')}`;
+}
+
+function historyLine(h: HistoryEntry): string {
+  const from = h.from === undefined ? '' : `${h.from ?? '—'} → `;
+  const who = h.by === 'human' ? `by ${h.actor ? `\`${h.actor}\`` : 'a human'}` : 'by HydraFlow';
+  return `- ${h.at.slice(0, 16).replace('T', ' ')} ${from}**${h.to ?? '—'}** ${who}: ${oneLine(h.reason, 200)}`;
+}
+
+function render(input: ProgressInput, historyCount: number, details: string | undefined, errorMax: number, block: string): string {
+  const { state, stage } = input;
+  const tokens = tokenSummary(state.ledger);
+  const usd = input.costUsd ?? tokens.usd;
+  const lines: string[] = [
+    PROGRESS_MARKER,
+    `### HydraFlow · ${stage ?? 'idle'}`,
+    '',
+    `**${oneLine(input.headline)}**`,
+    '',
+    '| | |',
+    '|---|---|',
+    `| Stage | ${stageCell(stage)} |`,
+    `| Next | ${oneLine(input.next).replace(/\|/g, '\\|')} |`,
+    `| Cost so far | ${formatUsd(usd)} · ${tokens.text} |`,
+  ];
+  if (input.error !== undefined) {
+    const err = typeof input.error === 'string' ? { message: input.error } : input.error;
+    const msg = neutralizeText(err.message);
+    const clipped = msg.length > errorMax ? `${msg.slice(0, errorMax)}… (truncated)` : msg;
+    lines.push(
+      '',
+      `> [!WARNING]`,
+      `> **${err.phase ? `${oneLine(err.phase, 40)} failed` : 'Failed'}:**`,
+      ...'```\n'.concat(clipped.replace(/```/g, '`\u200b``'), '\n```').split('\n').map((l) => `> ${l}`),
+    );
+  }
+  if (details !== undefined && details.trim() !== '') {
+    lines.push('', '<details><summary>Details</summary>', '', neutralizeText(details), '', '</details>');
+  }
+  const history = state.history.slice(state.history.length - historyCount);
+  if (history.length > 0) {
+    lines.push('', `<details><summary>History (${history.length})</summary>`, '', ...history.map(historyLine), '', '</details>');
+  }
+  lines.push('', block);
+  return lines.join('\n');
+}
+
+/**
+ * The full body of HydraFlow's progress comment, state block last. Always under MAX_COMMENT_CHARS: history lines are
+ * dropped first, then the details, then the error text is cut.
+ */
+export function renderProgressComment(input: ProgressInput, options: StateKeyOptions = {}): string {
+  const block = encodeStateBlock(input.state, options);
+  let historyCount = input.state.history.length;
+  let details = input.details;
+  let errorMax = 20_000;
+  for (;;) {
+    const body = render(input, historyCount, details, errorMax, block);
+    if (body.length <= BUDGET) return body;
+    if (historyCount > 0) historyCount = Math.floor(historyCount / 2);
+    else if (details !== undefined && details.length > 200) details = `${details.slice(0, Math.floor(details.length / 2))}\n\n… (truncated)`;
+    else if (details !== undefined) details = undefined;
+    else if (errorMax > 200) errorMax = Math.floor(errorMax / 2);
+    else return body.slice(0, BUDGET - block.length - 2) + '\n\n' + block; // unreachable in practice
+  }
+}
+
+/** Is this the HydraFlow progress comment (by marker; trust is decided by findStateComment)? */
+export function isProgressComment(body: string | null | undefined): boolean {
+  return typeof body === 'string' && (body.includes(PROGRESS_MARKER) || body.includes(STATE_MARKER));
+}

@@ -1,0 +1,116 @@
+/**
+ * The hidden per-issue state HydraFlow keeps in its one progress comment (see codec.ts for the wire format).
+ *
+ * Every string here is HydraFlow's own (ids, phase names, ISO timestamps, logins, short reasons it wrote itself) and
+ * is length-capped; no issue text or model text is stored (field notes: never echo user or model text inside a state
+ * block). That is why `triage` keeps the scores and the route but not the verdict's free-text `enrichment`/`reasons`:
+ * those go to the visible part of the comment.
+ */
+import { z } from 'zod';
+import { PIPELINE_STAGES, type PipelineStage } from '../pipeline/labels';
+
+export const STATE_VERSION = 1 as const;
+
+export const STATE_LIMITS = {
+  history: 50,
+  handled: 200,
+  dispatches: 20,
+  ledger: 60,
+  reason: 200,
+  errorMessage: 1000,
+} as const;
+
+const stageValues = PIPELINE_STAGES.map((s) => s.stage) as [PipelineStage, ...PipelineStage[]];
+export const pipelineStageSchema = z.enum(stageValues);
+
+/** ISO-8601 UTC timestamp as produced by Date#toISOString. */
+export const isoTime = z.iso.datetime({ offset: false });
+/** A workflow run id (GitHub's run_id, optionally `-attempt`) or another HydraFlow-made id. */
+export const runIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'run id: letters, digits, . _ : -');
+/** A phase name such as `triage`, `plan`, `review-fix`. */
+export const phaseSchema = z.string().min(1).max(40).regex(/^[a-z][a-z0-9-]*$/, 'phase: lower-case kebab name');
+/** A GitHub login (users: alnum and -, Apps: `name[bot]`). */
+export const loginSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:\[bot\])?$/, 'GitHub login');
+const shortText = (max: number) => z.string().max(max);
+const tokens = z.number().int().nonnegative();
+
+export const claimSchema = z.object({
+  runId: runIdSchema,
+  phase: phaseSchema,
+  at: isoTime,
+  expiresAt: isoTime,
+});
+
+export const triageRecordSchema = z.object({
+  clarity_score: z.number().min(0).max(10),
+  complexity_score: z.number().min(0).max(10),
+  needs_discovery: z.boolean(),
+  route: z.enum(['discover', 'plan']),
+  at: isoTime,
+  /** sha256 hex of the issue title+body the verdict was made for (re-triage when it changes). */
+  bodyHash: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+export const ledgerEntrySchema = z.object({
+  at: isoTime,
+  runId: runIdSchema,
+  phase: phaseSchema,
+  role: z.string().min(1).max(40).regex(/^[a-z][a-z0-9_-]*$/),
+  provider: z.string().min(1).max(40).regex(/^[a-z0-9._-]+$/),
+  model: z.string().min(1).max(100).regex(/^[A-Za-z0-9._:/@*-]+$/),
+  inputTokens: tokens,
+  cachedInputTokens: tokens,
+  cacheWriteTokens: tokens,
+  outputTokens: tokens,
+  costUsd: z.number().nonnegative(),
+  /** false when the model was not in the price table and a default price was used. */
+  priced: z.boolean().optional(),
+  /** How many calls this entry stands for (>1 for a rolled-up entry). */
+  calls: z.number().int().positive().optional(),
+});
+
+export const dispatchSchema = z.object({ phase: phaseSchema, at: isoTime, runId: runIdSchema });
+
+export const historyEntrySchema = z.object({
+  at: isoTime,
+  from: pipelineStageSchema.nullable().optional(),
+  to: pipelineStageSchema.nullable(),
+  by: z.enum(['hydraflow', 'human']),
+  actor: loginSchema.optional(),
+  reason: shortText(STATE_LIMITS.reason),
+});
+
+export const lastErrorSchema = z.object({
+  phase: phaseSchema,
+  message: shortText(STATE_LIMITS.errorMessage),
+  at: isoTime,
+});
+
+/** An id of an event or comment already acted on, e.g. `comment:123`, `delivery:abc`, `run:456`. */
+export const handledIdSchema = z.string().min(1).max(80).regex(/^[A-Za-z0-9._:-]+$/);
+
+export const issueStateSchema = z.object({
+  v: z.literal(STATE_VERSION),
+  issue: z.number().int().positive(),
+  stage: pipelineStageSchema.nullable().optional(),
+  claim: claimSchema.optional(),
+  triage: triageRecordSchema.optional(),
+  ledger: z.array(ledgerEntrySchema).max(STATE_LIMITS.ledger),
+  dispatches: z.array(dispatchSchema).max(STATE_LIMITS.dispatches).optional(),
+  history: z.array(historyEntrySchema).max(STATE_LIMITS.history),
+  lastError: lastErrorSchema.optional(),
+  handled: z.array(handledIdSchema).max(STATE_LIMITS.handled).optional(),
+});
+
+export type IssueState = z.infer<typeof issueStateSchema>;
+export type Claim = z.infer<typeof claimSchema>;
+export type TriageRecord = z.infer<typeof triageRecordSchema>;
+export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
+export type DispatchRecord = z.infer<typeof dispatchSchema>;
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+export type LastError = z.infer<typeof lastErrorSchema>;
+
+/** A fresh state for an issue. */
+export function emptyState(issue: number): IssueState {
+  return { v: STATE_VERSION, issue, ledger: [], history: [] };
+}

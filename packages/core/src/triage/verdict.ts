@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/**
+ * What the triage model returns (ADR-0031). Parsed strictly: a verdict that does not parse is never defaulted to a
+ * route — the caller escalates to HITL (fail closed; field notes: a defaulted verdict sent ~131 issues to "ready").
+ */
+export const triageVerdictSchema = z.strictObject({
+  clarity_score: z.number().min(0).max(10).describe('How clear the problem and the expected outcome are, 0-10.'),
+  complexity_score: z.number().min(0).max(10).describe('How much engineering work this is, 0-10.'),
+  needs_discovery: z.boolean().describe('True when the issue is product intent that needs research before planning.'),
+  enrichment: z.string().max(2000).describe('Short markdown that adds context for the next phase.'),
+  reasons: z.array(z.string().max(500)).max(8).describe('Why these scores, one short sentence each.'),
+});
+
+export type TriageVerdict = z.infer<typeof triageVerdictSchema>;
+
+export type TriageRoute = 'discover' | 'plan';
+
+export const DEFAULT_CLARITY_THRESHOLD = 7;
+
+/** ADR-0031: needs_discovery, or clarity below the threshold, goes to the product track (discover); else plan. */
+export function routeTriage(
+  verdict: Pick<TriageVerdict, 'clarity_score' | 'needs_discovery'>,
+  options: { clarityThreshold?: number } = {},
+): TriageRoute {
+  const threshold = options.clarityThreshold ?? DEFAULT_CLARITY_THRESHOLD;
+  if (verdict.needs_discovery) return 'discover';
+  if (!(verdict.clarity_score >= threshold)) return 'discover'; // NaN also goes to discover
+  return 'plan';
+}
