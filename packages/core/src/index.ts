@@ -3,3 +3,4 @@ export * from './pipeline/labels';
 export * from './pipeline/transitions';
 export * from './state/index';
 export * from './triage/index';
+export * from './cost/index';
