@@ -1,0 +1,24 @@
+export { startGitHubEmulator, expectNoViolations } from './server';
+export type { GitHubEmulator, GitHubEmulatorOptions, RequestLogEntry, Violation } from './server';
+export { Faults, type FaultFilter } from './faults';
+export {
+  GitHubWorld,
+  BOT_LOGIN,
+  BOT_ID,
+  fakeSha,
+  type Permission,
+  type EmulatedUser,
+  type EmulatedLabel,
+  type EmulatedIssue,
+  type EmulatedComment,
+  type EmulatedPull,
+  type EmulatedPullFile,
+  type EmulatedReaction,
+  type EmulatedReview,
+  type EmulatedReviewComment,
+  type EmulatedDispatch,
+  type EmulatedCheckRun,
+  type EmulatedStatus,
+} from './world';
+export { COMMENT_BODY_MAX } from './routes';
+export { specLoadStats, SPEC_FILE, loadSpec } from './openapi';

@@ -1,0 +1,357 @@
+/**
+ * A stateful GitHub REST emulator on 127.0.0.1 that the real Octokit talks to unchanged (baseUrl / GITHUB_API_URL).
+ * Plain node:http. Requests and responses are checked against GitHub's OpenAPI description; anything that does not
+ * conform is answered the way GitHub would and recorded in `violations`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Faults, WRITE_METHODS } from './faults';
+import {
+  fillRequired,
+  formatAjvErrors,
+  getValidators,
+  matchSpecOperation,
+  responseSchema,
+} from './openapi';
+import { DOCS, HttpError, matchRoute, type RouteResult } from './routes';
+import { BOT_ID, BOT_LOGIN, GitHubWorld, type EmulatedUser, type Permission } from './world';
+
+export interface GitHubEmulatorOptions {
+  owner: string;
+  repo: string;
+  defaultBranch?: string;
+  /** validate requests and responses against GitHub's OpenAPI description (default true) */
+  validate?: boolean;
+  /** injectable clock (ms since epoch), default Date.now */
+  clock?: () => number;
+  /** primary rate limit per token per hour (default 1000, like GITHUB_TOKEN) */
+  rateLimit?: number;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  status: number;
+  actor: string | null;
+  operationId: string | null;
+  at: number;
+  body?: unknown;
+}
+
+export interface Violation {
+  kind: 'request' | 'response' | 'unknown-route' | 'not-emulated';
+  method: string;
+  path: string;
+  operationId: string | null;
+  status?: number;
+  errors: string[];
+}
+
+export interface GitHubEmulator {
+  readonly url: string;
+  readonly world: GitHubWorld;
+  readonly requests: RequestLogEntry[];
+  readonly violations: Violation[];
+  readonly faults: Faults;
+  readonly botToken: string;
+  addUser(u: { login: string; type?: 'User' | 'Bot'; permission: Permission }): { login: string; id: number; token: string };
+  close(): Promise<void>;
+}
+
+interface Bucket {
+  used: number;
+  resetAt: number;
+  epoch: number;
+}
+
+const HOUR = 3_600_000;
+
+export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<GitHubEmulator> {
+  const clock = opts.clock ?? Date.now;
+  const validate = opts.validate !== false;
+  const limit = opts.rateLimit ?? 1000;
+  const world = new GitHubWorld({ owner: opts.owner, repo: opts.repo, defaultBranch: opts.defaultBranch, clock });
+  world.addUser({ login: opts.owner, type: 'User', permission: 'admin' });
+  const bot = world.addUser({ login: BOT_LOGIN, type: 'Bot', permission: 'write', id: BOT_ID });
+  const requests: RequestLogEntry[] = [];
+  const violations: Violation[] = [];
+  const faults = new Faults();
+  const buckets = new Map<string, Bucket>();
+  const writeTimes = new Map<string, number[]>();
+
+  function bucketFor(login: string): Bucket {
+    const now = clock();
+    let b = buckets.get(login);
+    if (!b || now >= b.resetAt) {
+      b = { used: 0, resetAt: now + HOUR, epoch: -1 };
+      buckets.set(login, b);
+    }
+    if (b.epoch !== faults.primaryEpoch) {
+      b.epoch = faults.primaryEpoch;
+      if (faults.primaryOverride !== undefined) b.used = Math.max(0, limit - faults.primaryOverride);
+    }
+    return b;
+  }
+
+  function rateHeaders(b: Bucket): Record<string, string> {
+    return {
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(Math.max(0, limit - b.used)),
+      'x-ratelimit-used': String(b.used),
+      'x-ratelimit-reset': String(Math.floor(b.resetAt / 1000)),
+      'x-ratelimit-resource': 'core',
+    };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const path = u.pathname.replace(/\/+$/, '') || '/';
+    const queryObj = Object.fromEntries(u.searchParams);
+    const at = clock();
+    let actor: EmulatedUser | undefined;
+    let operationId: string | null = null;
+    let template: string | undefined;
+    let parsedBody: unknown;
+    let headers: Record<string, string> = {};
+    let result: RouteResult;
+
+    if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
+
+    result = (() => {
+      // -- authentication
+      const auth = req.headers.authorization ?? '';
+      const m = /^(?:token|bearer)\s+(\S+)$/i.exec(auth);
+      const login = m ? world.tokens.get(m[1]!) : undefined;
+      actor = login ? world.users.get(login) : undefined;
+      if (!actor) return err(401, 'Bad credentials', 'https://docs.github.com/rest');
+
+      // -- routing
+      const match = matchRoute(method, path);
+      if (!match) {
+        const spec = validate ? matchSpecOperation(method, path) : undefined;
+        operationId = spec?.operationId ?? null;
+        violations.push({
+          kind: spec ? 'not-emulated' : 'unknown-route',
+          method,
+          path,
+          operationId,
+          status: 404,
+          errors: [spec ? `${spec.template} (${spec.operationId}) is not emulated` : 'no such route in the emulator'],
+        });
+        return err(404, 'Not Found');
+      }
+      template = match.route.template;
+
+      // -- primary rate limit (GET /rate_limit is free, as on GitHub)
+      const bucket = bucketFor(actor.login);
+      if (template !== '/rate_limit') {
+        if (bucket.used >= limit) {
+          headers = rateHeaders(bucket);
+          return err(403, `API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID.`);
+        }
+        bucket.used++;
+      }
+      headers = rateHeaders(bucket);
+
+      // -- injected failures (not performed)
+      const failure = faults.takeFailure(method, path);
+      if (failure !== undefined) return err(failure, failure >= 500 ? 'Server Error' : 'Injected failure');
+
+      // -- secondary rate limit on content-creating requests
+      const isWrite = WRITE_METHODS.includes(method);
+      if (isWrite && faults.secondary) {
+        const now = clock();
+        const times = (writeTimes.get(actor.login) ?? []).filter((t) => t > now - 60_000);
+        writeTimes.set(actor.login, times);
+        if (times.length >= faults.secondary.writesPerMinute) {
+          const retry = Math.max(1, Math.ceil((times[0]! + 60_000 - now) / 1000));
+          headers['retry-after'] = String(retry);
+          return err(
+            403,
+            'You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.',
+            'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+          );
+        }
+        times.push(now);
+      }
+
+      // -- body
+      if (raw.length > 0) {
+        try {
+          parsedBody = JSON.parse(raw);
+        } catch {
+          return err(400, 'Problems parsing JSON');
+        }
+      }
+
+      // -- OpenAPI request validation
+      const params: Record<string, string> = { ...match.params };
+      if (validate) {
+        const v = getValidators(method, template);
+        if (!v) {
+          violations.push({ kind: 'not-emulated', method, path, operationId: null, errors: [`${template} is not in the OpenAPI description`] });
+        } else {
+          operationId = v.operationId;
+          const data: Record<string, unknown> = {};
+          for (const n of v.paramNames.path) if (params[n] !== undefined) data[n] = params[n];
+          for (const n of v.paramNames.query) if (queryObj[n] !== undefined) data[n] = queryObj[n];
+          if (v.params && !v.params(data)) {
+            const errors = formatAjvErrors(v.params.errors, 'params');
+            const pathErr = (v.params.errors ?? []).some((e) => v.paramNames.path.some((n) => e.instancePath === `/${n}`));
+            violations.push({ kind: 'request', method, path, operationId, status: pathErr ? 404 : 422, errors });
+            return pathErr ? err(404, 'Not Found') : validationError(errors, operationId);
+          }
+          if (parsedBody === undefined && v.bodyRequired) {
+            const errors = ['body: request body is required'];
+            violations.push({ kind: 'request', method, path, operationId, status: 400, errors });
+            return err(400, 'Problems parsing JSON');
+          }
+          if (parsedBody !== undefined && v.body && !v.body(parsedBody)) {
+            const errors = formatAjvErrors(v.body.errors, 'body');
+            violations.push({ kind: 'request', method, path, operationId, status: 422, errors });
+            return validationError(errors, operationId);
+          }
+        }
+      }
+
+      // -- perform
+      try {
+        const r = match.route.handler({
+          world,
+          actor,
+          method,
+          path,
+          params,
+          query: u.searchParams,
+          body: parsedBody as Record<string, unknown> | undefined,
+        });
+        if (template === '/rate_limit') r.body = rateLimitBody(bucket);
+        const after = WRITE_METHODS.includes(method) && r.status < 400 ? faults.takeAfterWrite(method, path) : undefined;
+        if (after !== undefined) return err(after, 'Server Error');
+        return r;
+      } catch (e) {
+        if (e instanceof HttpError) {
+          Object.assign(headers, e.headers);
+          return { status: e.status, body: { message: e.message, documentation_url: docsFor(operationId), ...e.extra, status: String(e.status) } };
+        }
+        return err(500, `Emulator error: ${(e as Error).stack ?? String(e)}`);
+      }
+    })();
+
+    // -- fill required fields and validate the response against the description
+    if (result.body !== undefined && template && result.status < 500) {
+      try {
+        const schema = responseSchema(method, template, result.status);
+        if (schema) result.body = fillRequired(schema, result.body, { apiUrl: world.apiUrl, now: world.now() });
+        if (validate) {
+          const v = getValidators(method, template);
+          const fn = v?.response(result.status);
+          if (fn && !fn(result.body)) {
+            violations.push({
+              kind: 'response',
+              method,
+              path,
+              operationId: v!.operationId,
+              status: result.status,
+              errors: formatAjvErrors(fn.errors, 'response'),
+            });
+          }
+        }
+      } catch (e) {
+        violations.push({ kind: 'response', method, path, operationId, status: result.status, errors: [`validator error: ${(e as Error).message}`] });
+      }
+    }
+
+    const entry: RequestLogEntry = { method, path, query: queryObj, status: result.status, actor: actor?.login ?? null, operationId, at };
+    if (parsedBody !== undefined) entry.body = parsedBody;
+    requests.push(entry);
+
+    const outHeaders: Record<string, string> = {
+      'x-github-request-id': randomBytes(8).toString('hex').toUpperCase(),
+      'x-github-media-type': 'github.v3; format=json',
+      ...headers,
+      ...(result.headers ?? {}),
+    };
+    if (!outHeaders['x-ratelimit-limit'] && actor) Object.assign(outHeaders, rateHeaders(bucketFor(actor.login)));
+    if (result.status === 204 || result.body === undefined) {
+      res.writeHead(result.status, outHeaders);
+      res.end();
+      return;
+    }
+    const payload = JSON.stringify(result.body);
+    outHeaders['content-type'] = 'application/json; charset=utf-8';
+    outHeaders['content-length'] = String(Buffer.byteLength(payload));
+    res.writeHead(result.status, outHeaders);
+    res.end(payload);
+  }
+
+  function rateLimitBody(b: Bucket) {
+    const core = { limit, remaining: Math.max(0, limit - b.used), used: b.used, reset: Math.floor(b.resetAt / 1000) };
+    const other = (l: number) => ({ limit: l, remaining: l, used: 0, reset: Math.floor((clock() + HOUR) / 1000) });
+    return {
+      resources: { core, search: other(30), graphql: other(1000), integration_manifest: other(5000) },
+      rate: core,
+    };
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: `Emulator crashed: ${String(e)}` }));
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  world.apiUrl = url;
+
+  return {
+    url,
+    world,
+    requests,
+    violations,
+    faults,
+    botToken: bot.token,
+    addUser(u) {
+      const user = world.addUser(u);
+      return { login: user.login, id: user.id, token: user.token };
+    },
+    close() {
+      return new Promise<void>((resolve, reject) => {
+        server.closeAllConnections?.();
+        server.close((e) => (e ? reject(e) : resolve()));
+      });
+    },
+  };
+}
+
+function docsFor(operationId: string | null): string {
+  return operationId ? `${DOCS}/${operationId.split('/')[0]}` : DOCS;
+}
+
+function err(status: number, message: string, documentation_url = DOCS): RouteResult {
+  return { status, body: { message, documentation_url, status: String(status) } };
+}
+
+function validationError(errors: string[], operationId: string | null): RouteResult {
+  return {
+    status: 422,
+    body: { message: `Invalid request.\n\n${errors.join('\n')}`, documentation_url: docsFor(operationId), status: '422' },
+  };
+}
+
+/** Throw with a readable list when the emulator saw requests or sent responses that break GitHub's description. */
+export function expectNoViolations(gh: Pick<GitHubEmulator, 'violations'>): void {
+  if (gh.violations.length === 0) return;
+  const lines = gh.violations.map(
+    (v) => `- [${v.kind}] ${v.method} ${v.path}${v.operationId ? ` (${v.operationId})` : ''}${v.status ? ` → ${v.status}` : ''}\n    ${v.errors.slice(0, 8).join('\n    ')}`,
+  );
+  throw new Error(`GitHub emulator recorded ${gh.violations.length} OpenAPI violation(s):\n${lines.join('\n')}`);
+}

@@ -1,0 +1,450 @@
+/**
+ * The emulated repository's state: plain data in Maps/arrays, plus fluent builders for tests.
+ * Everything a test may want to assert on ("end state, not call counts") lives here.
+ */
+import { createHash } from 'node:crypto';
+
+export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
+export const PERMISSION_RANK: Record<Permission, number> = {
+  none: 0,
+  read: 1,
+  triage: 2,
+  write: 3,
+  maintain: 4,
+  admin: 5,
+};
+
+export interface EmulatedUser {
+  login: string;
+  id: number;
+  node_id: string;
+  type: 'User' | 'Bot';
+  permission: Permission;
+  token: string;
+}
+
+export interface EmulatedLabel {
+  id: number;
+  node_id: string;
+  name: string;
+  color: string;
+  description: string | null;
+  default: boolean;
+}
+
+export type ReactionContent = '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes';
+export const REACTION_CONTENTS: ReactionContent[] = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
+
+export interface EmulatedReaction {
+  id: number;
+  node_id: string;
+  user: string;
+  content: ReactionContent;
+  created_at: string;
+  subject: { type: 'issue'; number: number } | { type: 'comment'; id: number };
+}
+
+export interface EmulatedIssue {
+  number: number;
+  id: number;
+  node_id: string;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  state_reason: 'completed' | 'reopened' | 'not_planned' | 'duplicate' | null;
+  /** label names, in the order they were applied */
+  labels: string[];
+  user: string;
+  assignees: string[];
+  comments: number;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  closed_by: string | null;
+  locked: boolean;
+  author_association: string;
+  /** set when this issue number belongs to a pull request */
+  isPullRequest: boolean;
+}
+
+export interface EmulatedComment {
+  id: number;
+  node_id: string;
+  issue_number: number;
+  user: string;
+  body: string;
+  created_at: string;
+  updated_at: string;
+  author_association: string;
+}
+
+export interface EmulatedPullFile {
+  filename: string;
+  status: 'added' | 'removed' | 'modified' | 'renamed' | 'copied' | 'changed' | 'unchanged';
+  additions: number;
+  deletions: number;
+  patch?: string;
+}
+
+export interface EmulatedPull {
+  number: number;
+  id: number;
+  node_id: string;
+  head: { ref: string; sha: string };
+  base: { ref: string; sha: string };
+  draft: boolean;
+  merged: boolean;
+  merged_at: string | null;
+  merged_by: string | null;
+  merge_commit_sha: string | null;
+  mergeable: boolean | null;
+  files: EmulatedPullFile[];
+  maintainer_can_modify: boolean;
+}
+
+export interface EmulatedReview {
+  id: number;
+  node_id: string;
+  pull_number: number;
+  user: string;
+  body: string;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'PENDING' | 'DISMISSED';
+  commit_id: string;
+  submitted_at: string | null;
+}
+
+export interface EmulatedReviewComment {
+  id: number;
+  node_id: string;
+  pull_number: number;
+  review_id: number | null;
+  user: string;
+  body: string;
+  path: string;
+  line: number | null;
+  side: 'LEFT' | 'RIGHT';
+  commit_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EmulatedDispatch {
+  workflow_id: string | number;
+  ref: string;
+  inputs: Record<string, string>;
+  actor: string;
+  at: number;
+}
+
+export interface EmulatedCheckRun {
+  id: number;
+  node_id: string;
+  name: string;
+  head_sha: string;
+  status: 'queued' | 'in_progress' | 'completed' | 'waiting' | 'requested' | 'pending';
+  conclusion: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  external_id: string | null;
+  details_url: string | null;
+  app: string;
+}
+
+export interface EmulatedStatus {
+  id: number;
+  node_id: string;
+  sha: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  context: string;
+  description: string | null;
+  target_url: string | null;
+  creator: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EmulatedWorkflowRun {
+  id: number;
+  name: string;
+  workflow_id: number;
+  head_branch: string;
+  head_sha: string;
+  event: string;
+  status: string;
+  conclusion: string | null;
+  actor: string;
+  created_at: string;
+}
+
+export const BOT_LOGIN = 'github-actions[bot]';
+export const BOT_ID = 41898282;
+
+let tokenCounter = 0;
+
+export function fakeSha(seed: string): string {
+  return createHash('sha1').update(seed).digest('hex');
+}
+
+export class GitHubWorld {
+  readonly owner: string;
+  readonly repo: string;
+  defaultBranch: string;
+  readonly repoId = 1296269;
+  apiUrl = 'http://127.0.0.1';
+  clock: () => number;
+
+  readonly users = new Map<string, EmulatedUser>();
+  readonly tokens = new Map<string, string>();
+  /** keyed by lower-cased name: GitHub label names are case-insensitive */
+  readonly labels = new Map<string, EmulatedLabel>();
+  /** issues and pull requests share the numbering; a PR has an entry in both maps */
+  readonly issues = new Map<number, EmulatedIssue>();
+  readonly pulls = new Map<number, EmulatedPull>();
+  readonly comments = new Map<number, EmulatedComment>();
+  readonly reactions: EmulatedReaction[] = [];
+  readonly reviews = new Map<number, EmulatedReview>();
+  readonly reviewComments = new Map<number, EmulatedReviewComment>();
+  /** full ref name ("refs/heads/main") → sha */
+  readonly refs = new Map<string, string>();
+  readonly dispatches: EmulatedDispatch[] = [];
+  readonly checkRuns = new Map<number, EmulatedCheckRun>();
+  readonly statuses: EmulatedStatus[] = [];
+  readonly workflowRuns: EmulatedWorkflowRun[] = [];
+
+  private nextNumber = 1;
+  private nextIds = {
+    issue: 1_800_000_000,
+    comment: 2_400_000_000,
+    label: 5_000_000_000,
+    reaction: 250_000_000,
+    user: 90_000_000,
+    pull: 1_900_000_000,
+    review: 2_100_000_000,
+    reviewComment: 1_600_000_000,
+    checkRun: 30_000_000_000,
+    status: 33_000_000_000,
+    run: 12_000_000_000,
+  };
+
+  constructor(opts: { owner: string; repo: string; defaultBranch?: string; clock?: () => number }) {
+    this.owner = opts.owner;
+    this.repo = opts.repo;
+    this.defaultBranch = opts.defaultBranch ?? 'main';
+    this.clock = opts.clock ?? Date.now;
+    this.refs.set(`refs/heads/${this.defaultBranch}`, fakeSha(`${this.owner}/${this.repo}@${this.defaultBranch}`));
+  }
+
+  nextId(kind: keyof GitHubWorld['nextIds']): number {
+    const id = this.nextIds[kind];
+    this.nextIds[kind] += 1 + (kind === 'comment' || kind === 'issue' ? 7 : 0);
+    return id;
+  }
+
+  now(): string {
+    return new Date(this.clock()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+
+  nodeId(prefix: string, id: number): string {
+    return `${prefix}_${Buffer.from(`${prefix}:${id}`).toString('base64url')}`;
+  }
+
+  // -- users ----------------------------------------------------------------------------------------------------
+
+  addUser(u: { login: string; type?: 'User' | 'Bot'; permission?: Permission; id?: number; token?: string }): EmulatedUser {
+    const existing = this.users.get(u.login);
+    if (existing) {
+      if (u.permission) existing.permission = u.permission;
+      if (u.type) existing.type = u.type;
+      return existing;
+    }
+    const id = u.id ?? this.nextId('user');
+    const token = u.token ?? `ghs_emu${(++tokenCounter).toString(36)}${fakeSha(u.login + tokenCounter).slice(0, 24)}`;
+    const user: EmulatedUser = {
+      login: u.login,
+      id,
+      node_id: this.nodeId(u.type === 'Bot' ? 'BOT' : 'U', id),
+      type: u.type ?? 'User',
+      permission: u.permission ?? 'read',
+      token,
+    };
+    this.users.set(u.login, user);
+    this.tokens.set(token, u.login);
+    return user;
+  }
+
+  /** A user referenced by a builder but never registered: a read-only stranger. */
+  ensureUser(login: string): EmulatedUser {
+    return this.users.get(login) ?? this.addUser({ login, permission: login.endsWith('[bot]') ? 'none' : 'read', type: login.endsWith('[bot]') ? 'Bot' : 'User' });
+  }
+
+  authorAssociation(login: string): string {
+    const u = this.users.get(login);
+    if (!u) return 'NONE';
+    if (login === this.owner) return 'OWNER';
+    if (u.type === 'Bot') return 'NONE';
+    if (PERMISSION_RANK[u.permission] >= PERMISSION_RANK.triage) return 'COLLABORATOR';
+    return 'CONTRIBUTOR';
+  }
+
+  // -- labels ---------------------------------------------------------------------------------------------------
+
+  getLabel(name: string): EmulatedLabel | undefined {
+    return this.labels.get(name.toLowerCase());
+  }
+
+  label(name: string, color = 'ededed', description: string | null = null): EmulatedLabel {
+    const existing = this.getLabel(name);
+    if (existing) return existing;
+    const id = this.nextId('label');
+    const l: EmulatedLabel = { id, node_id: this.nodeId('LA', id), name, color, description, default: false };
+    this.labels.set(name.toLowerCase(), l);
+    return l;
+  }
+
+  // -- issues ---------------------------------------------------------------------------------------------------
+
+  issue(i: {
+    title: string;
+    body?: string | null;
+    author?: string;
+    labels?: string[];
+    assignees?: string[];
+    state?: 'open' | 'closed';
+  }): EmulatedIssue {
+    const author = i.author ?? 'octocat';
+    this.ensureUser(author);
+    const number = this.nextNumber++;
+    const id = this.nextId('issue');
+    const now = this.now();
+    const labels: string[] = [];
+    for (const name of i.labels ?? []) {
+      const l = this.label(name);
+      if (!labels.includes(l.name)) labels.push(l.name);
+    }
+    const issue: EmulatedIssue = {
+      number,
+      id,
+      node_id: this.nodeId('I', id),
+      title: i.title,
+      body: i.body ?? null,
+      state: i.state ?? 'open',
+      state_reason: i.state === 'closed' ? 'completed' : null,
+      labels,
+      user: author,
+      assignees: [...(i.assignees ?? [])],
+      comments: 0,
+      created_at: now,
+      updated_at: now,
+      closed_at: i.state === 'closed' ? now : null,
+      closed_by: null,
+      locked: false,
+      author_association: this.authorAssociation(author),
+      isPullRequest: false,
+    };
+    this.issues.set(number, issue);
+    return issue;
+  }
+
+  comment(issueNumber: number, c: { author?: string; body: string }): EmulatedComment {
+    const issue = this.issues.get(issueNumber);
+    if (!issue) throw new Error(`world.comment: issue #${issueNumber} does not exist`);
+    const author = c.author ?? 'octocat';
+    this.ensureUser(author);
+    const id = this.nextId('comment');
+    const now = this.now();
+    const comment: EmulatedComment = {
+      id,
+      node_id: this.nodeId('IC', id),
+      issue_number: issueNumber,
+      user: author,
+      body: c.body,
+      created_at: now,
+      updated_at: now,
+      author_association: this.authorAssociation(author),
+    };
+    this.comments.set(id, comment);
+    issue.comments++;
+    issue.updated_at = now;
+    return comment;
+  }
+
+  commentsOn(issueNumber: number): EmulatedComment[] {
+    return [...this.comments.values()].filter((c) => c.issue_number === issueNumber).sort((a, b) => a.id - b.id);
+  }
+
+  // -- pulls ----------------------------------------------------------------------------------------------------
+
+  pull(p: {
+    title: string;
+    body?: string | null;
+    author?: string;
+    head: string;
+    base?: string;
+    headSha?: string;
+    draft?: boolean;
+    mergeable?: boolean | null;
+    files?: EmulatedPullFile[];
+    labels?: string[];
+  }): { issue: EmulatedIssue; pull: EmulatedPull } {
+    const issue = this.issue({ title: p.title, body: p.body ?? null, author: p.author ?? 'octocat', labels: p.labels ?? [] });
+    issue.isPullRequest = true;
+    const base = p.base ?? this.defaultBranch;
+    const headSha = p.headSha ?? this.refs.get(`refs/heads/${p.head}`) ?? fakeSha(`${p.head}#${issue.number}`);
+    if (!this.refs.has(`refs/heads/${p.head}`)) this.refs.set(`refs/heads/${p.head}`, headSha);
+    const id = this.nextId('pull');
+    const pull: EmulatedPull = {
+      number: issue.number,
+      id,
+      node_id: this.nodeId('PR', id),
+      head: { ref: p.head, sha: headSha },
+      base: { ref: base, sha: this.refs.get(`refs/heads/${base}`) ?? fakeSha(base) },
+      draft: p.draft ?? false,
+      merged: false,
+      merged_at: null,
+      merged_by: null,
+      merge_commit_sha: null,
+      mergeable: p.mergeable === undefined ? true : p.mergeable,
+      files: p.files ?? [],
+      maintainer_can_modify: false,
+    };
+    this.pulls.set(issue.number, pull);
+    return { issue, pull };
+  }
+
+  // -- refs -----------------------------------------------------------------------------------------------------
+
+  ref(name: string, sha?: string): string {
+    const full = name.startsWith('refs/') ? name : `refs/heads/${name}`;
+    const value = sha ?? fakeSha(`${full}@${this.clock()}`);
+    this.refs.set(full, value);
+    return value;
+  }
+
+  // -- reactions ------------------------------------------------------------------------------------------------
+
+  reactionsFor(subject: EmulatedReaction['subject']): EmulatedReaction[] {
+    return this.reactions.filter((r) =>
+      subject.type === 'issue'
+        ? r.subject.type === 'issue' && r.subject.number === subject.number
+        : r.subject.type === 'comment' && r.subject.id === subject.id,
+    );
+  }
+
+  reactionSummary(subject: EmulatedReaction['subject'], url: string) {
+    const list = this.reactionsFor(subject);
+    const count = (c: ReactionContent) => list.filter((r) => r.content === c).length;
+    return {
+      url,
+      total_count: list.length,
+      '+1': count('+1'),
+      '-1': count('-1'),
+      laugh: count('laugh'),
+      confused: count('confused'),
+      heart: count('heart'),
+      hooray: count('hooray'),
+      eyes: count('eyes'),
+      rocket: count('rocket'),
+    };
+  }
+}
