@@ -1,1 +1,2 @@
 export * from './models/index';
+export * from './github/index';
