@@ -156,8 +156,7 @@ export function repoJson(w: GitHubWorld) {
     subscribers_count: 0,
     network_count: 0,
     license: null,
-    temp_clone_token: null,
-    api_base: api,
+    temp_clone_token: '',
   };
 }
 
