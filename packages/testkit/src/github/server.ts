@@ -85,12 +85,13 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     const now = clock();
     let b = buckets.get(login);
     if (!b || now >= b.resetAt) {
-      b = { used: 0, resetAt: now + HOUR, epoch: -1 };
+      // first use: any primaryRemaining() override applies; a window that expired starts fresh
+      b = { used: 0, resetAt: now + HOUR, epoch: b ? faults.primaryEpoch : -1 };
       buckets.set(login, b);
     }
     if (b.epoch !== faults.primaryEpoch) {
       b.epoch = faults.primaryEpoch;
-      if (faults.primaryOverride !== undefined) b.used = Math.max(0, limit - faults.primaryOverride);
+      b.used = faults.primaryOverride !== undefined ? Math.max(0, limit - faults.primaryOverride) : 0;
     }
     return b;
   }
