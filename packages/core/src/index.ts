@@ -4,3 +4,4 @@ export * from './pipeline/transitions';
 export * from './state/index';
 export * from './triage/index';
 export * from './cost/index';
+export * from './config/index';

@@ -1,0 +1,162 @@
+/**
+ * The HydraFlow configuration: `.github/hydraflow.yml`, `HYDRAFLOW_*` environment variables and action inputs
+ * (see load.ts for precedence). Every field has a working default; an empty file is a valid config.
+ *
+ * Error messages (`error: ...`) are phrased as the expectation, because loadConfig prints
+ * `<key>: expected <this>, got <value> (from <source>)`. Descriptions feed docs/configuration.md and the JSON Schema.
+ */
+import { z } from 'zod';
+
+export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
+export type ConfigProvider = (typeof PROVIDERS)[number];
+
+export const PERMISSIONS = ['read', 'triage', 'write', 'maintain', 'admin'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** The built-in default model per provider (openai-compatible has none: models.default is required there). */
+export const DEFAULT_MODELS: Readonly<Record<ConfigProvider, string | undefined>> = {
+  anthropic: 'claude-sonnet-4-5',
+  openai: 'gpt-4.1',
+  'openai-compatible': undefined,
+};
+
+/** Roles HydraFlow's phases use today; `models` also accepts other role names (later phases add theirs). */
+export const KNOWN_ROLES = ['triage', 'discover', 'shape', 'plan', 'implement', 'review', 'groom', 'summary'] as const;
+
+const e = (text: string) => ({ error: text });
+
+const modelId = z
+  .string(e('a model id such as "claude-sonnet-4-5" or "gpt-4.1"'))
+  .min(1, e('a model id such as "claude-sonnet-4-5" or "gpt-4.1"'))
+  .max(100, e('a model id of at most 100 characters'))
+  .regex(/^[A-Za-z0-9._:/@-]+$/, e('a model id (letters, digits, . _ : / @ -)'));
+
+const usd = (text: string) => z.number(e(text)).positive(e(text)).max(10_000, e(text));
+const tokenCount = (text: string) => z.number(e(text)).int(e(text)).positive(e(text));
+
+const budgetLimit = (defaults: { usd: number; tokens: number }, scope: string) =>
+  z
+    .strictObject({
+      usd: usd('a positive number of US dollars (at most 10000)')
+        .default(defaults.usd)
+        .describe(`Maximum spend in USD per ${scope}.`),
+      tokens: tokenCount('a positive whole number of tokens')
+        .default(defaults.tokens)
+        .describe(`Maximum tokens (input + cached + cache write + output) per ${scope}.`),
+    }, e('a mapping with the keys usd and tokens'))
+    .prefault({});
+
+const priceNumber = z.number(e('a price in USD per million tokens (a number ≥ 0)')).min(0, e('a price in USD per million tokens (a number ≥ 0)'));
+
+export const modelPriceConfigSchema = z.strictObject({
+  input: priceNumber.describe('USD per million uncached input tokens.'),
+  output: priceNumber.describe('USD per million output tokens.'),
+  cached_input: priceNumber.optional().describe('USD per million input tokens read from the prompt cache (default: input).'),
+  cache_write: priceNumber.optional().describe('USD per million input tokens written to the prompt cache (default: input).'),
+}, e('a mapping with the keys input, output and optionally cached_input, cache_write'));
+
+const login = z
+  .string(e('a GitHub login such as "my-app[bot]"'))
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:\[bot\])?$/, e('a GitHub login such as "my-app[bot]"'))
+  .max(64, e('a GitHub login of at most 64 characters'));
+
+export const configSchema = z
+  .strictObject({
+    provider: z
+      .enum(PROVIDERS, e(`one of ${PROVIDERS.join(', ')}`))
+      .optional()
+      .describe(
+        'Model provider. Default: "openai" when only an OpenAI API key is present, else "anthropic". Use "openai-compatible" with base_url for other OpenAI-style endpoints.',
+      ),
+    base_url: z
+      .string(e('an http(s) URL such as "https://api.example.com/v1"'))
+      .regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/\S*)?$/, e('an http(s) URL such as "https://api.example.com/v1"'))
+      .optional()
+      .describe('API base URL (required for openai-compatible; optional proxy URL for the others).'),
+    models: z
+      .record(
+        z.string().regex(/^[a-z][a-z0-9_-]*$/, e('a role name (lower-case letters, digits, - and _)')),
+        modelId,
+        e('a mapping of role to model id, e.g. "default: claude-sonnet-4-5"'),
+      )
+      .prefault({})
+      .describe(
+        `Model per role: "default" plus any of ${KNOWN_ROLES.join(', ')} (other role names are accepted). Default: claude-sonnet-4-5 (anthropic), gpt-4.1 (openai); required for openai-compatible.`,
+      ),
+    clarity_threshold: z
+      .number(e('a number from 0 to 10'))
+      .min(0, e('a number from 0 to 10'))
+      .max(10, e('a number from 0 to 10'))
+      .default(7)
+      .describe('Triage routes an issue to discover (product track) when its clarity score is below this (ADR-0031).'),
+    budgets: z
+      .strictObject({
+        per_run: budgetLimit({ usd: 2, tokens: 2_000_000 }, 'workflow run').describe('Limits for one workflow run.'),
+        per_issue: budgetLimit({ usd: 10, tokens: 10_000_000 }, 'issue (all runs)').describe('Limits for one issue over all runs.'),
+      }, e('a mapping with the keys per_run and per_issue'))
+      .prefault({})
+      .describe('Spending limits, checked before every model call.'),
+    auto_triage: z
+      .boolean(e('true or false'))
+      .default(true)
+      .describe('Triage every newly opened issue. When false, only issues labelled hydraflow-find (or /triage) are triaged.'),
+    commands: z
+      .strictObject({
+        min_permission: z
+          .enum(PERMISSIONS, e(`one of ${PERMISSIONS.join(', ')}`))
+          .default('write')
+          .describe(
+            'Lowest repository permission allowed to run slash commands and move labels. GitHub reports maintain as write and triage as read.',
+          ),
+        allowed_bots: z
+          .array(login, e('a list of GitHub logins'))
+          .max(50, e('at most 50 logins'))
+          .default([])
+          .describe('Other bots (e.g. "renovate[bot]") whose events and comments may start work.'),
+      }, e('a mapping with the keys min_permission and allowed_bots'))
+      .prefault({})
+      .describe('Slash commands (/groom, /ship-it, /triage, /retry, /help).'),
+    bot_logins: z
+      .array(login, e('a list of GitHub logins'))
+      .min(1, e('at least one GitHub login'))
+      .max(10, e('at most 10 logins'))
+      .default(['github-actions[bot]'])
+      .describe(
+        "HydraFlow's own identities: its state comments are trusted only from these, and their events never start work. Add your App's \"name[bot]\" or the PAT user's login.",
+      ),
+    workflow: z
+      .string(e('a workflow file name such as "hydraflow.yml"'))
+      .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, e('a workflow file name such as "hydraflow.yml"'))
+      .default('hydraflow.yml')
+      .describe('Your workflow file in .github/workflows that HydraFlow dispatches to start the next phase.'),
+    pricing: z
+      .record(z.string().regex(/^[A-Za-z0-9._:/@-]+$/, e('a model id')), modelPriceConfigSchema, e('a mapping of model id to prices'))
+      .prefault({})
+      .describe('Price overrides in USD per million tokens, keyed by model id; the key "default" prices unknown models.'),
+  }, e('a mapping of configuration keys'))
+  .describe('HydraFlow configuration (.github/hydraflow.yml)');
+
+/** The config as written (every key optional). */
+export type HydraflowConfigInput = z.input<typeof configSchema>;
+type Parsed = z.output<typeof configSchema>;
+
+/** The resolved config: defaults applied, provider and default model decided. */
+export interface HydraflowConfig extends Omit<Parsed, 'provider' | 'models'> {
+  provider: ConfigProvider;
+  models: { default: string } & Record<string, string>;
+}
+
+/** The model for a role: `models.<role>`, else `models.default`. */
+export function modelFor(config: Pick<HydraflowConfig, 'models'>, role: string): string {
+  return config.models[role] ?? config.models.default;
+}
+
+/** The JSON Schema of `.github/hydraflow.yml` (generated into schema/hydraflow-config.schema.json). */
+export function configJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(configSchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  return {
+    $schema: schema.$schema,
+    title: 'HydraFlow configuration',
+    ...schema,
+  };
+}
