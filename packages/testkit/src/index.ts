@@ -1,2 +1,3 @@
 export * from './models/index';
 export * from './github/index';
+export * from './events/index';
