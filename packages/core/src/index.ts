@@ -5,3 +5,4 @@ export * from './state/index';
 export * from './triage/index';
 export * from './cost/index';
 export * from './config/index';
+export * from './router/index';

@@ -1,0 +1,199 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_EVENT_HANDLERS,
+  createCommandRegistry,
+  BUILTIN_COMMANDS,
+  loadConfig,
+  parseCommand,
+  permissionAtLeast,
+  renderHelp,
+  route,
+  type RouterContext,
+} from '../src/index';
+
+const require = createRequire(import.meta.url);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const examples: { name: string; examples: any[] }[] = require('@octokit/webhooks-examples');
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function example(name: string, action?: string): any {
+  const ex = examples.find((e) => e.name === name)!.examples.find((e) => action === undefined || e.action === action);
+  return structuredClone(ex);
+}
+
+const config = loadConfig({ env: {}, inputs: {} });
+const ctx: RouterContext = { botLogins: ['github-actions[bot]', 'hydra-pat-user'], config };
+const human = { login: 'Codertocat', type: 'User' };
+const bot = { login: 'github-actions[bot]', type: 'Bot' };
+
+function issues(action: string, over: { labels?: string[]; label?: string; sender?: object; state?: string; pr?: boolean } = {}) {
+  const p = example('issues', action) ?? example('issues', 'opened');
+  p.action = action;
+  p.issue.state = over.state ?? (action === 'closed' ? 'closed' : 'open');
+  p.issue.labels = (over.labels ?? []).map((name) => ({ name }));
+  if (over.label) p.label = { name: over.label };
+  if (over.pr) p.issue.pull_request = { url: 'x' };
+  p.sender = over.sender ?? human;
+  return { name: 'issues', payload: p };
+}
+
+function comment(body: string, over: { user?: { login: string; type: string }; action?: string; pr?: boolean } = {}) {
+  const p = example('issue_comment', 'created');
+  p.action = over.action ?? 'created';
+  p.comment.body = body;
+  p.comment.user = over.user ?? human;
+  p.sender = over.user ?? human;
+  if (over.pr) p.issue.pull_request = { url: 'x' };
+  return { name: 'issue_comment', payload: p };
+}
+
+describe('issues events', () => {
+  it('opened → triage when auto_triage', () => {
+    const e = issues('opened');
+    expect(route(e, ctx)).toEqual({ kind: 'phase', phase: 'triage', issue: e.payload.issue.number, actor: 'Codertocat' });
+    expect(route(e, { ...ctx, config: { ...config, auto_triage: false } })).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/auto_triage is off/) });
+    expect(route(issues('opened', { labels: ['hydraflow-find'] }), ctx)).toMatchObject({ kind: 'skip' });
+  });
+  it('real example payloads route without crashing', () => {
+    for (const group of examples) {
+      for (const payload of group.examples) {
+        const d = route({ name: group.name, payload }, ctx);
+        expect(['skip', 'phase', 'command', 'override', 'close']).toContain(d.kind);
+      }
+    }
+  });
+  it('labeled: find → triage, other pipeline labels → override, others skipped', () => {
+    expect(route(issues('labeled', { label: 'hydraflow-find', labels: ['hydraflow-find'] }), ctx)).toMatchObject({ kind: 'phase', phase: 'triage' });
+    expect(route(issues('labeled', { label: 'hydraflow-ready', labels: ['hydraflow-plan', 'hydraflow-ready'] }), ctx)).toMatchObject({
+      kind: 'override',
+      stage: 'ready',
+      actor: 'Codertocat',
+    });
+    expect(route(issues('labeled', { label: 'HydraFlow-HITL' }), ctx)).toMatchObject({ kind: 'override', stage: 'hitl' });
+    expect(route(issues('labeled', { label: 'bug' }), ctx)).toEqual({ kind: 'skip', reason: 'not a pipeline label' });
+  });
+  it('unlabeled → override null only when no pipeline label remains', () => {
+    expect(route(issues('unlabeled', { label: 'hydraflow-plan', labels: ['bug'] }), ctx)).toMatchObject({ kind: 'override', stage: null });
+    expect(route(issues('unlabeled', { label: 'hydraflow-plan', labels: ['hydraflow-ready'] }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/another pipeline label remains/),
+    });
+  });
+  it('own writes and foreign bots never start work', () => {
+    expect(route(issues('labeled', { label: 'hydraflow-plan', sender: bot }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/HydraFlow itself/) });
+    expect(route(issues('opened', { sender: { login: 'Hydra-PAT-User', type: 'User' } }), ctx)).toMatchObject({ kind: 'skip' });
+    const renovate = { login: 'renovate[bot]', type: 'Bot' };
+    expect(route(issues('opened', { sender: renovate }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/allowed_bots/) });
+    const allow = { ...ctx, config: { ...config, commands: { ...config.commands, allowed_bots: ['renovate[bot]'] } } };
+    expect(route(issues('opened', { sender: renovate }), allow)).toMatchObject({ kind: 'phase', actor: 'renovate[bot]' });
+  });
+  it('closed issues: cleanup only', () => {
+    expect(route(issues('closed', { labels: ['hydraflow-review', 'bug'] }), ctx)).toMatchObject({ kind: 'close', target: null });
+    expect(route(issues('closed', { labels: ['hydraflow-review', 'hydraflow-fixed'] }), ctx)).toMatchObject({ kind: 'close', target: 'fixed' });
+    expect(route(issues('closed', { labels: ['hydraflow-fixed'] }), ctx).kind).toBe('skip');
+    expect(route(issues('closed', { labels: ['bug'] }), ctx).kind).toBe('skip');
+    expect(route(issues('closed', { labels: ['hydraflow-plan'], sender: bot }), ctx).kind).toBe('close');
+    expect(route(issues('labeled', { label: 'hydraflow-plan', state: 'closed' }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/closed/) });
+    expect(route(issues('opened', { pr: true }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/pull request/) });
+  });
+  it('edited and other actions are skipped', () => {
+    expect(route(issues('edited'), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/edits are not acted on yet/) });
+    expect(route(issues('pinned'), ctx).kind).toBe('skip');
+  });
+});
+
+describe('slash commands', () => {
+  it('parses the first line only', () => {
+    expect(parseCommand('/Ship-It direction B\nthanks!')).toEqual({ name: 'ship-it', args: 'direction B' });
+    expect(parseCommand('  /groom  ')).toEqual({ name: 'groom', args: '' });
+    expect(parseCommand('hello\n/groom')).toBeUndefined();
+    expect(parseCommand('/usr/bin/env')).toBeUndefined();
+    expect(parseCommand('// comment')).toBeUndefined();
+    expect(parseCommand('/ groom')).toBeUndefined();
+  });
+  it('routes known and unknown commands', () => {
+    const e = comment('/Retry please');
+    expect(route(e, ctx)).toEqual({
+      kind: 'command',
+      command: 'retry',
+      args: 'please',
+      phase: 'retry',
+      issue: e.payload.issue.number,
+      commentId: e.payload.comment.id,
+      actor: 'Codertocat',
+      minPermission: 'write',
+    });
+    expect(route(comment('/foo bar'), ctx)).toMatchObject({ kind: 'command', command: 'unknown', requested: 'foo', phase: null });
+    // /help's own minimum is read, but the configured floor applies
+    expect(route(comment('/help'), ctx)).toMatchObject({ command: 'help', minPermission: 'write' });
+    const lax = { ...ctx, config: { ...config, commands: { ...config.commands, min_permission: 'read' as const } } };
+    expect(route(comment('/help'), lax)).toMatchObject({ minPermission: 'read' });
+    expect(route(comment('/groom'), lax)).toMatchObject({ minPermission: 'write' });
+  });
+  it('ignores non-commands, bots, edits and PR comments', () => {
+    expect(route(comment('nice idea'), ctx)).toEqual({ kind: 'skip', reason: 'not a command' });
+    expect(route(comment('/retry', { user: bot }), ctx).kind).toBe('skip');
+    expect(route(comment('/retry', { user: { login: 'other[bot]', type: 'Bot' } }), ctx).kind).toBe('skip');
+    expect(route(comment('/retry', { action: 'edited' }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/only new comments/) });
+    expect(route(comment('/retry', { pr: true }), ctx).kind).toBe('skip');
+  });
+  it('the registry is extensible', () => {
+    const reg = createCommandRegistry(BUILTIN_COMMANDS);
+    reg.register({ name: 'deploy', description: 'Deploy', usage: '/deploy', minPermission: 'admin', phase: 'deploy' });
+    expect(route(comment('/deploy'), { ...ctx, commands: reg })).toMatchObject({ command: 'deploy', phase: 'deploy', minPermission: 'admin' });
+    expect(() => reg.register({ ...BUILTIN_COMMANDS[0]! })).toThrow(/already registered/);
+    expect(renderHelp(reg, 'foo')).toContain('`/deploy`');
+  });
+});
+
+describe('workflow_dispatch', () => {
+  const dispatch = (inputs: Record<string, unknown>) => {
+    const p = example('workflow_dispatch');
+    p.inputs = inputs;
+    p.sender = bot; // the hop is made with the workflow token
+    return { name: 'workflow_dispatch', payload: p };
+  };
+  it('valid inputs start the phase with the original actor', () => {
+    expect(route(dispatch({ issue: '12', phase: 'plan', actor: 'octocat' }), ctx)).toEqual({
+      kind: 'phase',
+      phase: 'plan',
+      issue: 12,
+      actor: 'octocat',
+      dispatched: true,
+    });
+  });
+  it('bad inputs are skipped with a reason', () => {
+    expect(route(dispatch({ phase: 'plan', actor: 'octocat' }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/input issue/) });
+    expect(route(dispatch({ issue: '0', phase: 'plan', actor: 'x' }), ctx).kind).toBe('skip');
+    expect(route(dispatch({ issue: '1; rm -rf', phase: 'plan', actor: 'x' }), ctx).kind).toBe('skip');
+    expect(route(dispatch({ issue: '1', phase: 'Plan!', actor: 'x' }), ctx)).toMatchObject({ reason: expect.stringMatching(/input phase/) });
+    expect(route(dispatch({ issue: '1', phase: 'plan', actor: 'a b' }), ctx)).toMatchObject({ reason: expect.stringMatching(/input actor/) });
+    expect(route(dispatch({ issue: '1', phase: 'deploy', actor: 'x' }), { ...ctx, knownPhases: ['plan'] })).toMatchObject({ kind: 'skip' });
+  });
+});
+
+describe('other events', () => {
+  it('later phases plug into the same registry', () => {
+    for (const name of ['pull_request', 'check_suite', 'workflow_run', 'pull_request_review']) {
+      const payload = example(name);
+      expect(route({ name, payload }, ctx)).toEqual({ kind: 'skip', reason: 'handled by a later phase' });
+    }
+    expect(route({ name: 'star', payload: example('star') }, ctx)).toEqual({ kind: 'skip', reason: 'event star is not handled' });
+    const handlers = { ...DEFAULT_EVENT_HANDLERS, pull_request: () => ({ kind: 'skip' as const, reason: 'custom' }) };
+    expect(route({ name: 'pull_request', payload: example('pull_request') }, { ...ctx, handlers })).toEqual({ kind: 'skip', reason: 'custom' });
+    expect(route({ name: 'issues', payload: null }, ctx).kind).toBe('skip');
+    expect(route({ name: 'issues', payload: { action: 'opened', issue: {} } }, ctx).kind).toBe('skip');
+  });
+});
+
+describe('permissionAtLeast', () => {
+  it('ranks like the collaborator API reports', () => {
+    expect(permissionAtLeast('admin', 'write')).toBe(true);
+    expect(permissionAtLeast('write', 'maintain')).toBe(true); // API reports maintain as write
+    expect(permissionAtLeast('read', 'triage')).toBe(true); // and triage as read
+    expect(permissionAtLeast('read', 'write')).toBe(false);
+    expect(permissionAtLeast('none', 'read')).toBe(false);
+    expect(permissionAtLeast(undefined, 'read')).toBe(false);
+    expect(permissionAtLeast('weird', 'read')).toBe(false);
+  });
+});
