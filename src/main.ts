@@ -1,4 +1,22 @@
-// Heavy modules load only when an event needs work, so a no-op event exits fast (cold start budget).
-export {};
-const { run } = await import('./run');
-await run();
+import { readFileSync } from 'node:fs';
+import { quickSkip } from './prefilter';
+import { createRunnerIO } from './runner/io';
+
+// Events that need no work exit here, before the heavy modules (config, SDKs) are loaded: they are most events.
+const eventName = process.env.GITHUB_EVENT_NAME ?? '';
+let payload: Parameters<typeof quickSkip>[1] = {};
+try {
+  payload = JSON.parse(readFileSync(process.env.GITHUB_EVENT_PATH ?? '', 'utf8')) as typeof payload;
+} catch {
+  // run() reports a missing or unreadable event with a proper message.
+}
+const skip = quickSkip(eventName, payload, Boolean(process.env.INPUT_PHASE?.trim()));
+const io = createRunnerIO();
+if (skip) {
+  io.setOutput('decision', 'skip');
+  io.info(`HydraFlow: nothing to do (${skip})`);
+} else {
+  const { run } = await import('./run');
+  const result = await run(process.env, { io });
+  if (result.failed) process.exitCode = 1;
+}

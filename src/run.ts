@@ -1,6 +1,125 @@
-import * as core from '@actions/core';
-import { labelFor } from '../packages/core/src/pipeline/labels';
+import { CreditExhaustedError, UserError, loadConfigDetailed, readConfigFile, route } from '@hydraflow/core';
+import { createApp, type App } from './app';
+import { handleClose } from './handlers/close';
+import { handleCommand } from './handlers/command';
+import { handleOverride } from './handlers/override';
+import { handlePhase } from './handlers/phase';
+import { parseInputs } from './inputs';
+import type { PhaseOutcome } from './phases/phase-context';
+import { readRunnerContext } from './runner/context';
+import { createRunnerIO, type RunnerIO } from './runner/io';
 
-export async function run(): Promise<void> {
-  core.info(`hello ${labelFor('plan')}`);
+type Decision = ReturnType<typeof route>;
+
+export interface RunOptions {
+  io?: RunnerIO;
+  /** The HTTP client under Octokit (tests inject faults such as a crash after a write). */
+  fetch?: typeof fetch;
+}
+
+export interface RunResult {
+  decision: string;
+  failed: boolean;
+  message: string;
+}
+
+/** The action: read the runner's context once, decide what the event asks for, do it, report. */
+export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOptions = {}): Promise<RunResult> {
+  const io = options.io ?? createRunnerIO(env);
+  let decided = 'none';
+  try {
+    const runner = readRunnerContext(env);
+    const inputs = parseInputs(env, io);
+    const file = await readConfigFile(runner.workspace, inputs.configPath);
+    const loaded = loadConfigDetailed({
+      fileText: file?.text,
+      filePath: file?.path ?? inputs.configPath,
+      env,
+      inputs: inputs.configOverrides,
+    });
+    for (const warning of loaded.warnings) io.warning(warning);
+    const config = loaded.config;
+
+    const decision: Decision = inputs.phase
+      ? explicitPhase(inputs.phase, inputs.issue ?? runner.payload.issue?.number, runner.payload.sender?.login)
+      : route({ name: runner.eventName, action: runner.payload.action, payload: runner.payload }, { botLogins: config.bot_logins, config });
+    decided = describe(decision);
+    io.setOutput('decision', decided);
+    if (decision.kind === 'skip') {
+      io.info(`HydraFlow: nothing to do (${decision.reason})`);
+      return { decision: decided, failed: false, message: decision.reason };
+    }
+    const app = createApp(runner, inputs, config, {
+      workflowFromConfig: 'workflow' in loaded.sources,
+      io,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    const outcome = await execute(app, decision);
+    io.info(`HydraFlow: ${outcome.summary}`);
+    if (outcome.stage !== undefined && outcome.stage !== null) io.setOutput('stage', outcome.stage);
+    io.appendSummary(summaryMarkdown(decision, outcome));
+    if (outcome.failed) io.error(outcome.summary);
+    return { decision: decided, failed: outcome.failed === true, message: outcome.summary };
+  } catch (error) {
+    return { decision: decided, failed: true, message: report(io, error) };
+  }
+}
+
+function explicitPhase(phase: string, issue: number | undefined, actor: string | undefined): Decision {
+  if (!issue) throw new UserError(`input phase "${phase}": expected an issue number (input issue), got none`);
+  return { kind: 'phase', phase, issue, actor: actor ?? '', dispatched: false } as Decision;
+}
+
+async function execute(app: App, decision: Exclude<Decision, { kind: 'skip' }>): Promise<PhaseOutcome> {
+  switch (decision.kind) {
+    case 'phase':
+      return handlePhase(app, {
+        phase: decision.phase,
+        issue: decision.issue,
+        actor: decision.actor || undefined,
+        dispatched: decision.dispatched === true,
+        forced: false,
+      });
+    case 'command':
+      return handleCommand(app, decision);
+    case 'override':
+      return handleOverride(app, decision);
+    case 'close':
+      return handleClose(app, decision);
+  }
+}
+
+function describe(decision: Decision): string {
+  switch (decision.kind) {
+    case 'skip':
+      return 'skip';
+    case 'phase':
+      return decision.phase;
+    case 'command':
+      return `command:${decision.command}`;
+    default:
+      return decision.kind;
+  }
+}
+
+function summaryMarkdown(decision: Decision, outcome: PhaseOutcome): string {
+  const lines = [`### HydraFlow · ${describe(decision)}`, '', outcome.summary];
+  if (outcome.details) lines.push('', outcome.details);
+  return lines.join('\n');
+}
+
+/** One place that reports: user mistakes as such, credit exhaustion loudly, anything else as a HydraFlow bug. */
+function report(io: RunnerIO, error: unknown): string {
+  let message: string;
+  if (error instanceof UserError) {
+    message = `HydraFlow configuration problem: ${error.message}`;
+  } else if (error instanceof CreditExhaustedError) {
+    message = `HydraFlow stopped: the ${error.provider} account is out of credit. ${error.message}`;
+  } else {
+    const e = error instanceof Error ? error : new Error(String(error));
+    message = `HydraFlow failed: ${e.message}`;
+    if (e.stack) io.info(e.stack);
+  }
+  io.error(message);
+  return message;
 }

@@ -392,8 +392,12 @@ export function loadConfig(options: LoadConfigOptions): HydraflowConfig {
  * The only file access in core: read `.github/hydraflow.yml` (or `.yaml`) under `workspace`.
  * Returns undefined when neither exists.
  */
-export async function readConfigFile(workspace: string): Promise<{ path: string; text: string } | undefined> {
-  for (const rel of [CONFIG_FILE, '.github/hydraflow.yaml']) {
+export async function readConfigFile(
+  workspace: string,
+  path: string = CONFIG_FILE,
+): Promise<{ path: string; text: string } | undefined> {
+  const candidates = path === CONFIG_FILE ? [CONFIG_FILE, '.github/hydraflow.yaml'] : [path];
+  for (const rel of candidates) {
     try {
       return { path: rel, text: await readFile(join(workspace, rel), 'utf8') };
     } catch (error) {

@@ -1,0 +1,119 @@
+import { Octokit } from '@octokit/core';
+import { paginateRest } from '@octokit/plugin-paginate-rest';
+import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
+import { RequestError } from '@octokit/request-error';
+import { HydraflowError } from '@hydraflow/core';
+
+const HydraflowOctokit = Octokit.plugin(restEndpointMethods, paginateRest);
+export type RestClient = InstanceType<typeof HydraflowOctokit>;
+
+export interface ClientOptions {
+  token: string;
+  /** GITHUB_API_URL: https://api.github.com, a GHES URL, or the test world's emulator. */
+  baseUrl: string;
+  /** Attempts for a request GitHub failed with 5xx or a network error (only where repeating it is safe). */
+  maxAttempts?: number;
+  /** Longest secondary-rate-limit wait we accept before giving up, in seconds. */
+  maxRateLimitWaitSeconds?: number;
+  sleep?: (ms: number) => Promise<void>;
+  log?: (message: string) => void;
+  /** The fetch Octokit uses (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A write whose outcome is unknown: GitHub answered 5xx (or the connection dropped) after a non-idempotent request.
+ * The write may have happened, so the caller must look before writing again (find-by-marker), never blindly retry.
+ */
+export class UncertainWriteError extends HydraflowError {
+  override name = 'UncertainWriteError';
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** GitHub's primary rate limit is exhausted, or a secondary limit asks for a longer wait than we accept. */
+export class RateLimitedError extends HydraflowError {
+  override name = 'RateLimitedError';
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Safe to repeat after a 5xx: the request's effect is the same whether it ran once or twice. */
+function isIdempotent(method: string, url: string): boolean {
+  if (method === 'GET' || method === 'HEAD' || method === 'PUT' || method === 'DELETE' || method === 'PATCH') return true;
+  // Adding labels to an issue is a set union; adding an existing label changes nothing.
+  return method === 'POST' && /\/issues\/\{?[\w-]+\}?\/labels$/.test(url);
+}
+
+function secondsToWait(error: RequestError, now: number): number | undefined {
+  const headers = error.response?.headers ?? {};
+  const retryAfter = headers['retry-after'];
+  if (retryAfter !== undefined) return Number(retryAfter);
+  if (headers['x-ratelimit-remaining'] === '0' && headers['x-ratelimit-reset'] !== undefined) {
+    return Math.max(0, Number(headers['x-ratelimit-reset']) - Math.floor(now / 1000));
+  }
+  return undefined;
+}
+
+/**
+ * Octokit with HydraFlow's request policy. @octokit/plugin-retry would repeat POSTs after a 5xx and duplicate
+ * comments; here only idempotent requests repeat, rate-limit answers (which GitHub did not perform) wait for
+ * `retry-after`, and an uncertain write surfaces as UncertainWriteError for the caller to reconcile.
+ */
+export function createRestClient(options: ClientOptions): RestClient {
+  const sleep = options.sleep ?? realSleep;
+  const maxAttempts = options.maxAttempts ?? 4;
+  const maxWait = options.maxRateLimitWaitSeconds ?? 120;
+  const octokit = new HydraflowOctokit({
+    auth: options.token,
+    baseUrl: options.baseUrl.replace(/\/$/, ''),
+    userAgent: 'hydraflow',
+    ...(options.fetch ? { request: { fetch: options.fetch } } : {}),
+    log: { debug: () => {}, info: () => {}, warn: options.log ?? (() => {}), error: options.log ?? (() => {}) },
+  });
+
+  octokit.hook.wrap('request', async (request, requestOptions) => {
+    const method = String(requestOptions.method).toUpperCase();
+    const url = String(requestOptions.url);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await request(requestOptions);
+      } catch (error) {
+        const status = error instanceof RequestError ? error.status : undefined;
+        const rateLimited =
+          error instanceof RequestError &&
+          (status === 429 ||
+            (status === 403 &&
+              (error.response?.headers['retry-after'] !== undefined ||
+                error.response?.headers['x-ratelimit-remaining'] === '0' ||
+                /rate limit/i.test(error.message))));
+        if (rateLimited) {
+          const wait = secondsToWait(error, Date.now()) ?? 60;
+          if (wait > maxWait || attempt >= maxAttempts + 2) {
+            throw new RateLimitedError(
+              `GitHub rate limit on ${method} ${url}: asked to wait ${wait}s (limit ${maxWait}s, attempt ${attempt})`,
+            );
+          }
+          options.log?.(`GitHub rate limit on ${method} ${url}; waiting ${wait}s`);
+          await sleep(wait * 1000);
+          continue;
+        }
+        const transient = status === undefined || status >= 500;
+        if (!transient) throw error;
+        if (!isIdempotent(method, url) && !(requestOptions.request as { hydraflowIdempotent?: boolean } | undefined)?.hydraflowIdempotent) {
+          throw new UncertainWriteError(
+            `GitHub answered ${status ?? 'a network error'} to ${method} ${url}; the write may or may not have happened`,
+            status,
+          );
+        }
+        if (attempt >= maxAttempts) throw error;
+        await sleep(Math.min(8000, 250 * 2 ** (attempt - 1)));
+      }
+    }
+  });
+  return octokit;
+}

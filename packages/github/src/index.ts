@@ -1,0 +1,3 @@
+export * from './client';
+export * from './port';
+export * from './rest-issues';

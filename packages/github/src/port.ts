@@ -1,0 +1,70 @@
+/**
+ * What HydraFlow's phases need from GitHub, as one small interface. The REST implementation lives in rest-issues.ts;
+ * tests run it against the testkit's emulator rather than faking this interface.
+ */
+export interface Author {
+  login: string;
+  type: string;
+}
+
+export interface IssueComment {
+  id: number;
+  body: string;
+  user: Author | null;
+  createdAt: string;
+  updatedAt: string;
+  htmlUrl: string;
+}
+
+export interface Issue {
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  labels: string[];
+  author: Author | null;
+  isPullRequest: boolean;
+  htmlUrl: string;
+}
+
+export type Permission = 'admin' | 'write' | 'read' | 'none';
+
+export type Reaction = '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes';
+
+export interface LabelSpec {
+  name: string;
+  color: string;
+  description: string;
+}
+
+export interface IssuesPort {
+  getIssue(issue: number): Promise<Issue>;
+  /** Every comment on the issue, across all pages, oldest first. */
+  listComments(issue: number): Promise<IssueComment[]>;
+  /**
+   * Creates a comment exactly once: if GitHub fails after maybe writing it, looks for `marker` among the bot's
+   * comments before trying again.
+   */
+  createComment(issue: number, body: string, marker: string): Promise<IssueComment>;
+  updateComment(commentId: number, body: string): Promise<IssueComment>;
+  deleteComment(commentId: number): Promise<void>;
+  /**
+   * Adds labels (a set union, never clobbering concurrent edits) and returns the issue's labels afterwards, as GitHub
+   * reports them in the same response (so concurrent human edits are seen).
+   */
+  addLabels(issue: number, labels: string[]): Promise<LabelSpec[]>;
+  /** Removes one label; a label already gone is not an error. */
+  removeLabel(issue: number, label: string): Promise<void>;
+  /** Gives HydraFlow's labels their colour and description (GitHub auto-creates them blank). */
+  describeLabels(labels: LabelSpec[]): Promise<void>;
+  /** The collaborator permission, normalised (GitHub reports maintain as write, triage as read). */
+  getPermission(login: string): Promise<Permission>;
+  reactToComment(commentId: number, reaction: Reaction): Promise<void>;
+  /**
+   * Adds the caller's reaction to the issue. `created` is false when the caller had already reacted with it: GitHub
+   * answers 200 instead of 201, which makes this a test-and-set (the per-issue lock).
+   */
+  reactToIssue(issue: number, reaction: Reaction): Promise<{ id: number; created: boolean; createdAt: string }>;
+  removeIssueReaction(issue: number, reactionId: number): Promise<void>;
+  dispatchWorkflow(workflow: string, ref: string, inputs: Record<string, string>): Promise<void>;
+}

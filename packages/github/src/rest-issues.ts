@@ -1,0 +1,174 @@
+import { RequestError } from '@octokit/request-error';
+import type { RestClient } from './client';
+import { UncertainWriteError } from './client';
+import type { IssueComment, Issue, IssuesPort, LabelSpec, Permission, Reaction } from './port';
+
+export interface Repo {
+  owner: string;
+  repo: string;
+}
+
+type RawComment = {
+  id: number;
+  body?: string | null;
+  user: { login: string; type: string } | null;
+  created_at: string;
+  updated_at: string;
+  html_url: string;
+};
+
+function toComment(raw: RawComment): IssueComment {
+  return {
+    id: raw.id,
+    body: raw.body ?? '',
+    user: raw.user ? { login: raw.user.login, type: raw.user.type } : null,
+    createdAt: raw.created_at,
+    updatedAt: raw.updated_at,
+    htmlUrl: raw.html_url,
+  };
+}
+
+type RawLabel = string | { name?: string; color?: string | null; description?: string | null };
+
+function toLabel(raw: RawLabel): LabelSpec {
+  if (typeof raw === 'string') return { name: raw, color: '', description: '' };
+  return { name: raw.name ?? '', color: raw.color ?? '', description: raw.description ?? '' };
+}
+
+function isStatus(error: unknown, status: number): boolean {
+  return error instanceof RequestError && error.status === status;
+}
+
+/** The IssuesPort over GitHub's REST API. `self` is the login HydraFlow writes as (to find its own comments). */
+export class RestIssues implements IssuesPort {
+  constructor(
+    private readonly octokit: RestClient,
+    private readonly repo: Repo,
+    private readonly selfLogins: readonly string[],
+  ) {}
+
+  async getIssue(issue: number): Promise<Issue> {
+    const { data } = await this.octokit.rest.issues.get({ ...this.repo, issue_number: issue });
+    return {
+      number: data.number,
+      title: data.title,
+      body: data.body ?? '',
+      state: data.state === 'closed' ? 'closed' : 'open',
+      labels: data.labels.map((l) => toLabel(l as RawLabel).name),
+      author: data.user ? { login: data.user.login, type: data.user.type } : null,
+      isPullRequest: Boolean(data.pull_request),
+      htmlUrl: data.html_url,
+    };
+  }
+
+  async listComments(issue: number): Promise<IssueComment[]> {
+    const raw = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+      ...this.repo,
+      issue_number: issue,
+      per_page: 100,
+    });
+    return (raw as RawComment[]).map(toComment);
+  }
+
+  async createComment(issue: number, body: string, marker: string): Promise<IssueComment> {
+    try {
+      const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: issue, body });
+      return toComment(data as RawComment);
+    } catch (error) {
+      if (!(error instanceof UncertainWriteError)) throw error;
+      // GitHub may have created it before failing: look before writing again.
+      const existing = (await this.listComments(issue)).find(
+        (c) => c.user && this.selfLogins.includes(c.user.login) && c.body.includes(marker),
+      );
+      if (existing) return existing;
+      const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: issue, body });
+      return toComment(data as RawComment);
+    }
+  }
+
+  async updateComment(commentId: number, body: string): Promise<IssueComment> {
+    const { data } = await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: commentId, body });
+    return toComment(data as RawComment);
+  }
+
+  async deleteComment(commentId: number): Promise<void> {
+    try {
+      await this.octokit.rest.issues.deleteComment({ ...this.repo, comment_id: commentId });
+    } catch (error) {
+      if (!isStatus(error, 404)) throw error;
+    }
+  }
+
+  async addLabels(issue: number, labels: string[]): Promise<LabelSpec[]> {
+    const { data } = await this.octokit.rest.issues.addLabels({ ...this.repo, issue_number: issue, labels });
+    return (data as RawLabel[]).map(toLabel);
+  }
+
+  async removeLabel(issue: number, label: string): Promise<void> {
+    try {
+      await this.octokit.rest.issues.removeLabel({ ...this.repo, issue_number: issue, name: label });
+    } catch (error) {
+      if (!isStatus(error, 404)) throw error;
+    }
+  }
+
+  async describeLabels(labels: LabelSpec[]): Promise<void> {
+    for (const label of labels) {
+      try {
+        await this.octokit.rest.issues.updateLabel({
+          ...this.repo,
+          name: label.name,
+          color: label.color,
+          description: label.description,
+        });
+      } catch (error) {
+        if (!isStatus(error, 404)) throw error;
+        await this.octokit.rest.issues.createLabel({ ...this.repo, ...label });
+      }
+    }
+  }
+
+  async getPermission(login: string): Promise<Permission> {
+    try {
+      const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({ ...this.repo, username: login });
+      const permission = data.permission;
+      return permission === 'admin' || permission === 'write' || permission === 'read' ? permission : 'none';
+    } catch (error) {
+      // Not a collaborator (or a user GitHub does not know): no permission, not a failure.
+      if (isStatus(error, 404) || isStatus(error, 403)) return 'none';
+      throw error;
+    }
+  }
+
+  async reactToComment(commentId: number, reaction: Reaction): Promise<void> {
+    await this.octokit.rest.reactions.createForIssueComment({ ...this.repo, comment_id: commentId, content: reaction });
+  }
+
+  async reactToIssue(issue: number, reaction: Reaction): Promise<{ id: number; created: boolean; createdAt: string }> {
+    const response = await this.octokit.rest.reactions.createForIssue({
+      ...this.repo,
+      issue_number: issue,
+      content: reaction,
+    });
+    return { id: response.data.id, created: response.status === 201, createdAt: response.data.created_at };
+  }
+
+  async removeIssueReaction(issue: number, reactionId: number): Promise<void> {
+    try {
+      await this.octokit.rest.reactions.deleteForIssue({ ...this.repo, issue_number: issue, reaction_id: reactionId });
+    } catch (error) {
+      if (!isStatus(error, 404)) throw error;
+    }
+  }
+
+  async dispatchWorkflow(workflow: string, ref: string, inputs: Record<string, string>): Promise<void> {
+    await this.octokit.rest.actions.createWorkflowDispatch({
+      ...this.repo,
+      workflow_id: workflow,
+      ref,
+      inputs,
+      // A duplicate dispatch is harmless: every phase re-reads state and does nothing if its work is done.
+      request: { hydraflowIdempotent: true } as never,
+    });
+  }
+}

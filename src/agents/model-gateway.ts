@@ -1,0 +1,100 @@
+import type { z } from 'zod';
+import {
+  BudgetExceededError,
+  checkBudget,
+  costOf,
+  estimateCall,
+  type Budgets,
+  type LedgerEntry,
+  type ModelPrice,
+  type PriceTable,
+} from '@hydraflow/core';
+import {
+  generateStructured,
+  type CompletionRequest,
+  type CompletionResult,
+  type ModelProvider,
+} from '@hydraflow/providers';
+import type { IssueSession } from '../session/issue-session';
+
+export interface ModelGatewayOptions {
+  /** The configured provider/model for an agent role. */
+  providerFor: (role: string) => ModelProvider;
+  prices: { table: PriceTable; fallback: ModelPrice };
+  budgets: Budgets;
+  session: IssueSession;
+  phase: string;
+  runId: string;
+  now: () => Date;
+}
+
+/**
+ * Every model call of a phase goes through here: the budget is checked before the call (work stops before a limit is
+ * exceeded), and every billed call — including failed parses and repairs — lands in the issue's ledger.
+ */
+export class ModelGateway {
+  constructor(private readonly options: ModelGatewayOptions) {}
+
+  async structured<T>(args: {
+    role: string;
+    request: Omit<CompletionRequest, 'role'>;
+    schema: z.ZodType<T>;
+    schemaName: string;
+  }): Promise<T> {
+    const provider = this.options.providerFor(args.role);
+    const request: CompletionRequest = { ...args.request, role: args.role };
+    this.checkBudget(provider.model, request);
+    try {
+      const { value, calls } = await generateStructured({
+        provider,
+        request,
+        schema: args.schema,
+        schemaName: args.schemaName,
+      });
+      this.ledger(args.role, calls);
+      return value;
+    } catch (error) {
+      const calls = (error as { calls?: CompletionResult[] }).calls;
+      if (calls) this.ledger(args.role, calls);
+      throw error;
+    }
+  }
+
+  private checkBudget(model: string, request: CompletionRequest): void {
+    const inputChars =
+      request.system.reduce((n, s) => n + s.text.length, 0) + request.messages.reduce((n, m) => n + m.content.length, 0);
+    const estimate = estimateCall(
+      { inputChars, maxOutputTokens: request.maxOutputTokens ?? 2_000, model },
+      this.options.prices.table,
+      this.options.prices.fallback,
+    );
+    const check = checkBudget({
+      ledger: this.options.session.state.ledger,
+      runId: this.options.runId,
+      budgets: this.options.budgets,
+      estimate,
+    });
+    if (!check.ok) throw new BudgetExceededError(check.message, check.scope, { [check.metric]: check.limit });
+  }
+
+  private ledger(role: string, calls: readonly CompletionResult[]): void {
+    const entries: LedgerEntry[] = calls.map((call) => {
+      const cost = costOf(call.usage, call.model, this.options.prices.table, this.options.prices.fallback);
+      return {
+        at: this.options.now().toISOString(),
+        runId: this.options.runId,
+        phase: this.options.phase,
+        role,
+        provider: call.provider,
+        model: call.model,
+        inputTokens: call.usage.inputTokens,
+        cachedInputTokens: call.usage.cachedInputTokens,
+        cacheWriteTokens: call.usage.cacheWriteTokens,
+        outputTokens: call.usage.outputTokens,
+        costUsd: cost.usd,
+        ...(cost.priced ? {} : { priced: false }),
+      };
+    });
+    this.options.session.record(entries);
+  }
+}

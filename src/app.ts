@@ -1,0 +1,69 @@
+import { modelFor, priceTable, type HydraflowConfig } from '@hydraflow/core';
+import { createRestClient, RestIssues, type IssuesPort } from '@hydraflow/github';
+import { createProvider, type ModelProvider } from '@hydraflow/providers';
+import type { ActionInputs } from './inputs';
+import type { RunnerContext } from './runner/context';
+import type { RunnerIO } from './runner/io';
+
+/** The adapters one run uses, built once at the edge from the runner context, inputs and config. */
+export interface App {
+  runner: RunnerContext;
+  inputs: ActionInputs;
+  config: HydraflowConfig;
+  issues: IssuesPort;
+  providerFor: (role: string) => ModelProvider;
+  prices: ReturnType<typeof priceTable>;
+  /** The workflow file that receives the next phase's dispatch. */
+  workflow: string;
+  now: () => Date;
+}
+
+export function createApp(
+  runner: RunnerContext,
+  inputs: ActionInputs,
+  config: HydraflowConfig,
+  options: { workflowFromConfig: boolean; io: RunnerIO; fetch?: typeof fetch },
+): App {
+  const octokit = createRestClient({
+    token: inputs.githubToken,
+    baseUrl: runner.apiUrl,
+    log: options.io.warning,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const issues = new RestIssues(octokit, { owner: runner.owner, repo: runner.repo }, config.bot_logins);
+  const providers = new Map<string, ModelProvider>();
+  const providerFor = (role: string): ModelProvider => {
+    const model = modelFor(config, role);
+    let provider = providers.get(model);
+    if (!provider) {
+      const apiKey = (config.provider === 'anthropic' ? inputs.anthropicApiKey : inputs.openaiApiKey) ?? '';
+      provider = createProvider({
+        provider: config.provider,
+        model,
+        apiKey,
+        ...(config.base_url ? { baseUrl: config.base_url } : {}),
+      });
+      providers.set(model, provider);
+    }
+    return provider;
+  };
+  // By default the next phase goes to the very workflow this run belongs to; `workflow:` in config overrides it.
+  const ownWorkflow = runner.workflowFile?.split('/').pop();
+  return {
+    runner,
+    inputs,
+    config,
+    issues,
+    providerFor,
+    prices: priceTable(
+      Object.fromEntries(
+        Object.entries(config.pricing).map(([model, p]) => [
+          model,
+          { input: p.input, output: p.output, cachedInput: p.cached_input, cacheWrite: p.cache_write },
+        ]),
+      ),
+    ),
+    workflow: options.workflowFromConfig || !ownWorkflow ? config.workflow : ownWorkflow,
+    now: () => new Date(),
+  };
+}

@@ -1,0 +1,75 @@
+import { permissionAtLeast, renderHelp, stageOf, type Decision } from '@hydraflow/core';
+import type { App } from '../app';
+import type { PhaseOutcome } from '../phases/phase-context';
+import { PHASES } from '../phases/registry';
+import { IssueSession } from '../session/issue-session';
+import { handlePhase } from './phase';
+
+export type CommandRequest = Extract<Decision, { kind: 'command' }>;
+
+const replyMarker = (commentId: number) => `<!-- hydraflow:reply:${commentId} -->`;
+
+/** One short reply per command comment, found by marker so a re-run never posts it twice. */
+async function reply(app: App, request: CommandRequest, text: string): Promise<void> {
+  const marker = replyMarker(request.commentId);
+  const existing = (await app.issues.listComments(request.issue)).some(
+    (c) => c.user && app.config.bot_logins.includes(c.user.login) && c.body.includes(marker),
+  );
+  if (!existing) await app.issues.createComment(request.issue, `${marker}\n${text}`, marker);
+}
+
+/**
+ * A slash command: the author's permission is checked with the collaborator API (the event's author_association
+ * misses org admins); a refused command gets a short reply and changes nothing; an accepted one gets a 🚀.
+ */
+export async function handleCommand(app: App, request: CommandRequest): Promise<PhaseOutcome> {
+  const name = request.requested ?? request.command;
+  const permission = await app.issues.getPermission(request.actor);
+  if (!permissionAtLeast(permission, request.minPermission)) {
+    await app.issues.reactToComment(request.commentId, 'confused');
+    await reply(
+      app,
+      request,
+      `\`/${name}\` needs ${request.minPermission} permission on this repository; \`${request.actor}\` has ${permission}. Nothing was changed.`,
+    );
+    return { summary: `refused /${name} from ${request.actor} (${permission})`, stage: null };
+  }
+  if (request.phase === null) {
+    await app.issues.reactToComment(request.commentId, 'eyes');
+    await reply(app, request, renderHelp(undefined, request.command === 'unknown' ? name : undefined));
+    return { summary: `answered /${name}`, stage: null };
+  }
+  const phase = request.phase === 'retry' ? await phaseToRetry(app, request.issue) : request.phase;
+  if (!phase || !PHASES[phase]) {
+    await app.issues.reactToComment(request.commentId, 'confused');
+    await reply(
+      app,
+      request,
+      phase
+        ? `\`/${name}\` starts the ${phase} phase, which this HydraFlow version does not include yet. Nothing was changed.`
+        : `\`/${name}\`: there is nothing to retry on this issue. Nothing was changed.`,
+    );
+    return { summary: `/${name}: nothing to run`, stage: null };
+  }
+  await app.issues.reactToComment(request.commentId, 'rocket');
+  return handlePhase(app, { phase, issue: request.issue, actor: request.actor, dispatched: false, forced: true });
+}
+
+/** /retry resumes the phase that failed; without a recorded failure, the phase of the issue's current stage. */
+async function phaseToRetry(app: App, issueNumber: number): Promise<string | undefined> {
+  const issue = await app.issues.getIssue(issueNumber);
+  const session = await IssueSession.open(app.issues, {
+    issue: issueNumber,
+    phase: 'retry',
+    runId: app.runner.runId,
+    runAttempt: app.runner.runAttempt,
+    botLogins: app.config.bot_logins,
+    stateKey: app.inputs.stateKey,
+    labelsAtStart: issue.labels,
+    now: app.now,
+  });
+  const failed = session.state.lastError?.phase;
+  if (failed) return failed;
+  const stage = issue.labels.map(stageOf).find((s) => s !== undefined);
+  return stage === undefined || stage === 'find' || stage === 'hitl' ? 'triage' : stage;
+}

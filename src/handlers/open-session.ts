@@ -1,0 +1,58 @@
+import type { Issue } from '@hydraflow/github';
+import { ModelGateway } from '../agents/model-gateway';
+import type { App } from '../app';
+import type { PhaseContext } from '../phases/phase-context';
+import { IssueSession } from '../session/issue-session';
+
+/** The issue as the event delivered it, so the common case costs no GET; dispatched runs fetch it. */
+export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
+  const fromEvent = app.runner.payload.issue as Record<string, any> | undefined;
+  if (fromEvent?.number === issueNumber && app.runner.eventName === 'issues') {
+    return {
+      number: fromEvent.number,
+      title: String(fromEvent.title ?? ''),
+      body: String(fromEvent.body ?? ''),
+      state: fromEvent.state === 'closed' ? 'closed' : 'open',
+      labels: ((fromEvent.labels ?? []) as { name?: string }[]).map((l) => l.name ?? '').filter(Boolean),
+      author: fromEvent.user ? { login: fromEvent.user.login, type: fromEvent.user.type } : null,
+      isPullRequest: Boolean(fromEvent.pull_request),
+      htmlUrl: String(fromEvent.html_url ?? ''),
+    };
+  }
+  return app.issues.getIssue(issueNumber);
+}
+
+export async function openPhase(
+  app: App,
+  args: { issue: Issue; phase: string; actor: string | undefined; dispatched: boolean; forced: boolean },
+): Promise<PhaseContext> {
+  const session = await IssueSession.open(app.issues, {
+    issue: args.issue.number,
+    phase: args.phase,
+    runId: app.runner.runId,
+    runAttempt: app.runner.runAttempt,
+    botLogins: app.config.bot_logins,
+    stateKey: app.inputs.stateKey,
+    labelsAtStart: args.issue.labels,
+    now: app.now,
+    dispatched: args.dispatched,
+  });
+  const models = new ModelGateway({
+    providerFor: app.providerFor,
+    prices: app.prices,
+    budgets: app.config.budgets,
+    session,
+    phase: args.phase,
+    runId: app.runner.runId,
+    now: app.now,
+  });
+  return {
+    issue: args.issue,
+    session,
+    models,
+    config: app.config,
+    next: { workflow: app.workflow, ref: app.runner.defaultBranch },
+    actor: args.actor,
+    forced: args.forced,
+  };
+}

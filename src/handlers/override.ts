@@ -1,0 +1,45 @@
+import { labelFor, pipelineLabelsOf, type PipelineStage } from '@hydraflow/core';
+import type { App } from '../app';
+import type { PhaseOutcome } from '../phases/phase-context';
+import { loadIssue, openPhase } from './open-session';
+import { handlePhase } from './phase';
+
+/**
+ * A human set (or removed) a pipeline label: ADR-0002's override. The human's choice stands; HydraFlow removes the
+ * other pipeline labels, records who moved the issue, and starts the stage's phase when it has one (hydraflow-find →
+ * triage). It waits for a running phase to finish rather than racing it.
+ */
+export async function handleOverride(
+  app: App,
+  request: { issue: number; stage: PipelineStage | null; actor: string },
+): Promise<PhaseOutcome> {
+  const issue = await app.issues.getIssue(request.issue);
+  if (issue.state === 'closed') return { summary: `issue #${issue.number} is closed`, stage: null };
+  const wanted = request.stage;
+  if (wanted !== null && !issue.labels.includes(labelFor(wanted))) {
+    return { summary: `the label ${labelFor(wanted)} was removed again; nothing to do`, stage: null };
+  }
+  if (wanted === null && pipelineLabelsOf(issue.labels).length > 0) {
+    return { summary: 'another pipeline label is still set; nothing to do', stage: null };
+  }
+  if (wanted === 'find') {
+    return handlePhase(app, { phase: 'triage', issue: issue.number, actor: request.actor, dispatched: false, forced: true });
+  }
+  const ctx = await openPhase(app, { issue, phase: 'override', actor: request.actor, dispatched: false, forced: true });
+  const { session } = ctx;
+  const lock = await session.acquire({ takeOver: true, waitMs: 120_000 });
+  if (!lock.ok) return { summary: `override not applied: ${lock.reason}`, stage: session.currentStage };
+  const stage = await session.moveToByHuman(wanted, request.actor);
+  session.releaseClaim();
+  await session.publish({
+    headline: stage === null ? `Taken out of the pipeline by ${request.actor}` : `Moved to ${stage} by ${request.actor}`,
+    next:
+      stage === null
+        ? 'HydraFlow leaves this issue alone until a pipeline label is set again (hydraflow-find to triage).'
+        : stage === 'hitl'
+          ? 'Waiting for a human. Comment /retry or set a stage label to resume.'
+          : `HydraFlow resumes from ${stage} when that phase runs.`,
+  });
+  await session.unlock();
+  return { summary: `human override honoured: ${stage ?? 'out of the pipeline'}`, stage };
+}

@@ -1,0 +1,53 @@
+import { UserError } from '@hydraflow/core';
+import { getInput, type RunnerIO } from './runner/io';
+
+/** The action's inputs, parsed once into a typed object (root action.yml and actions/<phase>/action.yml). */
+export interface ActionInputs {
+  /** Run this phase instead of routing the event. */
+  phase: string | undefined;
+  /** The issue for an explicit phase; defaults to the event's issue. */
+  issue: number | undefined;
+  githubToken: string;
+  anthropicApiKey: string | undefined;
+  openaiApiKey: string | undefined;
+  configPath: string;
+  stateKey: string | undefined;
+  /** Inputs that override config keys (highest precedence), by config key. */
+  configOverrides: Record<string, string | undefined>;
+}
+
+const optional = (value: string) => (value === '' ? undefined : value);
+
+export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs {
+  const githubToken = getInput('github-token', env) || env.GITHUB_TOKEN || '';
+  if (!githubToken) {
+    throw new UserError('input github-token: expected a token (pass secrets.GITHUB_TOKEN or a PAT), got nothing');
+  }
+  const issueText = getInput('issue', env);
+  const issue = issueText === '' ? undefined : Number(issueText);
+  if (issue !== undefined && !(Number.isInteger(issue) && issue > 0)) {
+    throw new UserError(`input issue: expected a positive issue number, got "${issueText}"`);
+  }
+  const phase = optional(getInput('phase', env));
+  if (phase !== undefined && !/^[a-z][a-z0-9-]*$/.test(phase)) {
+    throw new UserError(`input phase: expected a phase name such as "triage", got "${phase}"`);
+  }
+  const inputs: ActionInputs = {
+    phase,
+    issue,
+    githubToken,
+    anthropicApiKey: optional(getInput('anthropic-api-key', env)),
+    openaiApiKey: optional(getInput('openai-api-key', env)),
+    configPath: getInput('config-path', env) || '.github/hydraflow.yml',
+    stateKey: optional(getInput('state-key', env)),
+    configOverrides: {
+      provider: optional(getInput('provider', env)),
+      base_url: optional(getInput('base-url', env)),
+    },
+  };
+  // Secrets never reach logs, even if a model or an error message echoes them.
+  for (const secret of [inputs.githubToken, inputs.anthropicApiKey, inputs.openaiApiKey, inputs.stateKey]) {
+    if (secret) io.mask(secret);
+  }
+  return inputs;
+}

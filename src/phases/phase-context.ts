@@ -1,0 +1,29 @@
+import type { HydraflowConfig } from '@hydraflow/core';
+import type { Issue } from '@hydraflow/github';
+import type { ModelGateway } from '../agents/model-gateway';
+import type { IssueSession } from '../session/issue-session';
+
+/** Everything a phase needs, built once by the entry and handed in: phases never read the environment themselves. */
+export interface PhaseContext {
+  issue: Issue;
+  session: IssueSession;
+  models: ModelGateway;
+  config: HydraflowConfig;
+  /** Where the next phase is dispatched: the user's workflow file and the default branch. */
+  next: { workflow: string; ref: string };
+  /** The human whose action started this chain (carried across dispatches, re-checked by commands). */
+  actor: string | undefined;
+  /** True when a human explicitly asked for this phase (e.g. /triage): redo work even if state says it is done. */
+  forced: boolean;
+}
+
+/** What a phase reports back to the entry, for outputs, the job summary and logs. */
+export interface PhaseOutcome {
+  /** Short, one line. */
+  summary: string;
+  stage: string | null;
+  /** The run should fail (red X) so the problem is visible in the Actions UI too. */
+  failed?: boolean;
+  /** Markdown for the job summary. */
+  details?: string;
+}

@@ -1,0 +1,25 @@
+/**
+ * A cheap look at the event before anything heavy loads (config, zod, SDKs): most events a repository sends need no
+ * work — ordinary comments above all — and should cost a few milliseconds, not a full start. Conservative: it only
+ * says "skip" when no config could make the event matter; everything else goes to the real router.
+ */
+const ISSUE_ACTIONS = new Set(['opened', 'labeled', 'unlabeled', 'closed', 'edited', 'reopened']);
+/** GitHub Actions' own identity: HydraFlow's writes with GITHUB_TOKEN; never a trigger (no self-loops). */
+const ACTIONS_BOT = 'github-actions[bot]';
+
+export function quickSkip(
+  eventName: string,
+  payload: { action?: string; comment?: { body?: string | null }; sender?: { login?: string } },
+  explicitPhase: boolean,
+): string | undefined {
+  if (explicitPhase || eventName === 'workflow_dispatch') return undefined;
+  if (payload.sender?.login === ACTIONS_BOT) return "the event was caused by HydraFlow's own write";
+  if (eventName === 'issue_comment') {
+    if (payload.action !== 'created') return `issue_comment.${payload.action} is not handled`;
+    const firstLine = (payload.comment?.body ?? '').trimStart().split('\n', 1)[0] ?? '';
+    if (!firstLine.startsWith('/')) return 'the comment is not a slash command';
+    return undefined;
+  }
+  if (eventName === 'issues' && !ISSUE_ACTIONS.has(payload.action ?? '')) return `issues.${payload.action} is not handled`;
+  return undefined;
+}

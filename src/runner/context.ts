@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { UserError } from '@hydraflow/core';
+
+/** What the Actions runner tells a step about where and why it runs, read once from the environment. */
+export interface RunnerContext {
+  eventName: string;
+  payload: Record<string, any>;
+  owner: string;
+  repo: string;
+  apiUrl: string;
+  serverUrl: string;
+  runId: string;
+  runAttempt: number;
+  /** The workflow file this run came from (`.github/workflows/x.yml`), used to dispatch the next phase to it. */
+  workflowFile: string | undefined;
+  /** The repository's default branch: dispatched workflows must exist there. */
+  defaultBranch: string;
+  workspace: string;
+}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new UserError(`${name} is not set: HydraFlow must run as a GitHub Actions step`);
+  return value;
+}
+
+export function readRunnerContext(env: NodeJS.ProcessEnv = process.env): RunnerContext {
+  const eventName = required(env, 'GITHUB_EVENT_NAME');
+  const eventPath = required(env, 'GITHUB_EVENT_PATH');
+  let payload: Record<string, any>;
+  try {
+    payload = JSON.parse(readFileSync(eventPath, 'utf8')) as Record<string, any>;
+  } catch (error) {
+    throw new UserError(`GITHUB_EVENT_PATH ${eventPath}: expected a JSON event payload (${(error as Error).message})`);
+  }
+  const [owner, repo] = required(env, 'GITHUB_REPOSITORY').split('/');
+  if (!owner || !repo) throw new UserError(`GITHUB_REPOSITORY: expected owner/name, got "${env.GITHUB_REPOSITORY}"`);
+  // GITHUB_WORKFLOW_REF is `owner/repo/.github/workflows/file.yml@refs/heads/main`.
+  const workflowFile = env.GITHUB_WORKFLOW_REF?.match(/\/(\.github\/workflows\/[^@]+)@/)?.[1];
+  return {
+    eventName,
+    payload,
+    owner,
+    repo,
+    apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
+    serverUrl: env.GITHUB_SERVER_URL || 'https://github.com',
+    runId: env.GITHUB_RUN_ID || `local-${Date.now()}`,
+    runAttempt: Number(env.GITHUB_RUN_ATTEMPT || '1'),
+    workflowFile,
+    defaultBranch: payload.repository?.default_branch || 'main',
+    workspace: env.GITHUB_WORKSPACE || process.cwd(),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The slice of the Actions runner protocol HydraFlow uses: inputs, outputs, step summary, log commands, masks.
+ * Written here rather than imported from @actions/core because that package alone takes ~165 ms to load (it pulls
+ * an HTTP client for OIDC), which would eat most of the cold-start budget of an event that needs no work.
+ * Bound to an environment so tests can run several actions in one process.
+ */
+import { appendFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { EOL } from 'node:os';
+
+function escapeData(value: string): string {
+  return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** An input as the runner passes it (`INPUT_<NAME>`, spaces to underscores, upper-cased, hyphens kept), trimmed. */
+export function getInput(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  return (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] ?? '').trim();
+}
+
+export interface RunnerIO {
+  setOutput(name: string, value: string): void;
+  /** Appends markdown to the job summary (shown on the run's page). */
+  appendSummary(markdown: string): void;
+  mask(secret: string): void;
+  info(message: string): void;
+  notice(message: string): void;
+  warning(message: string): void;
+  error(message: string): void;
+}
+
+export function createRunnerIO(
+  env: NodeJS.ProcessEnv = process.env,
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): RunnerIO {
+  const command = (name: string, message: string) => write(`::${name}::${escapeData(message)}${EOL}`);
+  const appendTo = (variable: string, text: string): boolean => {
+    const path = env[variable];
+    if (!path) return false;
+    appendFileSync(path, text, 'utf8');
+    return true;
+  };
+  return {
+    setOutput(name, value) {
+      const delimiter = `ghadelimiter_${randomUUID()}`;
+      if (!appendTo('GITHUB_OUTPUT', `${name}<<${delimiter}${EOL}${value}${EOL}${delimiter}${EOL}`)) {
+        write(`${EOL}::set-output name=${name}::${escapeData(value)}${EOL}`);
+      }
+    },
+    appendSummary(markdown) {
+      appendTo('GITHUB_STEP_SUMMARY', markdown.endsWith(EOL) ? markdown : markdown + EOL);
+    },
+    mask: (secret) => {
+      if (secret) command('add-mask', secret);
+    },
+    info: (message) => write(message + EOL),
+    notice: (message) => command('notice', message),
+    warning: (message) => command('warning', message),
+    error: (message) => command('error', message),
+  };
+}

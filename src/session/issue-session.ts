@@ -1,0 +1,288 @@
+import {
+  type IssueState,
+  type PipelineStage,
+  type LedgerEntry,
+  emptyState,
+  findStateComment,
+  renderProgressComment,
+  labelFor,
+  labelsToRemoveAfterAdd,
+  pipelineLabelsOf,
+  recordTransition,
+  recordDispatch,
+  appendLedger,
+  releaseClaim,
+  claimIssue,
+  PROGRESS_MARKER,
+  type StateCommentLookup,
+  stageOf,
+  stageInfo,
+} from '@hydraflow/core';
+import type { IssueComment, IssuesPort } from '@hydraflow/github';
+
+export interface SessionOptions {
+  issue: number;
+  phase: string;
+  runId: string;
+  runAttempt: number;
+  /** Logins HydraFlow writes as; only their state blocks are trusted. */
+  botLogins: readonly string[];
+  stateKey: string | undefined;
+  /** Labels on the issue when the run started (from the event, or fetched). */
+  labelsAtStart: readonly string[];
+  now: () => Date;
+  /** Set when this run was started by another phase's workflow_dispatch: it inherits that phase's lock. */
+  dispatched?: boolean;
+  claimTtlMs?: number;
+}
+
+export interface Progress {
+  headline: string;
+  next: string;
+  error?: string;
+  details?: string;
+}
+
+export type AcquireResult = { ok: true } | { ok: false; reason: string };
+
+/** Hand-off claims mark a lock passed to the next phase along with its workflow_dispatch. */
+const HANDOFF = 'handoff:';
+const DEFAULT_TTL_MS = 30 * 60 * 1000;
+
+/**
+ * One run's view of one issue: the hidden state (from HydraFlow's single progress comment), the per-issue lock, the
+ * pipeline label, and the ledger. Phases call it; it talks to GitHub only through IssuesPort.
+ *
+ * The lock is the bot's 👀 reaction on the issue: GitHub answers 201 to the first and 200 to a repeat, a real
+ * test-and-set (comments are not). It also tells humans HydraFlow is working. The claim in state says who holds it,
+ * so a re-run of the same run (same run id) and the phase a lock was handed to may proceed, and a stale lock expires.
+ */
+export class IssueSession {
+  state: IssueState;
+  /** Untrusted or invalid state blocks found on the issue, with why they were ignored. */
+  readonly ignored: { commentId: number; author: string; reason: string }[];
+  /** Newer copies of HydraFlow's state comment (left by a run that raced an older one): deleted on publish. */
+  private duplicates: number[];
+  private comment: IssueComment | undefined;
+  private lockReaction: number | undefined;
+  private stage: PipelineStage | null;
+  private readonly ledgerEntries: LedgerEntry[] = [];
+
+  private constructor(
+    private readonly port: IssuesPort,
+    readonly options: SessionOptions,
+    found: StateCommentLookup<IssueComment>,
+  ) {
+    this.comment = found.comment;
+    this.state = found.state ?? emptyState(options.issue);
+    this.ignored = found.rejected.map((r) => ({
+      commentId: r.commentId,
+      author: r.author ?? 'a deleted user',
+      reason: r.detail,
+    }));
+    this.duplicates = found.duplicates.map((c) => c.id);
+    const labels = pipelineLabelsOf(options.labelsAtStart);
+    this.stage = labels.length === 1 ? (stageOf(labels[0]!) ?? null) : (this.state.stage ?? null);
+  }
+
+  /** Reads every comment once and finds HydraFlow's trusted state. */
+  static async open(port: IssuesPort, options: SessionOptions): Promise<IssueSession> {
+    const comments = await port.listComments(options.issue);
+    const found = findStateComment(comments, {
+      botLogins: options.botLogins,
+      key: options.stateKey,
+      issue: options.issue,
+    });
+    return new IssueSession(port, options, found);
+  }
+
+  get currentStage(): PipelineStage | null {
+    return this.stage;
+  }
+
+  /**
+   * Takes the per-issue lock. `takeOver` (a human's override) may take a lock that was only handed to a phase not yet
+   * started. `waitMs` waits, re-reading the state, for another run to finish.
+   */
+  async acquire(opts: { takeOver?: boolean; waitMs?: number; sleep?: (ms: number) => Promise<void> } = {}): Promise<AcquireResult> {
+    const deadline = this.options.now().getTime() + (opts.waitMs ?? 0);
+    for (let delay = 500; ; delay = Math.min(delay * 2, 8_000)) {
+      const result = await this.tryAcquire(opts.takeOver ?? false);
+      if (result.ok || this.options.now().getTime() + delay > deadline) return result;
+      await (opts.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms))))(delay);
+      await this.reload();
+    }
+  }
+
+  private async tryAcquire(takeOver: boolean): Promise<AcquireResult> {
+    const { issue, phase, runId, runAttempt } = this.options;
+    const now = this.options.now();
+    const reaction = await this.port.reactToIssue(issue, 'eyes');
+    const claim = this.state.claim;
+    const ttl = this.options.claimTtlMs ?? DEFAULT_TTL_MS;
+    const handoff = claim?.runId.startsWith(HANDOFF) === true;
+    const ours =
+      reaction.created ||
+      claim?.runId === runId ||
+      (handoff && (takeOver || (this.options.dispatched === true && claim!.phase === phase))) ||
+      (claim !== undefined && Date.parse(claim.expiresAt) <= now.getTime()) ||
+      (claim === undefined && (runAttempt > 1 || now.getTime() - Date.parse(reaction.createdAt) > ttl));
+    if (!ours) {
+      const holder = claim ? `${claim.phase} (run ${claim.runId.replace(HANDOFF, 'handed off by ')})` : 'another run';
+      return { ok: false, reason: `issue #${issue} is being worked on by ${holder}` };
+    }
+    this.lockReaction = reaction.id;
+    this.state = claimIssue({ ...this.state, claim: undefined }, { runId, phase, now, ttlMs: ttl })!;
+    return { ok: true };
+  }
+
+  private async reload(): Promise<void> {
+    const fresh = await IssueSession.open(this.port, this.options);
+    this.state = fresh.state;
+    this.comment = fresh.comment;
+  }
+
+  /**
+   * Moves the issue to `target` (null: out of the pipeline), add-first so it is never left without a label. A
+   * pipeline label that a human set while this run worked wins over ours: we take ours back and record the override.
+   */
+  async moveTo(target: PipelineStage | null, reason: string): Promise<PipelineStage | null> {
+    const { issue } = this.options;
+    const startPipeline = new Set(pipelineLabelsOf(this.options.labelsAtStart));
+    // History records `from` as the state's stage: the labels, not our memory, say where the issue is.
+    this.state = { ...this.state, stage: this.stage };
+    let after: string[];
+    if (target === null) {
+      after = [...this.options.labelsAtStart];
+    } else {
+      const added = await this.port.addLabels(issue, [labelFor(target)]);
+      after = added.map((l) => l.name);
+      const mine = added.find((l) => l.name === labelFor(target));
+      if (mine && mine.description !== stageInfo(target).description) {
+        await this.port.describeLabels([{ name: mine.name, ...pick(stageInfo(target)) }]);
+      }
+    }
+    const humanMove = pipelineLabelsOf(after).find((l) => !startPipeline.has(l) && l !== (target && labelFor(target)));
+    const now = this.options.now();
+    if (humanMove) {
+      if (target !== null) await this.port.removeLabel(issue, labelFor(target));
+      const humanStage = stageOf(humanMove)!;
+      for (const label of labelsToRemoveAfterAdd(after, humanStage)) await this.port.removeLabel(issue, label);
+      this.stage = humanStage;
+      this.state = recordTransition(this.state, {
+        to: humanStage,
+        by: 'human',
+        reason: `moved by a human while ${this.options.phase} ran; HydraFlow's move to ${target ?? 'none'} withdrawn`,
+        now,
+      });
+      return humanStage;
+    }
+    for (const label of labelsToRemoveAfterAdd(after, target)) await this.port.removeLabel(issue, label);
+    this.stage = target;
+    this.state = recordTransition(this.state, { to: target, by: 'hydraflow', reason, now });
+    return target;
+  }
+
+  /** A human's label choice: keep theirs, remove every other pipeline label, and record who moved the issue. */
+  async moveToByHuman(target: PipelineStage | null, actor: string): Promise<PipelineStage | null> {
+    this.state = { ...this.state, stage: this.stage };
+    for (const label of labelsToRemoveAfterAdd(this.options.labelsAtStart, target)) {
+      await this.port.removeLabel(this.options.issue, label);
+    }
+    this.stage = target;
+    this.state = recordTransition(this.state, {
+      to: target,
+      by: 'human',
+      actor,
+      reason: target === null ? 'pipeline label removed' : `label ${labelFor(target)} set`,
+      now: this.options.now(),
+    });
+    return target;
+  }
+
+  record(entries: readonly LedgerEntry[]): void {
+    for (const entry of entries) {
+      this.ledgerEntries.push(entry);
+      this.state = appendLedger(this.state, entry);
+    }
+  }
+
+  /** Ledger entries written by this run. */
+  get runLedger(): readonly LedgerEntry[] {
+    return this.ledgerEntries;
+  }
+
+  update(mutate: (state: IssueState) => IssueState): void {
+    this.state = mutate(this.state);
+  }
+
+  /** Starts the next phase in a new workflow run and hands it this run's lock. */
+  async dispatch(workflow: string, ref: string, phase: string, actor: string | undefined): Promise<void> {
+    const now = this.options.now();
+    await this.port.dispatchWorkflow(workflow, ref, {
+      issue: String(this.options.issue),
+      phase,
+      ...(actor ? { actor } : {}),
+    });
+    this.state = recordDispatch(this.state, { phase, runId: this.options.runId, now });
+    this.state = {
+      ...this.state,
+      claim: {
+        runId: `${HANDOFF}${this.options.runId}`.slice(0, 64),
+        phase,
+        at: now.toISOString(),
+        expiresAt: new Date(now.getTime() + (this.options.claimTtlMs ?? DEFAULT_TTL_MS)).toISOString(),
+      },
+    };
+    this.lockReaction = undefined; // handed over, not released
+  }
+
+  /** Writes the progress comment (creating it once) with the state block inside. */
+  async publish(progress: Progress): Promise<IssueComment> {
+    this.state = { ...this.state, stage: this.stage };
+    // Forged or damaged state is never obeyed, and never silently: say what was ignored and why.
+    const ignored = this.ignored.map(
+      (i) => `- Ignored a state block in comment ${i.commentId} by \`${i.author}\`: ${i.reason}`,
+    );
+    const details = [progress.details, ignored.length ? `**Untrusted state ignored**\n\n${ignored.join('\n')}` : undefined]
+      .filter((d): d is string => d !== undefined && d !== '')
+      .join('\n\n');
+    const body = renderProgressComment(
+      {
+        state: this.state,
+        stage: this.stage,
+        headline: progress.headline,
+        next: progress.next,
+        ...(progress.error !== undefined ? { error: { phase: this.options.phase, message: progress.error } } : {}),
+        ...(details ? { details } : {}),
+      },
+      { key: this.options.stateKey },
+    );
+    this.comment = this.comment
+      ? await this.port.updateComment(this.comment.id, body)
+      : await this.port.createComment(this.options.issue, body, PROGRESS_MARKER);
+    for (const id of this.duplicates) await this.port.deleteComment(id);
+    this.duplicates = [];
+    return this.comment;
+  }
+
+  /** Drops this run's claim from the state to be published next. */
+  releaseClaim(): void {
+    this.state = releaseClaim(this.state, this.options.runId, this.options.now());
+  }
+
+  /** Removes the 👀 lock unless it was handed to the next phase. Call after the final publish. */
+  async unlock(): Promise<void> {
+    if (this.lockReaction === undefined) return;
+    await this.port.removeIssueReaction(this.options.issue, this.lockReaction);
+    this.lockReaction = undefined;
+  }
+
+  get progressUrl(): string | undefined {
+    return this.comment?.htmlUrl;
+  }
+}
+
+function pick(info: { color: string; description: string }): { color: string; description: string } {
+  return { color: info.color, description: info.description };
+}
