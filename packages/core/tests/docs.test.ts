@@ -1,0 +1,21 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { PIPELINE_STAGES, TRANSITION_EDGES } from '../src/index';
+import { DOC_END, DOC_START, renderStateMachineTables, updateStateMachineDoc } from '../src/pipeline/doc';
+
+const DOC = fileURLToPath(new URL('../../../docs/state-machine.md', import.meta.url));
+
+describe('docs/state-machine.md', () => {
+  it('lists exactly the labels and transitions of the code (HYDRAFLOW_UPDATE_DOCS=1 rewrites it)', () => {
+    const current = readFileSync(DOC, 'utf8');
+    const expected = updateStateMachineDoc(current);
+    if (process.env.HYDRAFLOW_UPDATE_DOCS === '1' && current !== expected) writeFileSync(DOC, expected);
+    expect(current).toBe(expected);
+    const region = current.slice(current.indexOf(DOC_START), current.indexOf(DOC_END));
+    for (const s of PIPELINE_STAGES) expect(region).toContain(`\`${s.label}\``);
+    const rows = region.split('\n').filter((l) => /^\| [a-z]+ \| [a-z]+ \| /.test(l) && !l.includes('`'));
+    expect(rows).toHaveLength(TRANSITION_EDGES.length);
+    expect(renderStateMachineTables()).toContain('| review | ready | review requested changes (refine) |');
+  });
+});
