@@ -19,3 +19,16 @@ describe('docs/state-machine.md', () => {
     expect(renderStateMachineTables()).toContain('| review | ready | review requested changes (refine) |');
   });
 });
+
+describe('docs/configuration.md', () => {
+  it('documents every key, env variable and input', async () => {
+    const { CONFIG_VARIABLES, configSchema } = await import('../src/index');
+    const doc = readFileSync(fileURLToPath(new URL('../../../docs/configuration.md', import.meta.url)), 'utf8');
+    for (const key of Object.keys(configSchema.shape)) expect(doc).toContain(`\`${key}`);
+    for (const v of CONFIG_VARIABLES) {
+      expect(doc).toContain(`\`${v.path.join('.')}\``);
+      expect(doc).toContain(`\`${v.env}\``);
+      expect(doc).toContain(`\`${v.input}\``);
+    }
+  });
+});
