@@ -1,3 +1,5 @@
 export * from './models/index';
 export * from './github/index';
 export * from './events/index';
+export * from './runner/run-action';
+export * from './world';

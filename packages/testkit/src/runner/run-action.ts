@@ -1,0 +1,134 @@
+/**
+ * Runs HydraFlow's built dist/ the way the Actions runner does: a child process of node with INPUT_*, GITHUB_*,
+ * GITHUB_EVENT_PATH, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, then hands back what the step produced. The world's end
+ * state is read from the emulator itself.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { GitHubEmulator } from '../github/server';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const DIST_ENTRY = join(REPO_ROOT, 'dist/index.js');
+
+export interface RunActionOptions {
+  gh: GitHubEmulator;
+  /** GITHUB_EVENT_NAME, e.g. `issues`. */
+  event: string;
+  payload: Record<string, unknown>;
+  /** Action inputs by name as in action.yml (`github-token`, `phase`, ...). */
+  inputs?: Record<string, string>;
+  /** Extra environment (e.g. HYDRAFLOW_* variables, or a canary secret). */
+  env?: Record<string, string>;
+  /** Text of .github/hydraflow.yml in the checked-out workspace. */
+  config?: string;
+  runId?: string;
+  runAttempt?: number;
+  /** The workflow file this run belongs to. */
+  workflowFile?: string;
+  entry?: string;
+  timeoutMs?: number;
+}
+
+export interface ActionRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+  durationMs: number;
+}
+
+let runCounter = 0;
+
+/** Parses the GITHUB_OUTPUT file format (`name<<delimiter` heredocs and `name=value` lines). */
+export function parseOutputFile(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const value: string[] = [];
+      for (i++; i < lines.length && lines[i] !== heredoc[2]; i++) value.push(lines[i]!);
+      outputs[heredoc[1]!] = value.join('\n');
+    } else if (line.includes('=')) {
+      outputs[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
+    }
+  }
+  return outputs;
+}
+
+/** The environment the runner gives a step, for this emulated repository and event. */
+export function runnerEnv(options: RunActionOptions, dir: string): Record<string, string> {
+  const { gh } = options;
+  const repo = { owner: gh.world.owner, name: gh.world.repo, defaultBranch: gh.world.defaultBranch };
+  const workspace = join(dir, 'workspace');
+  mkdirSync(join(workspace, '.github'), { recursive: true });
+  if (options.config !== undefined) writeFileSync(join(workspace, '.github/hydraflow.yml'), options.config);
+  const eventPath = join(dir, 'event.json');
+  writeFileSync(eventPath, JSON.stringify(options.payload));
+  const outputPath = join(dir, 'output');
+  const summaryPath = join(dir, 'summary');
+  writeFileSync(outputPath, '');
+  writeFileSync(summaryPath, '');
+  const workflowFile = options.workflowFile ?? '.github/workflows/hydraflow.yml';
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    GITHUB_API_URL: gh.url,
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_GRAPHQL_URL: `${gh.url}/graphql`,
+    GITHUB_REPOSITORY: `${repo.owner}/${repo.name}`,
+    GITHUB_REPOSITORY_OWNER: repo.owner,
+    GITHUB_EVENT_NAME: options.event,
+    GITHUB_EVENT_PATH: eventPath,
+    GITHUB_OUTPUT: outputPath,
+    GITHUB_STEP_SUMMARY: summaryPath,
+    GITHUB_WORKSPACE: workspace,
+    GITHUB_RUN_ID: options.runId ?? String(1_000_000 + ++runCounter),
+    GITHUB_RUN_ATTEMPT: String(options.runAttempt ?? 1),
+    GITHUB_WORKFLOW_REF: `${repo.owner}/${repo.name}/${workflowFile}@refs/heads/${repo.defaultBranch}`,
+    GITHUB_REF: `refs/heads/${repo.defaultBranch}`,
+    GITHUB_ACTOR: String((options.payload.sender as { login?: string } | undefined)?.login ?? 'octocat'),
+    RUNNER_TEMP: dir,
+    ...options.env,
+  };
+  for (const [name, value] of Object.entries(options.inputs ?? {})) {
+    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value;
+  }
+  return env;
+}
+
+export async function runAction(options: RunActionOptions): Promise<ActionRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'hydraflow-run-'));
+  const env = runnerEnv(options, dir);
+  const started = performance.now();
+  const child = spawn(process.execPath, [options.entry ?? DIST_ENTRY], { env, cwd: env.GITHUB_WORKSPACE });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exitCode = await new Promise<number>((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`action did not finish within ${options.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`));
+    }, options.timeoutMs ?? 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise(code ?? 1);
+    });
+  });
+  return {
+    exitCode,
+    stdout,
+    stderr,
+    outputs: parseOutputFile(readFileSync(env.GITHUB_OUTPUT!, 'utf8')),
+    summary: readFileSync(env.GITHUB_STEP_SUMMARY!, 'utf8'),
+    durationMs: performance.now() - started,
+  };
+}

@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeStateBlock, PROGRESS_MARKER } from '@hydraflow/core';
+import { createWorld, expectNoViolations, type World } from '@hydraflow/testkit';
+
+const clearVerdict = {
+  clarity_score: 9,
+  complexity_score: 3,
+  needs_discovery: false,
+  enrichment: 'Touches the pagination helper of the users endpoint.',
+  reasons: ['Precise expected behaviour.', 'One endpoint.'],
+};
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+function hydraflowComments(w: World, issue: number) {
+  return w.gh.world.commentsOn(issue).filter((c) => c.user === 'github-actions[bot]');
+}
+
+describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened payload (%s)', (provider) => {
+  it('labels, comments once, signs state, dispatches the next phase; a re-run changes nothing', async () => {
+    world = await createWorld({ provider, script: { triage: { json: clearVerdict } } });
+    world.gh.addUser({ login: 'alice', permission: 'write' });
+    const issue = world.gh.world.issue({
+      title: 'Paginate GET /users',
+      body: 'GET /users returns every user at once. Return 50 per page with a Link header; add tests.',
+      author: 'alice',
+      labels: ['bug'],
+    });
+
+    const requestsBefore = world.gh.requests.length;
+    const first = await world.run('issues', 'opened', { issue: issue.number });
+    expect(first.exitCode, first.stdout + first.stderr).toBe(0);
+    expect(first.outputs.decision).toBe('triage');
+    expect(first.outputs.stage).toBe('plan');
+    const triageRequests = world.gh.requests.length - requestsBefore;
+
+    const labels = world.gh.world.issues.get(issue.number)!.labels;
+    expect(labels.sort()).toEqual(['bug', 'hydraflow-plan']);
+    const comments = hydraflowComments(world, issue.number);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toContain(PROGRESS_MARKER);
+    expect(comments[0]!.body).toContain('clarity 9/10');
+    const decoded = decodeStateBlock(comments[0]!.body, { key: world.stateKey, issue: issue.number });
+    expect(decoded.status).toBe('valid');
+    if (decoded.status === 'valid') {
+      expect(decoded.state.triage?.route).toBe('plan');
+      expect(decoded.state.stage).toBe('plan');
+      expect(decoded.state.ledger.length).toBeGreaterThan(0);
+      expect(decoded.state.ledger[0]!.provider).toBe(provider);
+    }
+    expect(world.gh.world.dispatches).toHaveLength(1);
+    expect(world.gh.world.dispatches[0]).toMatchObject({
+      workflow_id: 'hydraflow.yml',
+      ref: 'main',
+      inputs: { issue: String(issue.number), phase: 'plan', actor: 'alice' },
+    });
+    expect(first.summary).toContain('triaged');
+    // The first run in a repository also gives the new label its colour and description (one PATCH, once).
+    expect(triageRequests).toBeLessThanOrEqual(6);
+    expect(world.gh.world.getLabel('hydraflow-plan')).toMatchObject({
+      color: 'fef2c0',
+      description: 'HydraFlow: needs a plan',
+    });
+
+    // Re-run the very same event: a re-run attempt of the same run, then a redelivery as a new run.
+    const again = await world.run('issues', 'opened', { issue: issue.number }, { runAttempt: 2 });
+    const redelivered = await world.run('issues', 'opened', { issue: issue.number });
+    for (const r of [again, redelivered]) expect(r.exitCode, r.stdout).toBe(0);
+    expect(hydraflowComments(world, issue.number)).toHaveLength(1);
+    expect(hydraflowComments(world, issue.number)[0]!.body).toBe(comments[0]!.body);
+    expect(world.gh.world.issues.get(issue.number)!.labels.sort()).toEqual(['bug', 'hydraflow-plan']);
+    expect(world.gh.world.dispatches).toHaveLength(1);
+    expect(world.models.calls.filter((c) => c.role === 'triage')).toHaveLength(1);
+    expectNoViolations(world.gh);
+
+    // Steady state: once the labels exist, triaging an issue takes at most five GitHub requests.
+    const second = world.gh.world.issue({ title: 'Sort users by name', body: 'Add ?sort=name to GET /users.', author: 'alice' });
+    const before = world.gh.requests.length;
+    expect((await world.run('issues', 'opened', { issue: second.number })).exitCode).toBe(0);
+    expect(world.gh.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toHaveLength(5);
+  });
+});
