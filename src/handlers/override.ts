@@ -1,7 +1,7 @@
 import { labelFor, pipelineLabelsOf, type PipelineStage } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
-import { loadIssue, openPhase } from './open-session';
+import { openPhase } from './open-session';
 import { handlePhase } from './phase';
 
 /**

@@ -13,9 +13,9 @@ import {
 } from '../src/index';
 
 const require = createRequire(import.meta.url);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 const examples: { name: string; examples: any[] }[] = require('@octokit/webhooks-examples');
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 function example(name: string, action?: string): any {
   const ex = examples.find((e) => e.name === name)!.examples.find((e) => action === undefined || e.action === action);
   return structuredClone(ex);

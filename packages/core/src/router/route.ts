@@ -26,7 +26,7 @@ export interface RouterEvent {
   name: string;
   /** payload.action, when the caller has it separately; defaults to payload.action. */
   action?: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   payload: any;
 }
 

@@ -16,7 +16,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { HydraflowError } from '../errors';
 import { StateRejectedError, migrateState, stateVersionOf, type StateRejectReason } from './migrate';
-import { STATE_LIMITS, STATE_VERSION, issueStateSchema, type IssueState } from './schema';
+import { STATE_LIMITS, issueStateSchema, type IssueState } from './schema';
 import { compactLedger, truncate } from './ops';
 
 export const STATE_MARKER = '<!-- hydraflow:state';

@@ -66,7 +66,7 @@ export function issueLabelsJson(w: GitHubWorld, issue: EmulatedIssue) {
 }
 
 export function repoJson(w: GitHubWorld) {
-  const { api, repoApi, html } = urls(w);
+  const { repoApi, html } = urls(w);
   const now = w.now();
   return {
     id: w.repoId,

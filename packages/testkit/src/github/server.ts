@@ -120,11 +120,9 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     let template: string | undefined;
     let parsedBody: unknown;
     let headers: Record<string, string> = {};
-    let result: RouteResult;
-
     if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
 
-    result = (() => {
+    const result: RouteResult = (() => {
       // -- authentication
       const auth = req.headers.authorization ?? '';
       const m = /^(?:token|bearer)\s+(\S+)$/i.exec(auth);

@@ -21,7 +21,7 @@ import {
   anthropicMinCacheableTokens,
   type CachePart,
 } from './caching';
-import { parseRoleAndIssue, ScriptRunner, type Fault, type ParsedRequest, type Script, type ScriptEntry, type Wire } from './script';
+import { parseRoleAndIssue, ScriptRunner, type Fault, type ParsedRequest, type Script, type Wire } from './script';
 import { estimateTokens } from './tokens';
 
 export type Clock = (() => number) | { now(): number };
