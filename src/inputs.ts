@@ -12,7 +12,7 @@ export interface ActionInputs {
   openaiApiKey: string | undefined;
   configPath: string;
   stateKey: string | undefined;
-  /** Inputs that override config keys (highest precedence), by config key. */
+  /** All inputs by lower-cased name: those that name a config key override it (highest precedence). */
   configOverrides: Record<string, string | undefined>;
 }
 
@@ -40,10 +40,13 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     openaiApiKey: optional(getInput('openai-api-key', env)),
     configPath: getInput('config-path', env) || '.github/hydraflow.yml',
     stateKey: optional(getInput('state-key', env)),
-    configOverrides: {
-      provider: optional(getInput('provider', env)),
-      base_url: optional(getInput('base-url', env)),
-    },
+    // Every input may set a config key (provider, base-url, model, model-<role>, clarity-threshold, ...); the config
+    // loader picks the ones it knows and documents them (docs/configuration.md).
+    configOverrides: Object.fromEntries(
+      Object.entries(env)
+        .filter(([name, value]) => name.startsWith('INPUT_') && value !== undefined && value.trim() !== '')
+        .map(([name, value]) => [name.slice('INPUT_'.length).toLowerCase(), value!.trim()]),
+    ),
   };
   // Secrets never reach logs, even if a model or an error message echoes them.
   for (const secret of [inputs.githubToken, inputs.anthropicApiKey, inputs.openaiApiKey, inputs.stateKey]) {

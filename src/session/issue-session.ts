@@ -14,6 +14,7 @@ import {
   releaseClaim,
   claimIssue,
   PROGRESS_MARKER,
+  previousDetails,
   type StateCommentLookup,
   stageOf,
   stageInfo,
@@ -244,7 +245,9 @@ export class IssueSession {
     const ignored = this.ignored.map(
       (i) => `- Ignored a state block in comment ${i.commentId} by \`${i.author}\`: ${i.reason}`,
     );
-    const details = [progress.details, ignored.length ? `**Untrusted state ignored**\n\n${ignored.join('\n')}` : undefined]
+    // Keep what an earlier phase said (e.g. the triage verdict) unless this one has its own details.
+    const carried = previousDetails(this.comment?.body)?.replace(/(^|\n\n)\*\*Untrusted state ignored\*\*[\s\S]*$/, '');
+    const details = [progress.details ?? carried, ignored.length ? `**Untrusted state ignored**\n\n${ignored.join('\n')}` : undefined]
       .filter((d): d is string => d !== undefined && d !== '')
       .join('\n\n');
     const body = renderProgressComment(

@@ -35,7 +35,7 @@ describe('loadConfig defaults', () => {
     const c = loadConfig(none);
     expect(c).toEqual({
       provider: 'anthropic',
-      models: { default: 'claude-sonnet-4-5' },
+      models: { default: 'claude-sonnet-4-6' },
       clarity_threshold: 7,
       budgets: { per_run: { usd: 2, tokens: 2_000_000 }, per_issue: { usd: 10, tokens: 10_000_000 } },
       auto_triage: true,
@@ -60,7 +60,7 @@ describe('loadConfig defaults', () => {
   it('modelFor falls back to models.default', () => {
     const c = loadConfig({ fileText: 'models:\n  triage: claude-haiku-4-5\n', ...none });
     expect(modelFor(c, 'triage')).toBe('claude-haiku-4-5');
-    expect(modelFor(c, 'plan')).toBe('claude-sonnet-4-5');
+    expect(modelFor(c, 'plan')).toBe('claude-sonnet-4-6');
   });
 });
 

@@ -15,7 +15,7 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 /** The built-in default model per provider (openai-compatible has none: models.default is required there). */
 export const DEFAULT_MODELS: Readonly<Record<ConfigProvider, string | undefined>> = {
-  anthropic: 'claude-sonnet-4-5',
+  anthropic: 'claude-sonnet-4-6',
   openai: 'gpt-4.1',
   'openai-compatible': undefined,
 };
@@ -26,8 +26,8 @@ export const KNOWN_ROLES = ['triage', 'discover', 'shape', 'plan', 'implement', 
 const e = (text: string) => ({ error: text });
 
 const modelId = z
-  .string(e('a model id such as "claude-sonnet-4-5" or "gpt-4.1"'))
-  .min(1, e('a model id such as "claude-sonnet-4-5" or "gpt-4.1"'))
+  .string(e('a model id such as "claude-sonnet-4-6" or "gpt-4.1"'))
+  .min(1, e('a model id such as "claude-sonnet-4-6" or "gpt-4.1"'))
   .max(100, e('a model id of at most 100 characters'))
   .regex(/^[A-Za-z0-9._:/@-]+$/, e('a model id (letters, digits, . _ : / @ -)'));
 
@@ -77,11 +77,11 @@ export const configSchema = z
       .record(
         z.string().regex(/^[a-z][a-z0-9_-]*$/, e('a role name (lower-case letters, digits, - and _)')),
         modelId,
-        e('a mapping of role to model id, e.g. "default: claude-sonnet-4-5"'),
+        e('a mapping of role to model id, e.g. "default: claude-sonnet-4-6"'),
       )
       .prefault({})
       .describe(
-        `Model per role: "default" plus any of ${KNOWN_ROLES.join(', ')} (other role names are accepted). Default: claude-sonnet-4-5 (anthropic), gpt-4.1 (openai); required for openai-compatible.`,
+        `Model per role: "default" plus any of ${KNOWN_ROLES.join(', ')} (other role names are accepted). Default: claude-sonnet-4-6 (anthropic), gpt-4.1 (openai); required for openai-compatible.`,
       ),
     clarity_threshold: z
       .number(e('a number from 0 to 10'))

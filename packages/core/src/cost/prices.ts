@@ -50,9 +50,11 @@ export const DEFAULT_PRICES: PriceTable = {
   o3: openai(2, 0.5, 8),
   'o4-mini': openai(1.1, 0.275, 4.4),
   // Anthropic
+  'claude-opus-4-6': anthropic(5, 25),
   'claude-opus-4-5': anthropic(5, 25),
   'claude-opus-4-1': anthropic(15, 75),
   'claude-opus-4': anthropic(15, 75),
+  'claude-sonnet-4-6': anthropic(3, 15),
   'claude-sonnet-4-5': anthropic(3, 15),
   'claude-sonnet-4': anthropic(3, 15),
   'claude-3-7-sonnet': anthropic(3, 15),

@@ -157,6 +157,15 @@ export function renderProgressComment(input: ProgressInput, options: StateKeyOpt
   }
 }
 
+/**
+ * The Details section of an earlier progress comment, so a later phase that has nothing to add keeps what an earlier
+ * one said (e.g. the triage verdict) instead of erasing it. Idempotent with neutralizeText.
+ */
+export function previousDetails(body: string | null | undefined): string | undefined {
+  const match = /\n<details><summary>Details<\/summary>\n\n([\s\S]*?)\n\n<\/details>/.exec(body ?? '');
+  return match?.[1];
+}
+
 /** Is this the HydraFlow progress comment (by marker; trust is decided by findStateComment)? */
 export function isProgressComment(body: string | null | undefined): boolean {
   return typeof body === 'string' && (body.includes(PROGRESS_MARKER) || body.includes(STATE_MARKER));
