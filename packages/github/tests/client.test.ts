@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGitHubEmulator, type GitHubEmulator } from '@hydraflow/testkit';
+import { createRestClient, RateLimitedError, RestIssues } from '../src/index';
+
+let gh: GitHubEmulator | undefined;
+afterEach(async () => {
+  await gh?.close();
+  gh = undefined;
+});
+
+async function setup(options: { maxRateLimitWaitSeconds?: number } = {}) {
+  let now = 1_900_000_000_000;
+  gh = await startGitHubEmulator({ owner: 'acme', repo: 'widgets', clock: () => now });
+  const sleeps: number[] = [];
+  const octokit = createRestClient({
+    token: gh.botToken,
+    baseUrl: gh.url,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      now += ms; // the emulator's clock moves with our waits
+    },
+    ...options,
+  });
+  const issues = new RestIssues(octokit, { owner: 'acme', repo: 'widgets' }, ['github-actions[bot]']);
+  const issue = gh.world.issue({ title: 't', body: 'b', author: 'acme' });
+  return { gh, issues, issue, sleeps };
+}
+
+describe('the GitHub client’s request policy', () => {
+  it('waits out a secondary rate limit for as long as retry-after says, then succeeds', async () => {
+    const { gh, issues, issue, sleeps } = await setup();
+    gh.faults.secondaryRateLimit({ writesPerMinute: 2 });
+    for (let i = 0; i < 4; i++) await issues.createComment(issue.number, `comment ${i}`, `marker-${i}`);
+    expect(gh.world.commentsOn(issue.number).map((c) => c.body)).toEqual([0, 1, 2, 3].map((i) => `comment ${i}`));
+    expect(sleeps.length).toBeGreaterThan(0);
+    expect(sleeps.every((ms) => ms >= 1000)).toBe(true);
+  });
+
+  it('gives up with a clear error when the wait is longer than allowed', async () => {
+    const { gh, issues, issue } = await setup({ maxRateLimitWaitSeconds: 1 });
+    gh.faults.secondaryRateLimit({ writesPerMinute: 1 });
+    await issues.createComment(issue.number, 'first', 'm1');
+    await expect(issues.createComment(issue.number, 'second', 'm2')).rejects.toThrow(RateLimitedError);
+    expect(gh.world.commentsOn(issue.number)).toHaveLength(1);
+  });
+
+  it('never repeats a comment GitHub wrote before failing', async () => {
+    const { gh, issues, issue } = await setup();
+    gh.faults.writeSucceedsThen502(1, { methods: ['POST'], pathIncludes: '/comments' });
+    const comment = await issues.createComment(issue.number, 'hello <!-- m -->', '<!-- m -->');
+    expect(gh.world.commentsOn(issue.number).map((c) => c.id)).toEqual([comment.id]);
+  });
+
+  it('posts again when the failed write had not happened', async () => {
+    const { gh, issues, issue } = await setup();
+    gh.faults.failNext(1, 502, { methods: ['POST'], pathIncludes: '/comments' });
+    await issues.createComment(issue.number, 'hello <!-- m -->', '<!-- m -->');
+    expect(gh.world.commentsOn(issue.number)).toHaveLength(1);
+  });
+
+  it('reads the reaction lock as a test-and-set', async () => {
+    const { issues, issue } = await setup();
+    const first = await issues.reactToIssue(issue.number, 'eyes');
+    const second = await issues.reactToIssue(issue.number, 'eyes');
+    expect([first.created, second.created]).toEqual([true, false]);
+    expect(second.id).toBe(first.id);
+    await issues.removeIssueReaction(issue.number, first.id);
+    expect((await issues.reactToIssue(issue.number, 'eyes')).created).toBe(true);
+  });
+
+  it('normalises collaborator permissions the way GitHub reports them', async () => {
+    const { gh, issues } = await setup();
+    gh.addUser({ login: 'mia', permission: 'maintain' });
+    gh.addUser({ login: 'tom', permission: 'triage' });
+    expect(await issues.getPermission('mia')).toBe('write');
+    expect(await issues.getPermission('tom')).toBe('read');
+    expect(await issues.getPermission('stranger')).toBe('none');
+  });
+});
