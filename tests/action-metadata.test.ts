@@ -1,0 +1,153 @@
+// action.yml (the JavaScript action) and actions/*/action.yml (one composite action per phase, all running the same
+// bundle with the phase fixed), read with the `yaml` package; checks live in tests/support/workflow.ts and are also
+// fed bad metadata to prove they bite.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+import {
+  type ActionMetadata,
+  checkPhaseAction,
+  checkRootAction,
+  inputEnvName,
+  parseActionText,
+  PHASE_RUN,
+} from './support/workflow';
+
+const ROOT = join(import.meta.dirname, '..');
+const PHASES = readdirSync(join(ROOT, 'actions'), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+
+function load(path: string): ActionMetadata {
+  const doc = parseDocument(readFileSync(path, 'utf8'));
+  expect(
+    doc.errors.map((e) => e.message),
+    `${path} must be valid YAML`,
+  ).toEqual([]);
+  return doc.toJS() as ActionMetadata;
+}
+
+describe('root action (action.yml)', () => {
+  it('is valid YAML and valid action metadata (GitHub schema)', () => {
+    const text = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+    expect(parseDocument(text).errors.map((e) => e.message)).toEqual([]);
+    expect(parseActionText(text).errors).toEqual([]);
+  });
+
+  it('runs node24 from dist/index.js and describes every input', () => {
+    expect(checkRootAction(load(join(ROOT, 'action.yml')))).toEqual([]);
+  });
+
+  it('ships dist/index.js', () => {
+    expect(existsSync(join(ROOT, 'dist', 'index.js')), 'dist/index.js is missing: run `pnpm build`').toBe(true);
+  });
+});
+
+describe('phase actions (actions/*/action.yml)', () => {
+  it('exist (at least triage)', () => {
+    expect(PHASES).toContain('triage');
+  });
+
+  describe.each(PHASES)('actions/%s', (phase) => {
+    const path = join(ROOT, 'actions', phase, 'action.yml');
+
+    it('is valid YAML and valid action metadata (GitHub schema)', () => {
+      const text = readFileSync(path, 'utf8');
+      expect(parseDocument(text).errors.map((e) => e.message)).toEqual([]);
+      expect(parseActionText(text).errors).toEqual([]);
+    });
+
+    it('is one composite step running the shared bundle with INPUT_PHASE fixed and every input forwarded', () => {
+      expect(checkPhaseAction(load(path), phase)).toEqual([]);
+    });
+
+    it('reaches the shared bundle at ../../dist/index.js', () => {
+      expect(existsSync(join(ROOT, 'actions', phase, '..', '..', 'dist', 'index.js'))).toBe(true);
+    });
+  });
+});
+
+describe('the metadata checks catch bad actions', () => {
+  const goodPhase = (): ActionMetadata => ({
+    name: 'x',
+    description: 'x',
+    inputs: { issue: { description: 'Issue' }, 'github-token': { description: 'Token' } },
+    runs: {
+      using: 'composite',
+      steps: [
+        {
+          shell: 'bash',
+          run: PHASE_RUN,
+          env: {
+            INPUT_PHASE: 'plan',
+            INPUT_ISSUE: '${{ inputs.issue }}',
+            'INPUT_GITHUB-TOKEN': '${{ inputs.github-token }}',
+          },
+        },
+      ],
+    },
+  });
+  const stepEnv = (a: ActionMetadata) => (a.runs!.steps as { env: Record<string, string> }[])[0]!.env;
+
+  it('names input env vars as the runner does (upper-cased, hyphens kept)', () => {
+    expect(inputEnvName('github-token')).toBe('INPUT_GITHUB-TOKEN');
+    expect(inputEnvName('config path')).toBe('INPUT_CONFIG_PATH');
+  });
+
+  it('a correct phase action passes', () => {
+    expect(checkPhaseAction(goodPhase(), 'plan')).toEqual([]);
+  });
+
+  it('reports a wrong INPUT_PHASE, an unforwarded or misnamed input, and a stray env var', () => {
+    const a = goodPhase();
+    const env = stepEnv(a);
+    env.INPUT_PHASE = 'triage';
+    delete env['INPUT_GITHUB-TOKEN'];
+    env.INPUT_GITHUB_TOKEN = '${{ inputs.github-token }}';
+    env.INPUT_ISSUE = '${{ inputs.issue-number }}';
+    expect(checkPhaseAction(a, 'plan')).toEqual([
+      'actions/plan/action.yml: INPUT_PHASE is "triage", expected plan',
+      'actions/plan/action.yml: INPUT_ISSUE is "${{ inputs.issue-number }}", expected ${{ inputs.issue }}',
+      'actions/plan/action.yml: input github-token is not forwarded as INPUT_GITHUB-TOKEN',
+      'actions/plan/action.yml: env INPUT_GITHUB_TOKEN matches no declared input',
+    ]);
+  });
+
+  it('reports a non-composite action, extra steps, another command and a missing description', () => {
+    const a = goodPhase();
+    a.runs!.using = 'node24';
+    const steps = a.runs!.steps as Record<string, unknown>[];
+    steps[0]!.run = 'node dist/index.js';
+    steps.push({ uses: 'actions/setup-node@v4' });
+    a.inputs!.issue = { description: '' };
+    expect(checkPhaseAction(a, 'plan')).toEqual([
+      'actions/plan/action.yml: runs.using is node24, expected composite',
+      'actions/plan/action.yml: 2 steps, expected exactly one',
+      `actions/plan/action.yml: step runs "node dist/index.js", expected ${PHASE_RUN}`,
+      'actions/plan/action.yml: input issue has no description',
+    ]);
+  });
+
+  it('reports a root action on another runtime or entry point, and an undescribed input', () => {
+    expect(
+      checkRootAction({
+        inputs: { phase: { description: 'Phase' }, token: { required: false }, key: null },
+        runs: { using: 'node20', main: 'lib/main.js' },
+      }),
+    ).toEqual([
+      'action.yml: runs.using is node20, expected node24',
+      'action.yml: runs.main is lib/main.js, expected dist/index.js',
+      'action.yml: input token has no description',
+      'action.yml: input key has no description',
+    ]);
+  });
+
+  it('reports a plain scalar with ": " in it as invalid YAML', () => {
+    const doc = parseDocument('inputs:\n  workflow:\n    description: The file (default: this run).\n');
+    expect(doc.errors.length).toBeGreaterThan(0);
+    expect(
+      parseActionText('name: x\ndescription: a (b: c).\nruns:\n  using: node24\n  main: x.js\n').errors,
+    ).not.toEqual([]);
+  });
+});
