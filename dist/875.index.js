@@ -990,6 +990,14 @@ function renderProgressComment(input, options = {}) {
             return body.slice(0, BUDGET - block.length - 2) + '\n\n' + block; // unreachable in practice
     }
 }
+/**
+ * The Details section of an earlier progress comment, so a later phase that has nothing to add keeps what an earlier
+ * one said (e.g. the triage verdict) instead of erasing it. Idempotent with neutralizeText.
+ */
+function previousDetails(body) {
+    const match = /\n<details><summary>Details<\/summary>\n\n([\s\S]*?)\n\n<\/details>/.exec(body ?? '');
+    return match?.[1];
+}
 /** Is this the HydraFlow progress comment (by marker; trust is decided by findStateComment)? */
 function isProgressComment(body) {
     return typeof body === 'string' && (body.includes(PROGRESS_MARKER) || body.includes(STATE_MARKER));
@@ -1059,9 +1067,11 @@ const DEFAULT_PRICES = {
     o3: openai(2, 0.5, 8),
     'o4-mini': openai(1.1, 0.275, 4.4),
     // Anthropic
+    'claude-opus-4-6': anthropic(5, 25),
     'claude-opus-4-5': anthropic(5, 25),
     'claude-opus-4-1': anthropic(15, 75),
     'claude-opus-4': anthropic(15, 75),
+    'claude-sonnet-4-6': anthropic(3, 15),
     'claude-sonnet-4-5': anthropic(3, 15),
     'claude-sonnet-4': anthropic(3, 15),
     'claude-3-7-sonnet': anthropic(3, 15),
@@ -1226,15 +1236,15 @@ const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'];
 const PERMISSIONS = ['read', 'triage', 'write', 'maintain', 'admin'];
 /** The built-in default model per provider (openai-compatible has none: models.default is required there). */
 const DEFAULT_MODELS = {
-    anthropic: 'claude-sonnet-4-5',
+    anthropic: 'claude-sonnet-4-6',
     openai: 'gpt-4.1',
     'openai-compatible': undefined,
 };
 /** Roles HydraFlow's phases use today; `models` also accepts other role names (later phases add theirs). */
 const KNOWN_ROLES = ['triage', 'discover', 'shape', 'plan', 'implement', 'review', 'groom', 'summary'];
 const e = (text) => ({ error: text });
-const modelId = schemas/* string */.YjP(e('a model id such as "claude-sonnet-4-5" or "gpt-4.1"'))
-    .min(1, e('a model id such as "claude-sonnet-4-5" or "gpt-4.1"'))
+const modelId = schemas/* string */.YjP(e('a model id such as "claude-sonnet-4-6" or "gpt-4.1"'))
+    .min(1, e('a model id such as "claude-sonnet-4-6" or "gpt-4.1"'))
     .max(100, e('a model id of at most 100 characters'))
     .regex(/^[A-Za-z0-9._:/@-]+$/, e('a model id (letters, digits, . _ : / @ -)'));
 const usd = (text) => schemas/* number */.aig(e(text)).positive(e(text)).max(10_000, e(text));
@@ -1266,9 +1276,9 @@ const configSchema = schemas/* strictObject */.rej({
         .regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/\S*)?$/, e('an http(s) URL such as "https://api.example.com/v1"'))
         .optional()
         .describe('API base URL (required for openai-compatible; optional proxy URL for the others).'),
-    models: schemas/* record */.g1P(schemas/* string */.YjP().regex(/^[a-z][a-z0-9_-]*$/, e('a role name (lower-case letters, digits, - and _)')), modelId, e('a mapping of role to model id, e.g. "default: claude-sonnet-4-5"'))
+    models: schemas/* record */.g1P(schemas/* string */.YjP().regex(/^[a-z][a-z0-9_-]*$/, e('a role name (lower-case letters, digits, - and _)')), modelId, e('a mapping of role to model id, e.g. "default: claude-sonnet-4-6"'))
         .prefault({})
-        .describe(`Model per role: "default" plus any of ${KNOWN_ROLES.join(', ')} (other role names are accepted). Default: claude-sonnet-4-5 (anthropic), gpt-4.1 (openai); required for openai-compatible.`),
+        .describe(`Model per role: "default" plus any of ${KNOWN_ROLES.join(', ')} (other role names are accepted). Default: claude-sonnet-4-6 (anthropic), gpt-4.1 (openai); required for openai-compatible.`),
     clarity_threshold: schemas/* number */.aig(e('a number from 0 to 10'))
         .min(0, e('a number from 0 to 10'))
         .max(10, e('a number from 0 to 10'))
@@ -3101,7 +3111,9 @@ class IssueSession {
         this.state = { ...this.state, stage: this.stage };
         // Forged or damaged state is never obeyed, and never silently: say what was ignored and why.
         const ignored = this.ignored.map((i) => `- Ignored a state block in comment ${i.commentId} by \`${i.author}\`: ${i.reason}`);
-        const details = [progress.details, ignored.length ? `**Untrusted state ignored**\n\n${ignored.join('\n')}` : undefined]
+        // Keep what an earlier phase said (e.g. the triage verdict) unless this one has its own details.
+        const carried = previousDetails(this.comment?.body)?.replace(/(^|\n\n)\*\*Untrusted state ignored\*\*[\s\S]*$/, '');
+        const details = [progress.details ?? carried, ignored.length ? `**Untrusted state ignored**\n\n${ignored.join('\n')}` : undefined]
             .filter((d) => d !== undefined && d !== '')
             .join('\n\n');
         const body = renderProgressComment({
@@ -3538,10 +3550,11 @@ function parseInputs(env, io) {
         openaiApiKey: optional((0,runner_io/* getInput */.V)('openai-api-key', env)),
         configPath: (0,runner_io/* getInput */.V)('config-path', env) || '.github/hydraflow.yml',
         stateKey: optional((0,runner_io/* getInput */.V)('state-key', env)),
-        configOverrides: {
-            provider: optional((0,runner_io/* getInput */.V)('provider', env)),
-            base_url: optional((0,runner_io/* getInput */.V)('base-url', env)),
-        },
+        // Every input may set a config key (provider, base-url, model, model-<role>, clarity-threshold, ...); the config
+        // loader picks the ones it knows and documents them (docs/configuration.md).
+        configOverrides: Object.fromEntries(Object.entries(env)
+            .filter(([name, value]) => name.startsWith('INPUT_') && value !== undefined && value.trim() !== '')
+            .map(([name, value]) => [name.slice('INPUT_'.length).toLowerCase(), value.trim()])),
     };
     // Secrets never reach logs, even if a model or an error message echoes them.
     for (const secret of [inputs.githubToken, inputs.anthropicApiKey, inputs.openaiApiKey, inputs.stateKey]) {

@@ -2,20 +2,9 @@
 // built on @actions/workflow-parser the way the GitHub Actions VS Code extension uses it: parseWorkflow (schema
 // validation into a token tree) then convertWorkflowTemplate (the typed model). Every check returns a list of
 // problems (empty = fine) so tests can feed deliberately bad workflows and assert exactly what is caught.
-import { register } from 'node:module';
 import type { WorkflowTemplate } from '@actions/workflow-parser';
 import type { ActionTemplate, Step } from '@actions/workflow-parser/actions/index';
 import type { MappingToken, TemplateToken } from '@actions/workflow-parser/templates/tokens/index';
-
-// @actions/workflow-parser imports its JSON schemas without `with { type: 'json' }` (it is built for bundlers, as in
-// the VS Code extension). Vitest hands node_modules to Node's own ESM loader, which refuses that, so add the
-// attribute with a tiny loader hook before the parser is first imported (vitest.config.ts is left alone).
-const JSON_ATTRIBUTE_HOOK = `export async function load(url, context, next) {
-  if (url.startsWith('file:') && url.endsWith('.json') && url.includes('/@actions/workflow-parser/'))
-    return next(url, { ...context, importAttributes: { ...context.importAttributes, type: 'json' } });
-  return next(url, context);
-}`;
-register(`data:text/javascript,${encodeURIComponent(JSON_ATTRIBUTE_HOOK)}`);
 
 const {
   convertWorkflowTemplate,
