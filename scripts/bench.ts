@@ -1,0 +1,340 @@
+/**
+ * `pnpm bench`: measures the built action (dist/) the way the Actions runner runs it — a child process of node per
+ * event — against the test world (GitHub emulator + scripted model server), writes bench/results.json and prints a
+ * table. Exits non-zero when a metric misses its target, after writing the file, so regressions are visible.
+ *
+ *   cold_start_s            median wall time, spawn → exit, of an event that needs no work (a "Thanks!" comment)
+ *   cold_start_work_s       same for an event that goes through config + router (issues.opened, auto_triage off)
+ *   dist_mb                 total size of dist/ (all files), 1e6 bytes
+ *   triage_github_requests  GitHub requests of one triage (issues.opened) once the pipeline labels exist
+ *   triage_overhead_ratio   triage wall time ÷ scripted model latency (median of 5)
+ *   triage_*                model calls, tokens and cost from the progress comment's signed state ledger
+ *
+ * Does not build: run `pnpm build` first if dist/ is stale (meta.dist notes how old it is).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  costOf,
+  DEFAULT_MODELS,
+  decodeStateBlock,
+  ledgerTotals,
+  PROGRESS_MARKER,
+  type LedgerEntry,
+} from '@hydraflow/core';
+import { createWorld, DIST_ENTRY, type ActionRun, type World } from '@hydraflow/testkit';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = join(ROOT, 'dist');
+const OUT = join(ROOT, 'bench/results.json');
+
+const COLD_RUNS = 9;
+const TRIAGE_RUNS = 5;
+const MODEL_LATENCY_MS = 2000;
+const PROVIDER = 'anthropic' as const;
+
+interface Metric {
+  value: number;
+  unit: string;
+}
+type Target = { max: number };
+const TARGETS: Record<string, Target> = {
+  cold_start_s: { max: 0.3 },
+  dist_mb: { max: 5 },
+  triage_github_requests: { max: 5 },
+  triage_overhead_ratio: { max: 1.2 },
+};
+
+const clearVerdict = {
+  clarity_score: 9,
+  complexity_score: 3,
+  needs_discovery: false,
+  enrichment: 'Touches the pagination helper of the users endpoint.',
+  reasons: ['Precise expected behaviour.', 'One endpoint.'],
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+const summary = (ms: number[]) => ({
+  n: ms.length,
+  median_ms: round(median(ms), 1),
+  min_ms: round(Math.min(...ms), 1),
+  max_ms: round(Math.max(...ms), 1),
+  samples_ms: ms.map((x) => round(x, 1)),
+});
+
+function dirBytes(dir: string): { bytes: number; files: Record<string, number> } {
+  const files: Record<string, number> = {};
+  let bytes = 0;
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else {
+        const size = statSync(p).size;
+        files[p.slice(dir.length + 1)] = size;
+        bytes += size;
+      }
+    }
+  };
+  walk(dir);
+  return { bytes, files };
+}
+
+function check(run: ActionRun, what: string): ActionRun {
+  if (run.exitCode !== 0) throw new Error(`${what}: the action exited ${run.exitCode}\n${run.stdout}\n${run.stderr}`);
+  return run;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function coldStarts(): Promise<{
+  baseline: number[];
+  skip: number[];
+  work: number[];
+  skipRequests: number;
+  workRequests: number;
+  workDecision: string;
+}> {
+  const world = await createWorld({ provider: PROVIDER, script: {} });
+  try {
+    world.gh.addUser({ login: 'alice', permission: 'write' });
+    const issue = world.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'alice' });
+    world.gh.world.comment(issue.number, { author: 'alice', body: 'Thanks!' });
+
+    const skipRunWith = (entry?: string) =>
+      world.run('issue_comment', 'created', { issue: issue.number }, entry ? { entry } : {});
+    const skipRun = () => skipRunWith();
+    const workEnv = { env: { HYDRAFLOW_AUTO_TRIAGE: 'false' } };
+    const workRun = () => world.run('issues', 'opened', { issue: issue.number }, workEnv);
+
+    // One unrecorded run of each fills the page cache with node and dist/, as on a runner that just checked out.
+    const warm = check(await skipRun(), 'cold start (warm-up)');
+    if (warm.outputs.decision !== 'skip')
+      throw new Error(`"Thanks!" comment: expected decision skip, got ${warm.outputs.decision}`);
+    check(await workRun(), 'cold start with work (warm-up)');
+
+    // The floor under any cold start: node starting and exiting on an empty module, through the same harness.
+    const empty = join(mkdtempSync(join(tmpdir(), 'hydraflow-bench-')), 'empty.mjs');
+    writeFileSync(empty, '');
+    await skipRunWith(empty);
+    const baseline: number[] = [];
+    for (let i = 0; i < COLD_RUNS; i++) baseline.push(check(await skipRunWith(empty), 'node baseline').durationMs);
+
+    const before = world.gh.requests.length;
+    const skip: number[] = [];
+    for (let i = 0; i < COLD_RUNS; i++) skip.push(check(await skipRun(), 'cold start').durationMs);
+    const skipRequests = (world.gh.requests.length - before) / COLD_RUNS;
+
+    const beforeWork = world.gh.requests.length;
+    const work: number[] = [];
+    let workDecision = '';
+    for (let i = 0; i < COLD_RUNS; i++) {
+      const r = check(await workRun(), 'cold start with work');
+      workDecision = r.outputs.decision ?? '';
+      work.push(r.durationMs);
+    }
+    const workRequests = (world.gh.requests.length - beforeWork) / COLD_RUNS;
+    if (world.models.calls.length > 0) throw new Error('cold start runs called the model');
+    return { baseline, skip, work, skipRequests, workRequests, workDecision };
+  } finally {
+    await world.close();
+  }
+}
+
+interface TriageSample {
+  durationMs: number;
+  requests: string[];
+  modelCalls: number;
+  ledger: LedgerEntry[];
+  /** ms after spawn at which each GitHub request / model call arrived, and the exit. */
+  timeline: { t: number; what: string }[];
+}
+
+async function triageOnce(world: World, n: number): Promise<TriageSample> {
+  const issue = world.gh.world.issue({
+    title: `Paginate GET /users (${n})`,
+    body: 'GET /users returns every user at once. Return 50 per page with a Link header; add tests.',
+    author: 'alice',
+  });
+  const requestsBefore = world.gh.requests.length;
+  const callsBefore = world.models.calls.length;
+  const startedAt = Date.now();
+  const run = check(await world.run('issues', 'opened', { issue: issue.number }), `triage of #${issue.number}`);
+  if (run.outputs.decision !== 'triage')
+    throw new Error(`triage of #${issue.number}: decision ${run.outputs.decision}`);
+  const requests = world.gh.requests.slice(requestsBefore).map((r) => `${r.method} ${r.path}`);
+  const calls = world.models.calls.slice(callsBefore);
+  const modelCalls = calls.filter((c) => c.status === 200).length;
+  const timeline = [
+    ...world.gh.requests
+      .slice(requestsBefore)
+      .map((r) => ({ t: r.at - startedAt, what: `github ${r.method} ${r.path}` })),
+    ...calls.flatMap((c) => [
+      { t: c.at - startedAt, what: `model ${c.role ?? '?'} request` },
+      { t: c.at - startedAt + MODEL_LATENCY_MS, what: `model ${c.role ?? '?'} answer (scripted latency)` },
+    ]),
+    { t: run.durationMs, what: 'exit' },
+  ].sort((a, b) => a.t - b.t);
+  const progress = world.gh.world
+    .commentsOn(issue.number)
+    .filter((c) => c.user === 'github-actions[bot]' && c.body.includes(PROGRESS_MARKER));
+  if (progress.length !== 1) throw new Error(`triage of #${issue.number}: ${progress.length} progress comments`);
+  const decoded = decodeStateBlock(progress[0]!.body, { key: world.stateKey, issue: issue.number });
+  if (decoded.status !== 'valid') throw new Error(`triage of #${issue.number}: state block ${decoded.status}`);
+  return { durationMs: run.durationMs, requests, modelCalls, ledger: decoded.state.ledger, timeline };
+}
+
+async function triage() {
+  const world = await createWorld({
+    provider: PROVIDER,
+    script: { triage: { json: clearVerdict, latencyMs: MODEL_LATENCY_MS } },
+  });
+  try {
+    world.gh.addUser({ login: 'alice', permission: 'write' });
+    // The first triage in a repository creates the pipeline label and gives it colour and description.
+    const first = await triageOnce(world, 0);
+    const steady: TriageSample[] = [];
+    for (let i = 1; i <= TRIAGE_RUNS; i++) steady.push(await triageOnce(world, i));
+    return { first, steady, violations: world.gh.violations.length };
+  } finally {
+    await world.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const loadBefore = loadavg().map((x) => round(x, 2));
+  if (!existsSync(DIST_ENTRY)) throw new Error(`${DIST_ENTRY} is missing: run pnpm build first`);
+  const dist = dirBytes(DIST);
+  const distBuiltAt = statSync(DIST_ENTRY).mtime;
+
+  const cold = await coldStarts();
+  const baseline = cold.baseline;
+  const tri = await triage();
+
+  const steady = tri.steady;
+  const wall = steady.map((s) => s.durationMs);
+  const requestCounts = steady.map((s) => s.requests.length);
+  const modelCalls = median(steady.map((s) => s.modelCalls));
+  const modelLatencyMs = MODEL_LATENCY_MS * modelCalls;
+  const ratios = wall.map((w) => w / modelLatencyMs);
+  // Tokens and cost of one triage, from the signed state ledger of a steady-state run (all runs are identical).
+  const totals = ledgerTotals(steady[0]!.ledger);
+  const model = steady[0]!.ledger[0]?.model ?? DEFAULT_MODELS[PROVIDER]!;
+  const inputTokens = totals.inputTokens + totals.cachedInputTokens + totals.cacheWriteTokens;
+  const recomputed = costOf(totals, DEFAULT_MODELS[PROVIDER]!).usd;
+  // Where the triage wall time goes: the median offset (ms after spawn) of each step, in order.
+  const timeline = steady[0]!.timeline.map((step, i) => ({
+    t: round(median(steady.map((s) => s.timeline[i]?.t ?? Number.NaN)), 1),
+    what: step.what,
+  }));
+  const modelAt = median(
+    steady.map((s) => s.timeline.find((e) => e.what.startsWith('model') && e.what.endsWith('request'))?.t ?? 0),
+  );
+  const phases = {
+    spawn_to_first_github_request: round(median(steady.map((s) => s.timeline[0]!.t)), 1),
+    spawn_to_model_request: round(modelAt, 1),
+    model_answer_to_exit: round(median(wall) - modelAt - modelLatencyMs, 1),
+  };
+
+  const metrics: Record<string, Metric> = {
+    cold_start_s: { value: round(median(cold.skip) / 1000, 4), unit: 's' },
+    cold_start_work_s: { value: round(median(cold.work) / 1000, 4), unit: 's' },
+    dist_mb: { value: round(dist.bytes / 1e6, 3), unit: 'MB' },
+    triage_github_requests: { value: median(requestCounts), unit: 'requests' },
+    triage_github_requests_first_run: { value: tri.first.requests.length, unit: 'requests' },
+    triage_overhead_ratio: { value: round(median(ratios), 3), unit: 'ratio' },
+    triage_wall_s: { value: round(median(wall) / 1000, 4), unit: 's' },
+    triage_model_latency_s: { value: modelLatencyMs / 1000, unit: 's' },
+    triage_model_calls: { value: modelCalls, unit: 'calls' },
+    triage_input_tokens: { value: inputTokens, unit: 'tokens' },
+    triage_output_tokens: { value: totals.outputTokens, unit: 'tokens' },
+    triage_cost_usd: { value: totals.usd, unit: 'USD' },
+  };
+
+  const meta = {
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: availableParallelism(),
+    cpu_model: cpus()[0]?.model ?? 'unknown',
+    loadavg_1_5_15_before: loadBefore,
+    loadavg_1_5_15_after: loadavg().map((x) => round(x, 2)),
+    provider: PROVIDER,
+    model,
+    dist: { built_at: distBuiltAt.toISOString(), bytes: dist.bytes, files: dist.files },
+    node_baseline: {
+      note: 'node on an empty module, spawn → exit, same harness: the floor under any cold start',
+      ...summary(baseline),
+    },
+    cold_start: {
+      event: 'issue_comment.created, body "Thanks!" (not a slash command)',
+      github_requests_per_run: cold.skipRequests,
+      ...summary(cold.skip),
+    },
+    cold_start_work: {
+      event: 'issues.opened with HYDRAFLOW_AUTO_TRIAGE=false (config + router, then skip)',
+      decision: cold.workDecision,
+      github_requests_per_run: cold.workRequests,
+      ...summary(cold.work),
+    },
+    triage: {
+      event: 'issues.opened by a write user; scripted verdict: clear, route plan',
+      scripted_model_latency_ms: MODEL_LATENCY_MS,
+      wall: summary(wall),
+      overhead_ms_median: round(median(wall) - modelLatencyMs, 1),
+      overhead_phases_ms_median: phases,
+      timeline_ms_median: timeline,
+      ratios: ratios.map((r) => round(r, 3)),
+      github_requests_steady_per_run: requestCounts,
+      github_requests_steady: steady[0]!.requests,
+      github_requests_first_run: tri.first.requests,
+      first_run_wall_ms: round(tri.first.durationMs, 1),
+      ledger_totals: totals,
+      cost_at_default_model_price_usd: recomputed,
+      emulator_violations: tri.violations,
+    },
+    targets: Object.fromEntries(Object.entries(TARGETS).map(([k, t]) => [k, `<= ${t.max}`])),
+  };
+
+  mkdirSync(dirname(OUT), { recursive: true });
+  writeFileSync(OUT, JSON.stringify({ metrics, meta }, null, 2) + '\n');
+
+  const rows = Object.entries(metrics).map(([name, m]) => {
+    const t = TARGETS[name];
+    const status = t ? (m.value <= t.max ? 'ok' : 'MISS') : '';
+    return [name, String(m.value), m.unit, t ? `<= ${t.max}` : '', status];
+  });
+  const header = ['metric', 'value', 'unit', 'target', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === 1 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+  console.log(
+    `\nnode ${process.version}, ${meta.cpus} cpus; empty-module node baseline ${meta.node_baseline.median_ms} ms; wrote ${OUT}`,
+  );
+  if (tri.violations > 0) console.log(`warning: the GitHub emulator recorded ${tri.violations} OpenAPI violations`);
+
+  const missed = rows.filter((r) => r[4] === 'MISS').map((r) => r[0]);
+  if (missed.length > 0) {
+    console.error(`\nmissed targets: ${missed.join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+await main();
