@@ -1936,7 +1936,8 @@ const routeIssueComment = (event, ctx) => {
         issue,
         commentId,
         actor,
-        minPermission: stricterPermission(spec.minPermission, floor),
+        // commands.min_permission guards commands that start work; a reply-only command (/help) keeps its own minimum.
+        minPermission: spec.phase === null ? spec.minPermission : stricterPermission(spec.minPermission, floor),
     };
 };
 const routeWorkflowDispatch = (event, ctx) => {
@@ -3297,7 +3298,8 @@ async function runTriage(ctx) {
     if (done && done.bodyHash === hash && !ctx.forced) {
         return { summary: `issue #${issue.number} was already triaged (route ${done.route}); nothing to do`, stage: session.currentStage };
     }
-    const lock = await session.acquire();
+    // A human asking for triage (label, /triage, /retry) takes over a lock only handed to a phase not yet started.
+    const lock = await session.acquire({ takeOver: ctx.forced });
     if (!lock.ok)
         return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
     let verdict;
@@ -3646,7 +3648,9 @@ async function run(env = process.env, options = {}) {
             io,
             ...(options.fetch ? { fetch: options.fetch } : {}),
         });
-        const outcome = await execute(app, decision);
+        // A human who sets hydraflow-find asks for a fresh triage even if the issue is unchanged.
+        const forced = runner.eventName === 'issues' && runner.payload.action === 'labeled';
+        const outcome = await execute(app, decision, forced);
         io.info(`HydraFlow: ${outcome.summary}`);
         if (outcome.stage !== undefined && outcome.stage !== null)
             io.setOutput('stage', outcome.stage);
@@ -3664,7 +3668,7 @@ function explicitPhase(phase, issue, actor) {
         throw new UserError(`input phase "${phase}": expected an issue number (input issue), got none`);
     return { kind: 'phase', phase, issue, actor: actor ?? '', dispatched: false };
 }
-async function execute(app, decision) {
+async function execute(app, decision, forced) {
     switch (decision.kind) {
         case 'phase':
             return handlePhase(app, {
@@ -3672,7 +3676,7 @@ async function execute(app, decision) {
                 issue: decision.issue,
                 actor: decision.actor || undefined,
                 dispatched: decision.dispatched === true,
-                forced: false,
+                forced,
             });
         case 'command':
             return handleCommand(app, decision);

@@ -54,7 +54,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
       io,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
-    const outcome = await execute(app, decision);
+    // A human who sets hydraflow-find asks for a fresh triage even if the issue is unchanged.
+    const forced = runner.eventName === 'issues' && runner.payload.action === 'labeled';
+    const outcome = await execute(app, decision, forced);
     io.info(`HydraFlow: ${outcome.summary}`);
     if (outcome.stage !== undefined && outcome.stage !== null) io.setOutput('stage', outcome.stage);
     io.appendSummary(summaryMarkdown(decision, outcome));
@@ -70,7 +72,7 @@ function explicitPhase(phase: string, issue: number | undefined, actor: string |
   return { kind: 'phase', phase, issue, actor: actor ?? '', dispatched: false } as Decision;
 }
 
-async function execute(app: App, decision: Exclude<Decision, { kind: 'skip' }>): Promise<PhaseOutcome> {
+async function execute(app: App, decision: Exclude<Decision, { kind: 'skip' }>, forced: boolean): Promise<PhaseOutcome> {
   switch (decision.kind) {
     case 'phase':
       return handlePhase(app, {
@@ -78,7 +80,7 @@ async function execute(app: App, decision: Exclude<Decision, { kind: 'skip' }>):
         issue: decision.issue,
         actor: decision.actor || undefined,
         dispatched: decision.dispatched === true,
-        forced: false,
+        forced,
       });
     case 'command':
       return handleCommand(app, decision);

@@ -60,7 +60,8 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     return { summary: `issue #${issue.number} was already triaged (route ${done.route}); nothing to do`, stage: session.currentStage };
   }
 
-  const lock = await session.acquire();
+  // A human asking for triage (label, /triage, /retry) takes over a lock only handed to a phase not yet started.
+  const lock = await session.acquire({ takeOver: ctx.forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
 
   let verdict: TriageVerdict;

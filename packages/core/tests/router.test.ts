@@ -124,11 +124,12 @@ describe('slash commands', () => {
       minPermission: 'write',
     });
     expect(route(comment('/foo bar'), ctx)).toMatchObject({ kind: 'command', command: 'unknown', requested: 'foo', phase: null });
-    // /help's own minimum is read, but the configured floor applies
-    expect(route(comment('/help'), ctx)).toMatchObject({ command: 'help', minPermission: 'write' });
-    const lax = { ...ctx, config: { ...config, commands: { ...config.commands, min_permission: 'read' as const } } };
-    expect(route(comment('/help'), lax)).toMatchObject({ minPermission: 'read' });
-    expect(route(comment('/groom'), lax)).toMatchObject({ minPermission: 'write' });
+    // The configured floor guards commands that start work; reply-only /help keeps its own minimum (read)
+    expect(route(comment('/help'), ctx)).toMatchObject({ command: 'help', minPermission: 'read' });
+    expect(route(comment('/triage'), ctx)).toMatchObject({ minPermission: 'write' });
+    const strict = { ...ctx, config: { ...config, commands: { ...config.commands, min_permission: 'admin' as const } } };
+    expect(route(comment('/triage'), strict)).toMatchObject({ minPermission: 'admin' });
+    expect(route(comment('/groom'), ctx)).toMatchObject({ minPermission: 'write' });
   });
   it('ignores non-commands, bots, edits and PR comments', () => {
     expect(route(comment('nice idea'), ctx)).toEqual({ kind: 'skip', reason: 'not a command' });

@@ -181,7 +181,8 @@ const routeIssueComment: EventHandler = (event, ctx) => {
     issue,
     commentId,
     actor,
-    minPermission: stricterPermission(spec.minPermission, floor),
+    // commands.min_permission guards commands that start work; a reply-only command (/help) keeps its own minimum.
+    minPermission: spec.phase === null ? spec.minPermission : stricterPermission(spec.minPermission, floor),
   };
 };
 

@@ -1,0 +1,168 @@
+/**
+ * Humans steer by labels and commands; the suite's own writes never start work; config mistakes are reported with the
+ * key and the value. Each through the built dist on real webhook payloads.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeStateBlock } from '@hydraflow/core';
+import { BOT_LOGIN, createWorld, type World } from '@hydraflow/testkit';
+
+const vague = {
+  clarity_score: 3,
+  complexity_score: 6,
+  needs_discovery: true,
+  enrichment: 'Needs a direction.',
+  reasons: ['No success criterion.'],
+};
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
+const progress = (w: World, n: number) =>
+  w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!;
+const stateOf = (w: World, n: number) => {
+  const decoded = decodeStateBlock(progress(w, n).body, { key: w.stateKey, issue: n });
+  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
+  return decoded.state;
+};
+
+async function triaged(w: World) {
+  w.gh.addUser({ login: 'lee', permission: 'write' });
+  const issue = w.gh.world.issue({ title: 'Better onboarding', body: 'Users get lost.', author: 'lee', labels: ['ux'] });
+  expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+  expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover', 'ux']);
+  return issue;
+}
+
+/** A human edits labels on GitHub, which then delivers the labeled/unlabeled event. */
+function humanLabels(w: World, issue: number, add: string[], remove: string[]) {
+  const labels = w.gh.world.issues.get(issue)!.labels;
+  for (const l of remove) labels.splice(labels.indexOf(l), 1);
+  for (const l of add) {
+    w.gh.world.label(l);
+    labels.push(l);
+  }
+}
+
+describe('human overrides by label (ADR-0002)', () => {
+  it('a human moving the issue to another stage wins; the old stage label goes, other labels stay', async () => {
+    world = await createWorld({ script: { triage: { json: vague } } });
+    const issue = await triaged(world);
+    humanLabels(world, issue.number, ['hydraflow-plan'], []);
+    const run = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-plan', sender: 'lee' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.outputs.decision).toBe('override');
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan', 'ux']);
+    const state = stateOf(world, issue.number);
+    expect(state.stage).toBe('plan');
+    expect(state.history.at(-1)).toMatchObject({ from: 'discover', to: 'plan', by: 'human', actor: 'lee' });
+    expect(progress(world, issue.number).body).toContain('Moved to plan by lee');
+  });
+
+  it('hydraflow-find set by a human triages the issue again', async () => {
+    world = await createWorld({ script: { triage: { json: vague } } });
+    const issue = await triaged(world);
+    humanLabels(world, issue.number, ['hydraflow-find'], ['hydraflow-discover']);
+    const run = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-find', sender: 'lee' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(world.models.calls.filter((c) => c.role === 'triage'), run.stdout).toHaveLength(2);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover', 'ux']);
+  });
+
+  it('removing the pipeline label takes the issue out of the pipeline', async () => {
+    world = await createWorld({ script: { triage: { json: vague } } });
+    const issue = await triaged(world);
+    humanLabels(world, issue.number, [], ['hydraflow-discover']);
+    const run = await world.run('issues', 'unlabeled', { issue: issue.number, label: 'hydraflow-discover', sender: 'lee' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(labelsOf(world, issue.number)).toEqual(['ux']);
+    expect(stateOf(world, issue.number).stage ?? null).toBeNull();
+  });
+
+  it('closing an issue strips its stage label', async () => {
+    world = await createWorld({ script: { triage: { json: vague } } });
+    const issue = await triaged(world);
+    world.gh.world.issues.get(issue.number)!.state = 'closed';
+    const run = await world.run('issues', 'closed', { issue: issue.number, sender: 'lee' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(labelsOf(world, issue.number)).toEqual(['ux']);
+    expect(progress(world, issue.number).body).toContain('Issue closed by lee');
+  });
+});
+
+describe('commands and chains', () => {
+  it('/retry resumes triage after an escalation', async () => {
+    world = await createWorld({ script: { triage: [{ fault: 'junk' }, { fault: 'junk' }, { json: vague }] } });
+    world.gh.addUser({ login: 'lee', permission: 'write' });
+    const issue = world.gh.world.issue({ title: 'Better onboarding', body: 'Users get lost.', author: 'lee' });
+    await world.run('issues', 'opened', { issue: issue.number });
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-hitl']);
+    const retry = world.gh.world.comment(issue.number, { author: 'lee', body: '/retry' });
+    const run = await world.run('issue_comment', 'created', { issue: issue.number, comment: retry.id });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover']);
+    expect(stateOf(world, issue.number).lastError).toBeUndefined();
+  });
+
+  it('/help answers with the command list, once', async () => {
+    world = await createWorld({ script: {} });
+    world.gh.addUser({ login: 'lee', permission: 'read' });
+    const issue = world.gh.world.issue({ title: 'Question', body: 'How?', author: 'lee' });
+    const help = world.gh.world.comment(issue.number, { author: 'lee', body: '/help' });
+    await world.run('issue_comment', 'created', { issue: issue.number, comment: help.id });
+    await world.run('issue_comment', 'created', { issue: issue.number, comment: help.id });
+    const replies = world.gh.world.commentsOn(issue.number).filter((c) => c.user === BOT_LOGIN);
+    expect(replies).toHaveLength(1);
+    for (const name of ['/triage', '/retry', '/groom', '/ship-it', '/help']) expect(replies[0]!.body).toContain(name);
+  });
+
+  it('the dispatched next phase, not in this version, says so and leaves the stage', async () => {
+    world = await createWorld({ script: { triage: { json: vague } } });
+    const issue = await triaged(world);
+    const next = await world.runDispatch();
+    expect(next.exitCode, next.stdout).toBe(0);
+    expect(next.outputs.decision).toBe('discover');
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover', 'ux']);
+    expect(progress(world, issue.number).body).toContain('The discover phase is not available');
+    expect(progress(world, issue.number).body).toContain('Clarity** 3/10'); // triage's verdict is kept
+    expect(world.gh.world.reactionsFor({ type: 'issue', number: issue.number })).toHaveLength(0);
+  });
+});
+
+describe('guards', () => {
+  it('the suite’s own writes never start work', async () => {
+    world = await createWorld({ script: {} });
+    const issue = world.gh.world.issue({ title: 'Made by HydraFlow', body: 'x', author: BOT_LOGIN });
+    const run = await world.run('issues', 'opened', { issue: issue.number, sender: BOT_LOGIN });
+    expect(run.exitCode).toBe(0);
+    expect(run.outputs.decision).toBe('skip');
+    expect(world.gh.requests).toHaveLength(0);
+    expect(world.models.calls).toHaveLength(0);
+  });
+
+  it('a budget that the next call would exceed stops work before the call, visibly', async () => {
+    world = await createWorld({ script: { triage: { json: vague } } });
+    world.gh.addUser({ login: 'lee', permission: 'write' });
+    const issue = world.gh.world.issue({ title: 'Anything', body: 'x'.repeat(4000), author: 'lee' });
+    const run = await world.run('issues', 'opened', { issue: issue.number }, { env: { HYDRAFLOW_BUDGET_RUN_USD: '0.0001' } });
+    expect(run.exitCode).toBe(1);
+    expect(world.models.calls).toHaveLength(0);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-hitl']);
+    expect(progress(world, issue.number).body).toContain('per-run budget of $0.00');
+  });
+
+  it('a malformed config fails the run with the key, the value and the expectation, and touches nothing', async () => {
+    world = await createWorld({ script: {}, config: 'clarity_treshold: 5\nbudgets:\n  per_run:\n    usd: lots\n' });
+    world.gh.addUser({ login: 'lee', permission: 'write' });
+    const issue = world.gh.world.issue({ title: 'Anything', body: 'x', author: 'lee' });
+    const run = await world.run('issues', 'opened', { issue: issue.number });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('clarity_treshold');
+    expect(run.stdout).toContain('did you mean "clarity_threshold"');
+    expect(run.stdout).toMatch(/budgets\.per_run\.usd: expected .*got "lots"/);
+    expect(world.gh.requests).toHaveLength(0);
+  });
+});
