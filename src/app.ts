@@ -11,7 +11,7 @@ export interface App {
   inputs: ActionInputs;
   config: HydraflowConfig;
   issues: IssuesPort;
-  providerFor: (role: string) => ModelProvider;
+  providerFor: (role: string) => Promise<ModelProvider>;
   prices: ReturnType<typeof priceTable>;
   /** The workflow file that receives the next phase's dispatch. */
   workflow: string;
@@ -31,8 +31,8 @@ export function createApp(
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const issues = new RestIssues(octokit, { owner: runner.owner, repo: runner.repo }, config.bot_logins);
-  const providers = new Map<string, ModelProvider>();
-  const providerFor = (role: string): ModelProvider => {
+  const providers = new Map<string, Promise<ModelProvider>>();
+  const providerFor = (role: string): Promise<ModelProvider> => {
     const model = modelFor(config, role);
     let provider = providers.get(model);
     if (!provider) {

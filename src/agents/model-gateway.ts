@@ -19,7 +19,7 @@ import type { IssueSession } from '../session/issue-session';
 
 export interface ModelGatewayOptions {
   /** The configured provider/model for an agent role. */
-  providerFor: (role: string) => ModelProvider;
+  providerFor: (role: string) => Promise<ModelProvider>;
   prices: { table: PriceTable; fallback: ModelPrice };
   budgets: Budgets;
   session: IssueSession;
@@ -41,7 +41,7 @@ export class ModelGateway {
     schema: z.ZodType<T>;
     schemaName: string;
   }): Promise<T> {
-    const provider = this.options.providerFor(args.role);
+    const provider = await this.options.providerFor(args.role);
     const request: CompletionRequest = { ...args.request, role: args.role };
     this.checkBudget(provider.model, request);
     try {

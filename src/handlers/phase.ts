@@ -17,6 +17,8 @@ export interface PhaseRequest {
 
 /** Runs one phase on one issue; an unexpected failure is escalated with the real error before the run fails. */
 export async function handlePhase(app: App, request: PhaseRequest): Promise<PhaseOutcome> {
+  // Load the phase's model SDK while GitHub answers the first requests (it is needed unless the work is already done).
+  if (PHASES[request.phase]) app.providerFor(request.phase).catch(() => undefined);
   const issue = await loadIssue(app, request.issue);
   if (issue.state === 'closed') return { summary: `issue #${issue.number} is closed; HydraFlow acts on open issues only`, stage: null };
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };

@@ -8,8 +8,9 @@ export type {
   StructuredRequest,
   Usage,
 } from './types';
-export { OpenAIProvider, openaiUsage, schemaName, type OpenAIProviderOptions, type JsonMode } from './openai';
-export { AnthropicProvider, anthropicUsage, type AnthropicProviderOptions } from './anthropic';
+// The adapters (and their SDKs) are not re-exported: createProvider loads the one a run uses, on demand.
+export type { OpenAIProviderOptions, JsonMode } from './openai';
+export type { AnthropicProviderOptions } from './anthropic';
 export { createProvider, type CreateProviderOptions } from './factory';
 export {
   generateStructured,

@@ -5,7 +5,7 @@
  * bounded attempts; an injectable sleep so tests never wait. Credit/billing exhaustion is never retried: it becomes a
  * CreditExhaustedError at once. Auth failures become UserErrors; any other 4xx is a request bug and is not retried.
  */
-import { CreditExhaustedError, HydraflowError, ProviderUnavailableError, UserError } from '../../core/src/errors';
+import { CreditExhaustedError, HydraflowError, ProviderUnavailableError, UserError } from '@hydraflow/core';
 import type { ProviderName } from './types';
 
 export interface RetryOptions {

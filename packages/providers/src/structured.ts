@@ -14,7 +14,7 @@
  * unchanged except for a `calls` property holding the first, already-billed call.
  */
 import { z } from 'zod';
-import { ModelOutputError } from '../../core/src/errors';
+import { ModelOutputError } from '@hydraflow/core';
 import type { ChatMessage, CompletionRequest, CompletionResult, ModelProvider } from './types';
 
 type JsonObject = Record<string, unknown>;

@@ -46,7 +46,7 @@ function request(issue = 12, extraSystem = ''): CompletionRequest {
 async function setup(kind: ProviderName, script: Script, extra: { timeoutMs?: number; rejectJsonSchema?: boolean } = {}) {
   server = await startModelServer({ script, ...(extra.rejectJsonSchema ? { rejectJsonSchema: true } : {}) });
   const sleeps: number[] = [];
-  const provider = createProvider({
+  const provider = await createProvider({
     provider: kind,
     model: kind === 'anthropic' ? MODELS.anthropic : MODELS.openai,
     apiKey: 'test-key',
@@ -158,7 +158,7 @@ describe.each(['openai', 'anthropic'] as const)('%s provider against the scripte
 
   it('a rejected API key is a UserError, not retried', async () => {
     server = await startModelServer({ script: { triage: { json: GOOD } }, apiKeys: ['right'] });
-    const provider = createProvider({
+    const provider = await createProvider({
       provider: kind,
       model: MODELS[kind],
       apiKey: 'wrong',
@@ -214,7 +214,7 @@ describe('OpenAI-compatible endpoints', () => {
   });
 
   it('needs a base URL', () => {
-    expect(() => createProvider({ provider: 'openai-compatible', model: 'llama', apiKey: 'x' })).toThrow(UserError);
+    await expect(createProvider({ provider: 'openai-compatible', model: 'llama', apiKey: 'x' })).rejects.toThrow(UserError);
   });
 });
 

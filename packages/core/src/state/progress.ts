@@ -57,7 +57,8 @@ function oneLine(text: string, max = 300): string {
 }
 
 function fmtInt(n: number): string {
-  return n.toLocaleString('en-US');
+  // Not toLocaleString: loading ICU data for it costs ~25 ms of the action's run.
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 export function formatUsd(x: number): string {
