@@ -213,7 +213,7 @@ describe('OpenAI-compatible endpoints', () => {
     expect(server.calls[1]!.request!.body.max_tokens).toBe(400);
   });
 
-  it('needs a base URL', () => {
+  it('needs a base URL', async () => {
     await expect(createProvider({ provider: 'openai-compatible', model: 'llama', apiKey: 'x' })).rejects.toThrow(UserError);
   });
 });

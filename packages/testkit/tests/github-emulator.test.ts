@@ -125,7 +125,7 @@ describe('comments', () => {
     const small = await bot.paginate(bot.rest.issues.listComments, { ...repo, issue_number: issue.number, per_page: 7 });
     expect(small.map((c) => c.body)).toEqual(all.map((c) => c.body));
     expect(small.at(-1)?.user?.login).toBe('github-actions[bot]');
-    const ids = all.map((c) => c.id);
+    const ids = all.map((c) => Number(c.id));
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
     expect(ids[0]).toBeGreaterThan(1_000_000_000);
     expect(gh.world.issues.get(issue.number)!.comments).toBe(76);
@@ -161,7 +161,7 @@ describe('comments', () => {
 
     const own = await octokit(gh.url, alice.token).rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'mine' });
     await octokit(gh.url, alice.token).rest.issues.deleteComment({ ...repo, comment_id: own.data.id });
-    expect(gh.world.comments.has(own.data.id)).toBe(false);
+    expect(gh.world.comments.has(Number(own.data.id))).toBe(false);
     expect(gh.world.issues.get(issue.number)!.comments).toBe(1);
     expectNoViolations(gh);
   });
@@ -255,7 +255,7 @@ describe('checks and statuses', () => {
   it('creates/updates check runs and combines statuses', async () => {
     const sha = gh.world.refs.get('refs/heads/main')!;
     const run = await bot.rest.checks.create({ ...repo, name: 'hydraflow/review', head_sha: sha, status: 'in_progress' });
-    await bot.rest.checks.update({ ...repo, check_run_id: run.data.id, conclusion: 'success', output: { title: 'ok', summary: 'fine' } });
+    await bot.rest.checks.update({ ...repo, check_run_id: Number(run.data.id), conclusion: 'success', output: { title: 'ok', summary: 'fine' } });
     const list = await bot.rest.checks.listForRef({ ...repo, ref: 'main' });
     expect(list.data.check_runs).toMatchObject([{ name: 'hydraflow/review', status: 'completed', conclusion: 'success' }]);
     await bot.rest.repos.createCommitStatus({ ...repo, sha, state: 'success', context: 'ci' });
