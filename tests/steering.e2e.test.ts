@@ -132,6 +132,22 @@ describe('commands and chains', () => {
   });
 });
 
+describe('state across comment pages', () => {
+  it('finds its state comment behind 150 human comments and updates it in place', async () => {
+    world = await createWorld({ script: { triage: { json: vague } } });
+    world.gh.addUser({ login: 'lee', permission: 'write' });
+    const issue = world.gh.world.issue({ title: 'Busy thread', body: 'Users get lost.', author: 'lee' });
+    for (let i = 0; i < 120; i++) world.gh.world.comment(issue.number, { author: 'lee', body: `before ${i}` });
+    expect((await world.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    for (let i = 0; i < 150; i++) world.gh.world.comment(issue.number, { author: 'lee', body: `after ${i}` });
+    const relabel = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-discover', sender: 'lee' });
+    expect(relabel.exitCode, relabel.stdout).toBe(0);
+    const comments = world.gh.world.commentsOn(issue.number).filter((c) => c.user === BOT_LOGIN);
+    expect(comments).toHaveLength(1);
+    expect(stateOf(world, issue.number).history.at(-1)).toMatchObject({ by: 'human', actor: 'lee' });
+  });
+});
+
 describe('guards', () => {
   it('the suite’s own writes never start work', async () => {
     world = await createWorld({ script: {} });
