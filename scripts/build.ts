@@ -29,7 +29,14 @@ export async function bundle(): Promise<Map<string, Buffer>> {
   for (const [name, asset] of Object.entries(assets)) {
     // ncc minifies only the entry; the lazily loaded chunks (SDKs) are minified here, which halves their parse time.
     const source = name.endsWith('.index.js')
-      ? (await transform(asset.source.toString(), { minify: true, target: 'es2022', format: 'esm', legalComments: 'none' })).code
+      ? (
+          await transform(asset.source.toString(), {
+            minify: true,
+            target: 'es2022',
+            format: 'esm',
+            legalComments: 'none',
+          })
+        ).code
       : asset.source;
     files.set(name, Buffer.from(source));
   }

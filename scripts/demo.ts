@@ -9,7 +9,10 @@ import { decodeStateBlock, formatUsd, ledgerTotals } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, DIST_ENTRY, REPO_ROOT, type ScriptEntry, type World } from '@hydraflow/testkit';
 import { existsSync } from 'node:fs';
 
-const recordings = JSON.parse(readFileSync(join(REPO_ROOT, 'demo/recorded-model.json'), 'utf8')) as Record<string, ScriptEntry>;
+const recordings = JSON.parse(readFileSync(join(REPO_ROOT, 'demo/recorded-model.json'), 'utf8')) as Record<
+  string,
+  ScriptEntry
+>;
 
 const SAMPLES = [
   {
@@ -27,7 +30,9 @@ const clock = () => `${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`
 const line = (text: string) => console.log(`${dim(clock())}  ${text}`);
 
 function progressOf(world: World, issue: number) {
-  const comment = world.gh.world.commentsOn(issue).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'));
+  const comment = world.gh.world
+    .commentsOn(issue)
+    .find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'));
   if (!comment) return undefined;
   const headline = /^\*\*(.+)\*\*$/m.exec(comment.body)?.[1];
   const decoded = decodeStateBlock(comment.body, { key: world.stateKey, issue });
@@ -37,11 +42,18 @@ function progressOf(world: World, issue: number) {
 async function main(): Promise<void> {
   if (!existsSync(DIST_ENTRY)) throw new Error('dist/index.js is missing: run `pnpm build` first');
   const world = await createWorld({
-    script: { triage: (req) => recordings[SAMPLES.find((s) => req.messages[0]?.content.includes(s.title))?.title ?? ''] ?? { text: 'no recording' } },
+    script: {
+      triage: (req) =>
+        recordings[SAMPLES.find((s) => req.messages[0]?.content.includes(s.title))?.title ?? ''] ?? {
+          text: 'no recording',
+        },
+    },
   });
   console.log(bold('HydraFlow demo') + ' — the built action (dist/) on real webhook payloads, against');
   console.log(`  a GitHub emulator at ${world.gh.url} and a model server at ${world.models.url}.`);
-  console.log(`  Model answers are ${bold('recorded')} (demo/recorded-model.json) and replayed with their latency; nothing leaves this machine.\n`);
+  console.log(
+    `  Model answers are ${bold('recorded')} (demo/recorded-model.json) and replayed with their latency; nothing leaves this machine.\n`,
+  );
   world.gh.addUser({ login: 'dana', permission: 'write' });
 
   try {
@@ -51,7 +63,9 @@ async function main(): Promise<void> {
       line(`issues.opened by dana → HydraFlow runs (as GitHub Actions would)`);
       const requestsBefore = world.gh.requests.length;
       const run = await world.run('issues', 'opened', { issue: issue.number });
-      line(`  decision: ${run.outputs.decision} · exit ${run.exitCode} · ${Math.round(run.durationMs)} ms · ${world.gh.requests.length - requestsBefore} GitHub requests`);
+      line(
+        `  decision: ${run.outputs.decision} · exit ${run.exitCode} · ${Math.round(run.durationMs)} ms · ${world.gh.requests.length - requestsBefore} GitHub requests`,
+      );
       const after = progressOf(world, issue.number);
       line(`  labels: ${world.gh.world.issues.get(issue.number)!.labels.join(', ') || '(none)'}`);
       line(`  progress comment: “${after?.headline ?? '—'}”`);
@@ -63,7 +77,9 @@ async function main(): Promise<void> {
       while (seen < world.gh.world.dispatches.length) {
         const dispatch = world.gh.world.dispatches[seen]!;
         if (dispatch.inputs.issue !== String(issue.number)) break;
-        line(`workflow_dispatch → ${dispatch.workflow_id} (phase ${dispatch.inputs.phase}, actor ${dispatch.inputs.actor})`);
+        line(
+          `workflow_dispatch → ${dispatch.workflow_id} (phase ${dispatch.inputs.phase}, actor ${dispatch.inputs.actor})`,
+        );
         const next = await world.runDispatch(seen);
         seen += 1;
         line(`  decision: ${next.outputs.decision} · exit ${next.exitCode}`);
@@ -73,11 +89,17 @@ async function main(): Promise<void> {
 
     const example = progressOf(world, 1);
     console.log(bold('\nThe progress comment on #1, as a human sees it on GitHub:\n'));
-    console.log(example?.comment.body.replace(/<!-- hydraflow:state[^]*?-->/, '<!-- hydraflow:state … signed hidden state … -->'));
+    console.log(
+      example?.comment.body.replace(/<!-- hydraflow:state[^]*?-->/, '<!-- hydraflow:state … signed hidden state … -->'),
+    );
     const total = ledgerTotals([1, 2, 3].flatMap((n) => progressOf(world, n)?.state?.ledger ?? []));
     console.log(bold('\nSummary'));
-    console.log(`  ${world.gh.requests.length} GitHub requests, ${world.models.calls.length} model calls, ${formatUsd(total.usd)} at list prices.`);
-    console.log(`  Later phases (plan, discover, ...) are not in this version: the dispatched runs say so on the issue.`);
+    console.log(
+      `  ${world.gh.requests.length} GitHub requests, ${world.models.calls.length} model calls, ${formatUsd(total.usd)} at list prices.`,
+    );
+    console.log(
+      `  Later phases (plan, discover, ...) are not in this version: the dispatched runs say so on the issue.`,
+    );
   } finally {
     await world.close();
   }

@@ -20,6 +20,7 @@ export function quickSkip(
     if (!firstLine.startsWith('/')) return 'the comment is not a slash command';
     return undefined;
   }
-  if (eventName === 'issues' && !ISSUE_ACTIONS.has(payload.action ?? '')) return `issues.${payload.action} is not handled`;
+  if (eventName === 'issues' && !ISSUE_ACTIONS.has(payload.action ?? ''))
+    return `issues.${payload.action} is not handled`;
   return undefined;
 }

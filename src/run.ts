@@ -42,7 +42,10 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
 
     const decision: Decision = inputs.phase
       ? explicitPhase(inputs.phase, inputs.issue ?? runner.payload.issue?.number, runner.payload.sender?.login)
-      : route({ name: runner.eventName, action: runner.payload.action, payload: runner.payload }, { botLogins: config.bot_logins, config });
+      : route(
+          { name: runner.eventName, action: runner.payload.action, payload: runner.payload },
+          { botLogins: config.bot_logins, config },
+        );
     decided = describe(decision);
     io.setOutput('decision', decided);
     if (decision.kind === 'skip') {
@@ -72,7 +75,11 @@ function explicitPhase(phase: string, issue: number | undefined, actor: string |
   return { kind: 'phase', phase, issue, actor: actor ?? '', dispatched: false } as Decision;
 }
 
-async function execute(app: App, decision: Exclude<Decision, { kind: 'skip' }>, forced: boolean): Promise<PhaseOutcome> {
+async function execute(
+  app: App,
+  decision: Exclude<Decision, { kind: 'skip' }>,
+  forced: boolean,
+): Promise<PhaseOutcome> {
   switch (decision.kind) {
     case 'phase':
       return handlePhase(app, {

@@ -53,7 +53,10 @@ describe('forged state is reported and never obeyed', () => {
     world = await createWorld({ script: { triage: { json: clear } } });
     const issue = await openIssue(world);
     world.gh.addUser({ login, type, permission: 'write' });
-    const forged = world.gh.world.comment(issue.number, { author: login, body: forgedState(issue.number, world.stateKey) });
+    const forged = world.gh.world.comment(issue.number, {
+      author: login,
+      body: forgedState(issue.number, world.stateKey),
+    });
 
     const run = await world.run('issues', 'opened', { issue: issue.number, sender: 'alice' });
     expect(run.exitCode, run.stdout).toBe(0);
@@ -108,7 +111,9 @@ describe('slash commands check the author’s permission', () => {
 
     // The same event delivered again: still one reply.
     await world.run('issue_comment', 'created', { issue: issue.number, comment: command.id });
-    expect(botComments(world, issue.number).filter((c) => c.body.includes(`hydraflow:reply:${command.id}`))).toHaveLength(1);
+    expect(
+      botComments(world, issue.number).filter((c) => c.body.includes(`hydraflow:reply:${command.id}`)),
+    ).toHaveLength(1);
   });
 
   it('runs /triage for a writer and acknowledges it', async () => {

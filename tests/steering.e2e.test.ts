@@ -31,7 +31,12 @@ const stateOf = (w: World, n: number) => {
 
 async function triaged(w: World) {
   w.gh.addUser({ login: 'lee', permission: 'write' });
-  const issue = w.gh.world.issue({ title: 'Better onboarding', body: 'Users get lost.', author: 'lee', labels: ['ux'] });
+  const issue = w.gh.world.issue({
+    title: 'Better onboarding',
+    body: 'Users get lost.',
+    author: 'lee',
+    labels: ['ux'],
+  });
   expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
   expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover', 'ux']);
   return issue;
@@ -68,7 +73,10 @@ describe('human overrides by label (ADR-0002)', () => {
     humanLabels(world, issue.number, ['hydraflow-find'], ['hydraflow-discover']);
     const run = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-find', sender: 'lee' });
     expect(run.exitCode, run.stdout).toBe(0);
-    expect(world.models.calls.filter((c) => c.role === 'triage'), run.stdout).toHaveLength(2);
+    expect(
+      world.models.calls.filter((c) => c.role === 'triage'),
+      run.stdout,
+    ).toHaveLength(2);
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover', 'ux']);
   });
 
@@ -76,7 +84,11 @@ describe('human overrides by label (ADR-0002)', () => {
     world = await createWorld({ script: { triage: { json: vague } } });
     const issue = await triaged(world);
     humanLabels(world, issue.number, [], ['hydraflow-discover']);
-    const run = await world.run('issues', 'unlabeled', { issue: issue.number, label: 'hydraflow-discover', sender: 'lee' });
+    const run = await world.run('issues', 'unlabeled', {
+      issue: issue.number,
+      label: 'hydraflow-discover',
+      sender: 'lee',
+    });
     expect(run.exitCode, run.stdout).toBe(0);
     expect(labelsOf(world, issue.number)).toEqual(['ux']);
     expect(stateOf(world, issue.number).stage ?? null).toBeNull();
@@ -140,7 +152,11 @@ describe('state across comment pages', () => {
     for (let i = 0; i < 120; i++) world.gh.world.comment(issue.number, { author: 'lee', body: `before ${i}` });
     expect((await world.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
     for (let i = 0; i < 150; i++) world.gh.world.comment(issue.number, { author: 'lee', body: `after ${i}` });
-    const relabel = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-discover', sender: 'lee' });
+    const relabel = await world.run('issues', 'labeled', {
+      issue: issue.number,
+      label: 'hydraflow-discover',
+      sender: 'lee',
+    });
     expect(relabel.exitCode, relabel.stdout).toBe(0);
     const comments = world.gh.world.commentsOn(issue.number).filter((c) => c.user === BOT_LOGIN);
     expect(comments).toHaveLength(1);
@@ -163,7 +179,12 @@ describe('guards', () => {
     world = await createWorld({ script: { triage: { json: vague } } });
     world.gh.addUser({ login: 'lee', permission: 'write' });
     const issue = world.gh.world.issue({ title: 'Anything', body: 'x'.repeat(4000), author: 'lee' });
-    const run = await world.run('issues', 'opened', { issue: issue.number }, { env: { HYDRAFLOW_BUDGET_RUN_USD: '0.0001' } });
+    const run = await world.run(
+      'issues',
+      'opened',
+      { issue: issue.number },
+      { env: { HYDRAFLOW_BUDGET_RUN_USD: '0.0001' } },
+    );
     expect(run.exitCode).toBe(1);
     expect(world.models.calls).toHaveLength(0);
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-hitl']);

@@ -78,7 +78,11 @@ describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened 
     expectNoViolations(world.gh);
 
     // Steady state: once the labels exist, triaging an issue takes at most five GitHub requests.
-    const second = world.gh.world.issue({ title: 'Sort users by name', body: 'Add ?sort=name to GET /users.', author: 'alice' });
+    const second = world.gh.world.issue({
+      title: 'Sort users by name',
+      body: 'Add ?sort=name to GET /users.',
+      author: 'alice',
+    });
     const before = world.gh.requests.length;
     expect((await world.run('issues', 'opened', { issue: second.number })).exitCode).toBe(0);
     expect(world.gh.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toHaveLength(5);

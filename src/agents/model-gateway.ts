@@ -62,7 +62,8 @@ export class ModelGateway {
 
   private checkBudget(model: string, request: CompletionRequest): void {
     const inputChars =
-      request.system.reduce((n, s) => n + s.text.length, 0) + request.messages.reduce((n, m) => n + m.content.length, 0);
+      request.system.reduce((n, s) => n + s.text.length, 0) +
+      request.messages.reduce((n, m) => n + m.content.length, 0);
     const estimate = estimateCall(
       { inputChars, maxOutputTokens: request.maxOutputTokens ?? 2_000, model },
       this.options.prices.table,

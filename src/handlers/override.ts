@@ -23,7 +23,13 @@ export async function handleOverride(
     return { summary: 'another pipeline label is still set; nothing to do', stage: null };
   }
   if (wanted === 'find') {
-    return handlePhase(app, { phase: 'triage', issue: issue.number, actor: request.actor, dispatched: false, forced: true });
+    return handlePhase(app, {
+      phase: 'triage',
+      issue: issue.number,
+      actor: request.actor,
+      dispatched: false,
+      forced: true,
+    });
   }
   const ctx = await openPhase(app, { issue, phase: 'override', actor: request.actor, dispatched: false, forced: true });
   const { session } = ctx;
@@ -32,7 +38,8 @@ export async function handleOverride(
   const stage = await session.moveToByHuman(wanted, request.actor);
   session.releaseClaim();
   await session.publish({
-    headline: stage === null ? `Taken out of the pipeline by ${request.actor}` : `Moved to ${stage} by ${request.actor}`,
+    headline:
+      stage === null ? `Taken out of the pipeline by ${request.actor}` : `Moved to ${stage} by ${request.actor}`,
     next:
       stage === null
         ? 'HydraFlow leaves this issue alone until a pipeline label is set again (hydraflow-find to triage).'

@@ -20,7 +20,8 @@ export async function handlePhase(app: App, request: PhaseRequest): Promise<Phas
   // Load the phase's model SDK while GitHub answers the first requests (it is needed unless the work is already done).
   if (PHASES[request.phase]) app.providerFor(request.phase).catch(() => undefined);
   const issue = await loadIssue(app, request.issue);
-  if (issue.state === 'closed') return { summary: `issue #${issue.number} is closed; HydraFlow acts on open issues only`, stage: null };
+  if (issue.state === 'closed')
+    return { summary: `issue #${issue.number} is closed; HydraFlow acts on open issues only`, stage: null };
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
   const ctx = await openPhase(app, { ...request, issue });
   const runner = PHASES[request.phase];
@@ -30,7 +31,11 @@ export async function handlePhase(app: App, request: PhaseRequest): Promise<Phas
   } catch (error) {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     try {
-      const outcome = await escalate(ctx, { headline: `The ${request.phase} phase failed`, reason: message, failed: true });
+      const outcome = await escalate(ctx, {
+        headline: `The ${request.phase} phase failed`,
+        reason: message,
+        failed: true,
+      });
       return isFatal(error) ? outcome : { ...outcome, summary: `${request.phase} failed: ${message}` };
     } catch {
       throw error; // GitHub itself is failing: the original error is the one to report
@@ -39,7 +44,10 @@ export async function handlePhase(app: App, request: PhaseRequest): Promise<Phas
 }
 
 /** A phase this version does not implement yet: say so on the issue, keep the stage, free the lock. */
-async function phaseUnavailable(session: Awaited<ReturnType<typeof openPhase>>['session'], phase: string): Promise<PhaseOutcome> {
+async function phaseUnavailable(
+  session: Awaited<ReturnType<typeof openPhase>>['session'],
+  phase: string,
+): Promise<PhaseOutcome> {
   const lock = await session.acquire({ takeOver: true });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
   session.releaseClaim();

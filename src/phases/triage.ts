@@ -57,7 +57,10 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   const hash = bodyHash(issue.title, issue.body);
   const done = session.state.triage;
   if (done && done.bodyHash === hash && !ctx.forced) {
-    return { summary: `issue #${issue.number} was already triaged (route ${done.route}); nothing to do`, stage: session.currentStage };
+    return {
+      summary: `issue #${issue.number} was already triaged (route ${done.route}); nothing to do`,
+      stage: session.currentStage,
+    };
   }
 
   // A human asking for triage (label, /triage, /retry) takes over a lock only handed to a phase not yet started.
@@ -97,7 +100,10 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   }
 
   const route = routeTriage(verdict, { clarityThreshold: config.clarity_threshold });
-  const stage = await session.moveTo(route, `triage: clarity ${verdict.clarity_score}/10, needs_discovery ${verdict.needs_discovery}`);
+  const stage = await session.moveTo(
+    route,
+    `triage: clarity ${verdict.clarity_score}/10, needs_discovery ${verdict.needs_discovery}`,
+  );
   const now = ctx.session.options.now();
   session.update((s) => ({
     ...s,

@@ -48,9 +48,14 @@ describe('loadConfig defaults', () => {
     expect(loadConfig({ fileText: '# only a comment\n', ...none }).auto_triage).toBe(true);
   });
   it('picks the provider from the API keys present', () => {
-    expect(loadConfig({ env: { OPENAI_API_KEY: 'sk' }, inputs: {} })).toMatchObject({ provider: 'openai', models: { default: 'gpt-4.1' } });
+    expect(loadConfig({ env: { OPENAI_API_KEY: 'sk' }, inputs: {} })).toMatchObject({
+      provider: 'openai',
+      models: { default: 'gpt-4.1' },
+    });
     expect(loadConfig({ env: {}, inputs: { 'openai-api-key': 'sk' } }).provider).toBe('openai');
-    expect(loadConfig({ env: { OPENAI_API_KEY: 'sk', ANTHROPIC_API_KEY: 'a' }, inputs: {} }).provider).toBe('anthropic');
+    expect(loadConfig({ env: { OPENAI_API_KEY: 'sk', ANTHROPIC_API_KEY: 'a' }, inputs: {} }).provider).toBe(
+      'anthropic',
+    );
     expect(loadConfig({ env: { OPENAI_API_KEY: '' }, inputs: {} }).provider).toBe('anthropic');
   });
   it('partial nested objects keep the other defaults', () => {
@@ -70,14 +75,26 @@ describe('precedence: defaults < file < env < inputs', () => {
     expect(loadConfig({ fileText: file, ...none }).clarity_threshold).toBe(5);
     const env = { HYDRAFLOW_CLARITY_THRESHOLD: '6', HYDRAFLOW_WORKFLOW: 'from-env.yml', HYDRAFLOW_AUTO_TRIAGE: 'yes' };
     const withEnv = loadConfigDetailed({ fileText: file, env, inputs: {} });
-    expect(withEnv.config).toMatchObject({ clarity_threshold: 6, workflow: 'from-env.yml', auto_triage: true, models: { default: 'gpt-4o' } });
-    expect(withEnv.sources).toMatchObject({ clarity_threshold: 'HYDRAFLOW_CLARITY_THRESHOLD', 'models.default': '.github/hydraflow.yml' });
+    expect(withEnv.config).toMatchObject({
+      clarity_threshold: 6,
+      workflow: 'from-env.yml',
+      auto_triage: true,
+      models: { default: 'gpt-4o' },
+    });
+    expect(withEnv.sources).toMatchObject({
+      clarity_threshold: 'HYDRAFLOW_CLARITY_THRESHOLD',
+      'models.default': '.github/hydraflow.yml',
+    });
     const withInputs = loadConfigDetailed({
       fileText: file,
       env,
       inputs: { 'clarity-threshold': '8', workflow: '', model_triage: 'gpt-4.1-mini', 'github-token': 'x' },
     });
-    expect(withInputs.config).toMatchObject({ clarity_threshold: 8, workflow: 'from-env.yml', models: { triage: 'gpt-4.1-mini' } });
+    expect(withInputs.config).toMatchObject({
+      clarity_threshold: 8,
+      workflow: 'from-env.yml',
+      models: { triage: 'gpt-4.1-mini' },
+    });
     expect(withInputs.sources.clarity_threshold).toBe('input clarity-threshold');
   });
   it('env lists, per-role models, budgets', () => {
@@ -105,11 +122,15 @@ describe('precedence: defaults < file < env < inputs', () => {
 describe('error messages name key, value, expectation and source', () => {
   it('bad env value', () => {
     const e = errorOf(() => loadConfig({ env: { HYDRAFLOW_CLARITY_THRESHOLD: 'high' }, inputs: {} }));
-    expect(e.message).toBe('clarity_threshold: expected a number from 0 to 10, got "high" (from HYDRAFLOW_CLARITY_THRESHOLD)');
+    expect(e.message).toBe(
+      'clarity_threshold: expected a number from 0 to 10, got "high" (from HYDRAFLOW_CLARITY_THRESHOLD)',
+    );
     expect(e.problems[0]).toMatchObject({ path: 'clarity_threshold', source: 'HYDRAFLOW_CLARITY_THRESHOLD' });
   });
   it('bad input overrides a good file value and is blamed', () => {
-    const e = errorOf(() => loadConfig({ fileText: 'clarity_threshold: 5', env: {}, inputs: { 'clarity-threshold': '11' } }));
+    const e = errorOf(() =>
+      loadConfig({ fileText: 'clarity_threshold: 5', env: {}, inputs: { 'clarity-threshold': '11' } }),
+    );
     expect(e.message).toBe('clarity_threshold: expected a number from 0 to 10, got 11 (from input clarity-threshold)');
   });
   it('bad file values', () => {
@@ -122,31 +143,46 @@ describe('error messages name key, value, expectation and source', () => {
     expect(errorOf(() => loadConfig({ fileText: 'provider: gemini', ...none })).message).toContain(
       'provider: expected one of anthropic, openai, openai-compatible, got "gemini"',
     );
-    expect(errorOf(() => loadConfig({ fileText: 'bot_logins: []', ...none })).message).toContain('bot_logins: expected at least one GitHub login');
-    expect(errorOf(() => loadConfig({ fileText: 'workflow: x.txt', filePath: '.github/hydraflow.yaml', ...none })).message).toBe(
+    expect(errorOf(() => loadConfig({ fileText: 'bot_logins: []', ...none })).message).toContain(
+      'bot_logins: expected at least one GitHub login',
+    );
+    expect(
+      errorOf(() => loadConfig({ fileText: 'workflow: x.txt', filePath: '.github/hydraflow.yaml', ...none })).message,
+    ).toBe(
       'workflow: expected a workflow file name such as "hydraflow.yml", got "x.txt" (from .github/hydraflow.yaml)',
     );
   });
   it('unknown keys get a did-you-mean', () => {
-    const e = errorOf(() => loadConfig({ fileText: 'clarity_treshold: 5\nbudgets:\n  per_run:\n    usdd: 3\n', ...none }));
+    const e = errorOf(() =>
+      loadConfig({ fileText: 'clarity_treshold: 5\nbudgets:\n  per_run:\n    usdd: 3\n', ...none }),
+    );
     expect(e.problems.map((p) => p.message)).toEqual([
       'budgets.per_run.usdd: unknown key (from .github/hydraflow.yml); did you mean "usd"?',
       'clarity_treshold: unknown key (from .github/hydraflow.yml); did you mean "clarity_threshold"?',
     ]);
     expect(e.message).toMatch(/^2 problems/);
-    expect(errorOf(() => loadConfig({ fileText: 'clarityThreshold: 5', ...none })).message).toContain('did you mean "clarity_threshold"');
-    expect(errorOf(() => loadConfig({ fileText: 'zzz: 1', ...none })).message).toContain('expected one of provider, base_url');
+    expect(errorOf(() => loadConfig({ fileText: 'clarityThreshold: 5', ...none })).message).toContain(
+      'did you mean "clarity_threshold"',
+    );
+    expect(errorOf(() => loadConfig({ fileText: 'zzz: 1', ...none })).message).toContain(
+      'expected one of provider, base_url',
+    );
     expect(suggest('auto-triage', ['auto_triage', 'workflow'])).toBe('auto_triage');
   });
   it('YAML problems', () => {
-    expect(errorOf(() => loadConfig({ fileText: 'foo: [\n', ...none })).message).toMatch(/^\.github\/hydraflow\.yml: invalid YAML at line \d+, column \d+: /);
+    expect(errorOf(() => loadConfig({ fileText: 'foo: [\n', ...none })).message).toMatch(
+      /^\.github\/hydraflow\.yml: invalid YAML at line \d+, column \d+: /,
+    );
     expect(errorOf(() => loadConfig({ fileText: 'a: 1\na: 2\n', ...none })).message).toMatch(/invalid YAML/);
     expect(errorOf(() => loadConfig({ fileText: '- a\n', ...none })).message).toContain('expected a mapping of keys');
   });
   it('openai-compatible needs base_url and a model', () => {
     const e = errorOf(() => loadConfig({ fileText: 'provider: openai-compatible', ...none }));
     expect(e.problems.map((p) => p.path)).toEqual(['models.default', 'base_url']);
-    const ok = loadConfig({ fileText: 'provider: openai-compatible\nbase_url: http://localhost:11434/v1\nmodels:\n  default: llama3.1', ...none });
+    const ok = loadConfig({
+      fileText: 'provider: openai-compatible\nbase_url: http://localhost:11434/v1\nmodels:\n  default: llama3.1',
+      ...none,
+    });
     expect(ok).toMatchObject({ provider: 'openai-compatible', base_url: 'http://localhost:11434/v1' });
   });
 });

@@ -13,9 +13,9 @@ import {
 } from '../src/index';
 
 const require = createRequire(import.meta.url);
- 
+
 const examples: { name: string; examples: any[] }[] = require('@octokit/webhooks-examples');
- 
+
 function example(name: string, action?: string): any {
   const ex = examples.find((e) => e.name === name)!.examples.find((e) => action === undefined || e.action === action);
   return structuredClone(ex);
@@ -26,7 +26,10 @@ const ctx: RouterContext = { botLogins: ['github-actions[bot]', 'hydra-pat-user'
 const human = { login: 'Codertocat', type: 'User' };
 const bot = { login: 'github-actions[bot]', type: 'Bot' };
 
-function issues(action: string, over: { labels?: string[]; label?: string; sender?: object; state?: string; pr?: boolean } = {}) {
+function issues(
+  action: string,
+  over: { labels?: string[]; label?: string; sender?: object; state?: string; pr?: boolean } = {},
+) {
   const p = example('issues', action) ?? example('issues', 'opened');
   p.action = action;
   p.issue.state = over.state ?? (action === 'closed' ? 'closed' : 'open');
@@ -50,8 +53,16 @@ function comment(body: string, over: { user?: { login: string; type: string }; a
 describe('issues events', () => {
   it('opened → triage when auto_triage', () => {
     const e = issues('opened');
-    expect(route(e, ctx)).toEqual({ kind: 'phase', phase: 'triage', issue: e.payload.issue.number, actor: 'Codertocat' });
-    expect(route(e, { ...ctx, config: { ...config, auto_triage: false } })).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/auto_triage is off/) });
+    expect(route(e, ctx)).toEqual({
+      kind: 'phase',
+      phase: 'triage',
+      issue: e.payload.issue.number,
+      actor: 'Codertocat',
+    });
+    expect(route(e, { ...ctx, config: { ...config, auto_triage: false } })).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/auto_triage is off/),
+    });
     expect(route(issues('opened', { labels: ['hydraflow-find'] }), ctx)).toMatchObject({ kind: 'skip' });
   });
   it('real example payloads route without crashing', () => {
@@ -63,41 +74,78 @@ describe('issues events', () => {
     }
   });
   it('labeled: find → triage, other pipeline labels → override, others skipped', () => {
-    expect(route(issues('labeled', { label: 'hydraflow-find', labels: ['hydraflow-find'] }), ctx)).toMatchObject({ kind: 'phase', phase: 'triage' });
-    expect(route(issues('labeled', { label: 'hydraflow-ready', labels: ['hydraflow-plan', 'hydraflow-ready'] }), ctx)).toMatchObject({
+    expect(route(issues('labeled', { label: 'hydraflow-find', labels: ['hydraflow-find'] }), ctx)).toMatchObject({
+      kind: 'phase',
+      phase: 'triage',
+    });
+    expect(
+      route(issues('labeled', { label: 'hydraflow-ready', labels: ['hydraflow-plan', 'hydraflow-ready'] }), ctx),
+    ).toMatchObject({
       kind: 'override',
       stage: 'ready',
       actor: 'Codertocat',
     });
-    expect(route(issues('labeled', { label: 'HydraFlow-HITL' }), ctx)).toMatchObject({ kind: 'override', stage: 'hitl' });
+    expect(route(issues('labeled', { label: 'HydraFlow-HITL' }), ctx)).toMatchObject({
+      kind: 'override',
+      stage: 'hitl',
+    });
     expect(route(issues('labeled', { label: 'bug' }), ctx)).toEqual({ kind: 'skip', reason: 'not a pipeline label' });
   });
   it('unlabeled → override null only when no pipeline label remains', () => {
-    expect(route(issues('unlabeled', { label: 'hydraflow-plan', labels: ['bug'] }), ctx)).toMatchObject({ kind: 'override', stage: null });
+    expect(route(issues('unlabeled', { label: 'hydraflow-plan', labels: ['bug'] }), ctx)).toMatchObject({
+      kind: 'override',
+      stage: null,
+    });
     expect(route(issues('unlabeled', { label: 'hydraflow-plan', labels: ['hydraflow-ready'] }), ctx)).toMatchObject({
       kind: 'skip',
       reason: expect.stringMatching(/another pipeline label remains/),
     });
   });
   it('own writes and foreign bots never start work', () => {
-    expect(route(issues('labeled', { label: 'hydraflow-plan', sender: bot }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/HydraFlow itself/) });
-    expect(route(issues('opened', { sender: { login: 'Hydra-PAT-User', type: 'User' } }), ctx)).toMatchObject({ kind: 'skip' });
+    expect(route(issues('labeled', { label: 'hydraflow-plan', sender: bot }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/HydraFlow itself/),
+    });
+    expect(route(issues('opened', { sender: { login: 'Hydra-PAT-User', type: 'User' } }), ctx)).toMatchObject({
+      kind: 'skip',
+    });
     const renovate = { login: 'renovate[bot]', type: 'Bot' };
-    expect(route(issues('opened', { sender: renovate }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/allowed_bots/) });
+    expect(route(issues('opened', { sender: renovate }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/allowed_bots/),
+    });
     const allow = { ...ctx, config: { ...config, commands: { ...config.commands, allowed_bots: ['renovate[bot]'] } } };
-    expect(route(issues('opened', { sender: renovate }), allow)).toMatchObject({ kind: 'phase', actor: 'renovate[bot]' });
+    expect(route(issues('opened', { sender: renovate }), allow)).toMatchObject({
+      kind: 'phase',
+      actor: 'renovate[bot]',
+    });
   });
   it('closed issues: cleanup only', () => {
-    expect(route(issues('closed', { labels: ['hydraflow-review', 'bug'] }), ctx)).toMatchObject({ kind: 'close', target: null });
-    expect(route(issues('closed', { labels: ['hydraflow-review', 'hydraflow-fixed'] }), ctx)).toMatchObject({ kind: 'close', target: 'fixed' });
+    expect(route(issues('closed', { labels: ['hydraflow-review', 'bug'] }), ctx)).toMatchObject({
+      kind: 'close',
+      target: null,
+    });
+    expect(route(issues('closed', { labels: ['hydraflow-review', 'hydraflow-fixed'] }), ctx)).toMatchObject({
+      kind: 'close',
+      target: 'fixed',
+    });
     expect(route(issues('closed', { labels: ['hydraflow-fixed'] }), ctx).kind).toBe('skip');
     expect(route(issues('closed', { labels: ['bug'] }), ctx).kind).toBe('skip');
     expect(route(issues('closed', { labels: ['hydraflow-plan'], sender: bot }), ctx).kind).toBe('close');
-    expect(route(issues('labeled', { label: 'hydraflow-plan', state: 'closed' }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/closed/) });
-    expect(route(issues('opened', { pr: true }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/pull request/) });
+    expect(route(issues('labeled', { label: 'hydraflow-plan', state: 'closed' }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/closed/),
+    });
+    expect(route(issues('opened', { pr: true }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/pull request/),
+    });
   });
   it('edited and other actions are skipped', () => {
-    expect(route(issues('edited'), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/edits are not acted on yet/) });
+    expect(route(issues('edited'), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/edits are not acted on yet/),
+    });
     expect(route(issues('pinned'), ctx).kind).toBe('skip');
   });
 });
@@ -123,11 +171,19 @@ describe('slash commands', () => {
       actor: 'Codertocat',
       minPermission: 'write',
     });
-    expect(route(comment('/foo bar'), ctx)).toMatchObject({ kind: 'command', command: 'unknown', requested: 'foo', phase: null });
+    expect(route(comment('/foo bar'), ctx)).toMatchObject({
+      kind: 'command',
+      command: 'unknown',
+      requested: 'foo',
+      phase: null,
+    });
     // The configured floor guards commands that start work; reply-only /help keeps its own minimum (read)
     expect(route(comment('/help'), ctx)).toMatchObject({ command: 'help', minPermission: 'read' });
     expect(route(comment('/triage'), ctx)).toMatchObject({ minPermission: 'write' });
-    const strict = { ...ctx, config: { ...config, commands: { ...config.commands, min_permission: 'admin' as const } } };
+    const strict = {
+      ...ctx,
+      config: { ...config, commands: { ...config.commands, min_permission: 'admin' as const } },
+    };
     expect(route(comment('/triage'), strict)).toMatchObject({ minPermission: 'admin' });
     expect(route(comment('/groom'), ctx)).toMatchObject({ minPermission: 'write' });
   });
@@ -135,13 +191,20 @@ describe('slash commands', () => {
     expect(route(comment('nice idea'), ctx)).toEqual({ kind: 'skip', reason: 'not a command' });
     expect(route(comment('/retry', { user: bot }), ctx).kind).toBe('skip');
     expect(route(comment('/retry', { user: { login: 'other[bot]', type: 'Bot' } }), ctx).kind).toBe('skip');
-    expect(route(comment('/retry', { action: 'edited' }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/only new comments/) });
+    expect(route(comment('/retry', { action: 'edited' }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/only new comments/),
+    });
     expect(route(comment('/retry', { pr: true }), ctx).kind).toBe('skip');
   });
   it('the registry is extensible', () => {
     const reg = createCommandRegistry(BUILTIN_COMMANDS);
     reg.register({ name: 'deploy', description: 'Deploy', usage: '/deploy', minPermission: 'admin', phase: 'deploy' });
-    expect(route(comment('/deploy'), { ...ctx, commands: reg })).toMatchObject({ command: 'deploy', phase: 'deploy', minPermission: 'admin' });
+    expect(route(comment('/deploy'), { ...ctx, commands: reg })).toMatchObject({
+      command: 'deploy',
+      phase: 'deploy',
+      minPermission: 'admin',
+    });
     expect(() => reg.register({ ...BUILTIN_COMMANDS[0]! })).toThrow(/already registered/);
     expect(renderHelp(reg, 'foo')).toContain('`/deploy`');
   });
@@ -164,12 +227,21 @@ describe('workflow_dispatch', () => {
     });
   });
   it('bad inputs are skipped with a reason', () => {
-    expect(route(dispatch({ phase: 'plan', actor: 'octocat' }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/input issue/) });
+    expect(route(dispatch({ phase: 'plan', actor: 'octocat' }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/input issue/),
+    });
     expect(route(dispatch({ issue: '0', phase: 'plan', actor: 'x' }), ctx).kind).toBe('skip');
     expect(route(dispatch({ issue: '1; rm -rf', phase: 'plan', actor: 'x' }), ctx).kind).toBe('skip');
-    expect(route(dispatch({ issue: '1', phase: 'Plan!', actor: 'x' }), ctx)).toMatchObject({ reason: expect.stringMatching(/input phase/) });
-    expect(route(dispatch({ issue: '1', phase: 'plan', actor: 'a b' }), ctx)).toMatchObject({ reason: expect.stringMatching(/input actor/) });
-    expect(route(dispatch({ issue: '1', phase: 'deploy', actor: 'x' }), { ...ctx, knownPhases: ['plan'] })).toMatchObject({ kind: 'skip' });
+    expect(route(dispatch({ issue: '1', phase: 'Plan!', actor: 'x' }), ctx)).toMatchObject({
+      reason: expect.stringMatching(/input phase/),
+    });
+    expect(route(dispatch({ issue: '1', phase: 'plan', actor: 'a b' }), ctx)).toMatchObject({
+      reason: expect.stringMatching(/input actor/),
+    });
+    expect(
+      route(dispatch({ issue: '1', phase: 'deploy', actor: 'x' }), { ...ctx, knownPhases: ['plan'] }),
+    ).toMatchObject({ kind: 'skip' });
   });
 });
 
@@ -179,9 +251,15 @@ describe('other events', () => {
       const payload = example(name);
       expect(route({ name, payload }, ctx)).toEqual({ kind: 'skip', reason: 'handled by a later phase' });
     }
-    expect(route({ name: 'star', payload: example('star') }, ctx)).toEqual({ kind: 'skip', reason: 'event star is not handled' });
+    expect(route({ name: 'star', payload: example('star') }, ctx)).toEqual({
+      kind: 'skip',
+      reason: 'event star is not handled',
+    });
     const handlers = { ...DEFAULT_EVENT_HANDLERS, pull_request: () => ({ kind: 'skip' as const, reason: 'custom' }) };
-    expect(route({ name: 'pull_request', payload: example('pull_request') }, { ...ctx, handlers })).toEqual({ kind: 'skip', reason: 'custom' });
+    expect(route({ name: 'pull_request', payload: example('pull_request') }, { ...ctx, handlers })).toEqual({
+      kind: 'skip',
+      reason: 'custom',
+    });
     expect(route({ name: 'issues', payload: null }, ctx).kind).toBe('skip');
     expect(route({ name: 'issues', payload: { action: 'opened', issue: {} } }, ctx).kind).toBe('skip');
   });

@@ -76,7 +76,11 @@ describe('state codec', () => {
   });
 
   it('cannot break out of the HTML comment, even with hostile strings', () => {
-    const s = recordError(sample(), { phase: 'plan', message: 'boom --> <script>x</script> -- --!> & ünïcode \u2028 😀', now });
+    const s = recordError(sample(), {
+      phase: 'plan',
+      message: 'boom --> <script>x</script> -- --!> & ünïcode \u2028 😀',
+      now,
+    });
     const block = encodeStateBlock(s, { key: KEY });
     const inner = block.slice('<!--'.length, -'-->'.length);
     expect(inner).not.toContain('--');
@@ -124,15 +128,19 @@ describe('state codec', () => {
     expect(reasonOf('<!-- hydraflow:state v=1 sig=none {"v":1,"issue":42}', { issue: 42 })).toBe('malformed');
     expect(reasonOf('<!-- hydraflow:state garbage -->', { issue: 42 })).toBe('malformed');
     expect(reasonOf('<!-- hydraflow:state v=1 sig=none [1] -->', { issue: 42 })).toBe('malformed');
-    expect(reasonOf('<!-- hydraflow:state v=2 sig=none {"v":1,"issue":42,"ledger":[],"history":[]} -->', { issue: 42 })).toBe(
-      'malformed',
-    );
+    expect(
+      reasonOf('<!-- hydraflow:state v=2 sig=none {"v":1,"issue":42,"ledger":[],"history":[]} -->', { issue: 42 }),
+    ).toBe('malformed');
   });
 
   it('rejects schema violations', () => {
-    expect(reasonOf('<!-- hydraflow:state v=1 sig=none {"v":1,"issue":42,"ledger":"x","history":[]} -->', { issue: 42 })).toBe('schema');
     expect(
-      reasonOf('<!-- hydraflow:state v=1 sig=none {"v":1,"issue":42,"stage":"deploy","ledger":[],"history":[]} -->', { issue: 42 }),
+      reasonOf('<!-- hydraflow:state v=1 sig=none {"v":1,"issue":42,"ledger":"x","history":[]} -->', { issue: 42 }),
+    ).toBe('schema');
+    expect(
+      reasonOf('<!-- hydraflow:state v=1 sig=none {"v":1,"issue":42,"stage":"deploy","ledger":[],"history":[]} -->', {
+        issue: 42,
+      }),
     ).toBe('schema');
   });
 
@@ -145,7 +153,9 @@ describe('state codec', () => {
   });
 
   it('rejects unknown (future) versions instead of obeying them', () => {
-    expect(reasonOf('<!-- hydraflow:state v=9 sig=none {"v":9,"issue":42,"anything":true} -->', { issue: 42 })).toBe('unknown-version');
+    expect(reasonOf('<!-- hydraflow:state v=9 sig=none {"v":9,"issue":42,"anything":true} -->', { issue: 42 })).toBe(
+      'unknown-version',
+    );
     expect(reasonOf('<!-- hydraflow:state v=1 sig=none {"issue":42} -->', { issue: 42 })).toBe('malformed');
   });
 
@@ -222,13 +232,18 @@ describe('claims', () => {
 
 describe('findStateComment', () => {
   const bot = { login: 'github-actions[bot]', type: 'Bot' };
-  const body = (s: IssueState, key?: string) => renderProgressComment({ state: s, stage: 'plan', headline: 'h', next: 'n' }, { key });
+  const body = (s: IssueState, key?: string) =>
+    renderProgressComment({ state: s, stage: 'plan', headline: 'h', next: 'n' }, { key });
 
   it('trusts only bot comments and reports forgeries', () => {
     const good = body(sample(), KEY);
     const comments = [
       { id: 1, body: body(sample(), KEY), user: { login: 'mallory', type: 'User' } }, // copied by a user
-      { id: 2, body: good.replace(/sig=[0-9a-f]+/, 'sig=' + 'f'.repeat(64)), user: { login: 'other-app[bot]', type: 'Bot' } },
+      {
+        id: 2,
+        body: good.replace(/sig=[0-9a-f]+/, 'sig=' + 'f'.repeat(64)),
+        user: { login: 'other-app[bot]', type: 'Bot' },
+      },
       { id: 3, body: 'plain', user: bot },
       { id: 4, body: good, user: bot },
       { id: 5, body: body(sample(), KEY), user: bot },
@@ -249,7 +264,10 @@ describe('findStateComment', () => {
 
   it('returns the bot comment to repair when its state is rejected, nothing when there is none', () => {
     const tampered = body(sample()).replace('"stage":"plan"', '"stage":"nope"');
-    const r = findStateComment([{ id: 9, body: tampered, user: bot }], { botLogins: ['github-actions[bot]'], issue: 42 });
+    const r = findStateComment([{ id: 9, body: tampered, user: bot }], {
+      botLogins: ['github-actions[bot]'],
+      issue: 42,
+    });
     expect(r.comment?.id).toBe(9);
     expect(r.state).toBeUndefined();
     expect(r.rejected[0]?.reason).toBe('schema');
@@ -298,7 +316,8 @@ describe('progress comment', () => {
 
   it('stays under 65,536 chars', () => {
     let s = emptyState(5);
-    for (let i = 0; i < 60; i++) s = recordTransition(s, { to: 'ready', by: 'hydraflow', reason: 'x'.repeat(200), now });
+    for (let i = 0; i < 60; i++)
+      s = recordTransition(s, { to: 'ready', by: 'hydraflow', reason: 'x'.repeat(200), now });
     const out = renderProgressComment(
       { state: s, stage: 'ready', headline: 'h', next: 'n', details: 'd'.repeat(80_000), error: 'e'.repeat(50_000) },
       { key: KEY },

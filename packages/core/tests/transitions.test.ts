@@ -37,7 +37,8 @@ describe('transition table', () => {
     expect(canTransition(null, 'find', 'hydraflow')).toBe(true);
     expect(canTransition('plan', null, 'hydraflow')).toBe(false);
     for (const from of [...stages, null] as (PipelineStage | null)[])
-      for (const to of [...stages, null] as (PipelineStage | null)[]) expect(canTransition(from, to, 'human')).toBe(true);
+      for (const to of [...stages, null] as (PipelineStage | null)[])
+        expect(canTransition(from, to, 'human')).toBe(true);
   });
 });
 
@@ -54,7 +55,10 @@ describe('planLabelChange', () => {
     expect(planLabelChange(['hydraflow-review', 'p1'], null)).toEqual({ add: [], remove: ['hydraflow-review'] });
   });
   it('treats label names case-insensitively and removes with the original spelling', () => {
-    expect(planLabelChange(['HydraFlow-Plan', 'hydraflow-find'], 'plan')).toEqual({ add: [], remove: ['hydraflow-find'] });
+    expect(planLabelChange(['HydraFlow-Plan', 'hydraflow-find'], 'plan')).toEqual({
+      add: [],
+      remove: ['hydraflow-find'],
+    });
     expect(pipelineLabelsOf(['HYDRAFLOW-READY', 'hydraflow-x', 'bug'])).toEqual(['HYDRAFLOW-READY']);
   });
   it('currentStage reports ambiguity', () => {

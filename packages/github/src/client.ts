@@ -44,7 +44,8 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 
 /** Safe to repeat after a 5xx: the request's effect is the same whether it ran once or twice. */
 function isIdempotent(method: string, url: string): boolean {
-  if (method === 'GET' || method === 'HEAD' || method === 'PUT' || method === 'DELETE' || method === 'PATCH') return true;
+  if (method === 'GET' || method === 'HEAD' || method === 'PUT' || method === 'DELETE' || method === 'PATCH')
+    return true;
   // Adding labels to an issue is a set union; adding an existing label changes nothing.
   return method === 'POST' && /\/issues\/\{?[\w-]+\}?\/labels$/.test(url);
 }
@@ -104,7 +105,10 @@ export function createRestClient(options: ClientOptions): RestClient {
         }
         const transient = status === undefined || status >= 500;
         if (!transient) throw error;
-        if (!isIdempotent(method, url) && !(requestOptions.request as { hydraflowIdempotent?: boolean } | undefined)?.hydraflowIdempotent) {
+        if (
+          !isIdempotent(method, url) &&
+          !(requestOptions.request as { hydraflowIdempotent?: boolean } | undefined)?.hydraflowIdempotent
+        ) {
           throw new UncertainWriteError(
             `GitHub answered ${status ?? 'a network error'} to ${method} ${url}; the write may or may not have happened`,
             status,

@@ -32,7 +32,8 @@ export async function createProvider(options: CreateProviderOptions): Promise<Mo
       return new OpenAIProvider({ ...common, name: 'openai', ...(jsonMode ? { jsonMode } : {}) });
     }
     case 'openai-compatible': {
-      if (!rest.baseUrl) throw new UserError("Provider 'openai-compatible' needs a base URL (e.g. http://localhost:11434/v1)");
+      if (!rest.baseUrl)
+        throw new UserError("Provider 'openai-compatible' needs a base URL (e.g. http://localhost:11434/v1)");
       const { OpenAIProvider } = await import('./openai');
       return new OpenAIProvider({ ...common, name: 'openai-compatible', ...(jsonMode ? { jsonMode } : {}) });
     }
@@ -41,6 +42,8 @@ export async function createProvider(options: CreateProviderOptions): Promise<Mo
       return new AnthropicProvider(common);
     }
     default:
-      throw new UserError(`Unknown model provider '${String(provider)}': expected openai, anthropic or openai-compatible`);
+      throw new UserError(
+        `Unknown model provider '${String(provider)}': expected openai, anthropic or openai-compatible`,
+      );
   }
 }

@@ -19,4 +19,11 @@ export {
   StructuredOutputError,
   type GenerateStructuredArgs,
 } from './structured';
-export { withRetries, classifyError, retryAfterMs, type RetryOptions, type RetryContext, type ErrorClass } from './retry';
+export {
+  withRetries,
+  classifyError,
+  retryAfterMs,
+  type RetryOptions,
+  type RetryContext,
+  type ErrorClass,
+} from './retry';

@@ -5,7 +5,10 @@
  * system prompt.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import { withRetries, type RetryOptions } from './retry';
 import type { CompletionRequest, CompletionResult, ModelProvider, Usage } from './types';
 
@@ -40,7 +43,9 @@ function isConnectionError(e: unknown): boolean {
 
 function rejectsJsonSchema(err: unknown): boolean {
   const e = err as { status?: unknown; message?: unknown; param?: unknown };
-  return e?.status === 400 && (e.param === 'response_format' || /json_schema|response_format/i.test(String(e.message ?? '')));
+  return (
+    e?.status === 400 && (e.param === 'response_format' || /json_schema|response_format/i.test(String(e.message ?? '')))
+  );
 }
 
 export class OpenAIProvider implements ModelProvider {

@@ -103,7 +103,13 @@ export function classifyError(err: unknown, isConnectionError: (e: unknown) => b
     return { kind: 'credit', message: message ?? detail };
   }
   if (status === undefined) {
-    if (isConnectionError(err)) return { kind: 'retryable', status, detail: detail || String(e.name ?? 'connection error'), retryAfterMs: undefined };
+    if (isConnectionError(err))
+      return {
+        kind: 'retryable',
+        status,
+        detail: detail || String(e.name ?? 'connection error'),
+        retryAfterMs: undefined,
+      };
     return { kind: 'fatal', status, detail: detail || String(err) };
   }
   if (status === 401 || status === 403) return { kind: 'auth', status, detail };
@@ -141,10 +147,16 @@ export async function withRetries<T>(
     } catch (err) {
       const c = classifyError(err, ctx.isConnectionError);
       if (c.kind === 'credit') {
-        throw new CreditExhaustedError(`${ctx.provider} (${ctx.model}): out of credit or billing disabled: ${c.message}`, ctx.provider);
+        throw new CreditExhaustedError(
+          `${ctx.provider} (${ctx.model}): out of credit or billing disabled: ${c.message}`,
+          ctx.provider,
+        );
       }
       if (c.kind === 'auth') {
-        throw new UserError(`${ctx.provider} rejected the credentials for model ${ctx.model} (${c.detail}); check the API key secret`, { cause: err });
+        throw new UserError(
+          `${ctx.provider} rejected the credentials for model ${ctx.model} (${c.detail}); check the API key secret`,
+          { cause: err },
+        );
       }
       if (c.kind === 'fatal') {
         if (err instanceof HydraflowError) throw err;

@@ -56,7 +56,10 @@ export interface ModelProvider {
   readonly model: string;
   complete(request: CompletionRequest): Promise<CompletionResult>;
   /** Structured output: the adapter uses the API's native JSON-schema or forced-tool mode and returns raw JSON text. */
-  completeJson(request: CompletionRequest, schema: { name: string; jsonSchema: Record<string, unknown> }): Promise<CompletionResult>;
+  completeJson(
+    request: CompletionRequest,
+    schema: { name: string; jsonSchema: Record<string, unknown> },
+  ): Promise<CompletionResult>;
 }
 
 export interface StructuredRequest<T> extends CompletionRequest {

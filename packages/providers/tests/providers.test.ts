@@ -43,7 +43,11 @@ function request(issue = 12, extraSystem = ''): CompletionRequest {
   };
 }
 
-async function setup(kind: ProviderName, script: Script, extra: { timeoutMs?: number; rejectJsonSchema?: boolean } = {}) {
+async function setup(
+  kind: ProviderName,
+  script: Script,
+  extra: { timeoutMs?: number; rejectJsonSchema?: boolean } = {},
+) {
   server = await startModelServer({ script, ...(extra.rejectJsonSchema ? { rejectJsonSchema: true } : {}) });
   const sleeps: number[] = [];
   const provider = await createProvider({
@@ -74,7 +78,10 @@ describe.each(['openai', 'anthropic'] as const)('%s provider against the scripte
     const sent = server.calls[0]!.request!;
     expect(sent).toMatchObject({ role: 'triage', issue: 12 });
     if (kind === 'openai') {
-      expect(sent.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'TriageVerdict', strict: true } });
+      expect(sent.body.response_format).toMatchObject({
+        type: 'json_schema',
+        json_schema: { name: 'TriageVerdict', strict: true },
+      });
       expect(sent.body.max_completion_tokens).toBe(400);
     } else {
       expect(sent.body.tool_choice).toEqual({ type: 'tool', name: 'TriageVerdict' });
@@ -117,24 +124,29 @@ describe.each(['openai', 'anthropic'] as const)('%s provider against the scripte
   });
 
   it('429 with retry-after: the requested sleep is the retry-after, then success', async () => {
-    const { provider, sleeps } = await setup(kind, { triage: [{ fault: '429', retryAfterSeconds: 7 }, { json: GOOD }] });
+    const { provider, sleeps } = await setup(kind, {
+      triage: [{ fault: '429', retryAfterSeconds: 7 }, { json: GOOD }],
+    });
     const { calls } = await structured(provider);
     expect(sleeps).toEqual([7000]);
     expect(calls[0]!.attempts).toBe(2);
   });
 
-  it.each(['529', '500'] as const)('%s is retried with exponential backoff, then ProviderUnavailableError', async (fault) => {
-    const { provider, sleeps, server } = await setup(kind, { triage: { fault } });
-    const error = await structured(provider).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProviderUnavailableError);
-    const status = kind === 'openai' && fault === '529' ? '503' : fault;
-    expect((error as Error).message).toContain(kind);
-    expect((error as Error).message).toContain(MODELS[kind]);
-    expect((error as Error).message).toContain(`status ${status}`);
-    expect((error as Error).message).toContain('4 attempts');
-    expect(server.calls).toHaveLength(4);
-    expect(sleeps).toEqual([750, 1500, 3000]); // 1 s · 2^n, jitter factor 0.75 with random() = 0.5
-  });
+  it.each(['529', '500'] as const)(
+    '%s is retried with exponential backoff, then ProviderUnavailableError',
+    async (fault) => {
+      const { provider, sleeps, server } = await setup(kind, { triage: { fault } });
+      const error = await structured(provider).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderUnavailableError);
+      const status = kind === 'openai' && fault === '529' ? '503' : fault;
+      expect((error as Error).message).toContain(kind);
+      expect((error as Error).message).toContain(MODELS[kind]);
+      expect((error as Error).message).toContain(`status ${status}`);
+      expect((error as Error).message).toContain('4 attempts');
+      expect(server.calls).toHaveLength(4);
+      expect(sleeps).toEqual([750, 1500, 3000]); // 1 s · 2^n, jitter factor 0.75 with random() = 0.5
+    },
+  );
 
   it('credit exhaustion → CreditExhaustedError at once, never retried', async () => {
     const { provider, sleeps, server } = await setup(kind, { triage: { fault: 'credit' } });
@@ -146,7 +158,11 @@ describe.each(['openai', 'anthropic'] as const)('%s provider against the scripte
   });
 
   it('timeout → retried after the client gives up', async () => {
-    const { provider, sleeps, server } = await setup(kind, { triage: [{ fault: 'timeout', latencyMs: 3000 }, { json: GOOD }] }, { timeoutMs: 200 });
+    const { provider, sleeps, server } = await setup(
+      kind,
+      { triage: [{ fault: 'timeout', latencyMs: 3000 }, { json: GOOD }] },
+      { timeoutMs: 200 },
+    );
     const started = Date.now();
     const { value, calls } = await structured(provider);
     expect(value).toEqual(GOOD);
@@ -200,7 +216,11 @@ describe('usage normalisation with prompt caching', () => {
 
 describe('OpenAI-compatible endpoints', () => {
   it('falls back to json_object + schema in the prompt when json_schema is rejected, and remembers', async () => {
-    const { provider, server } = await setup('openai-compatible', { triage: { json: GOOD } }, { rejectJsonSchema: true });
+    const { provider, server } = await setup(
+      'openai-compatible',
+      { triage: { json: GOOD } },
+      { rejectJsonSchema: true },
+    );
     expect(provider.name).toBe('openai-compatible');
     expect((await structured(provider)).value).toEqual(GOOD);
     expect((await structured(provider)).value).toEqual(GOOD);
@@ -214,7 +234,9 @@ describe('OpenAI-compatible endpoints', () => {
   });
 
   it('needs a base URL', async () => {
-    await expect(createProvider({ provider: 'openai-compatible', model: 'llama', apiKey: 'x' })).rejects.toThrow(UserError);
+    await expect(createProvider({ provider: 'openai-compatible', model: 'llama', apiKey: 'x' })).rejects.toThrow(
+      UserError,
+    );
   });
 });
 
@@ -230,7 +252,9 @@ describe('JSON Schema for strict mode', () => {
   });
 
   it('nested objects and arrays of objects are strict too', () => {
-    const s = toStrictJsonSchema(z.object({ items: z.array(z.object({ a: z.string(), b: z.number().optional() })) })) as any;
+    const s = toStrictJsonSchema(
+      z.object({ items: z.array(z.object({ a: z.string(), b: z.number().optional() })) }),
+    ) as any;
     expect(s.properties.items.items).toMatchObject({ additionalProperties: false, required: ['a', 'b'] });
   });
 });
@@ -238,16 +262,38 @@ describe('JSON Schema for strict mode', () => {
 describe('error classification', () => {
   const never = () => false;
   it('knows Anthropic billing errors and spend limits as credit exhaustion', () => {
-    expect(classifyError({ status: 402, error: { type: 'error', error: { type: 'billing_error', message: 'x' } } }, never).kind).toBe('credit');
     expect(
-      classifyError({ status: 429, error: { type: 'error', error: { type: 'rate_limit_error', message: 'x', details: { error_code: 'enforced_spend_limit_reached' } } } }, never).kind,
+      classifyError({ status: 402, error: { type: 'error', error: { type: 'billing_error', message: 'x' } } }, never)
+        .kind,
     ).toBe('credit');
-    expect(classifyError({ status: 429, error: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } }, never).kind).toBe('retryable');
-    expect(classifyError({ status: 400, error: { message: 'bad', type: 'invalid_request_error' } }, never).kind).toBe('fatal');
+    expect(
+      classifyError(
+        {
+          status: 429,
+          error: {
+            type: 'error',
+            error: { type: 'rate_limit_error', message: 'x', details: { error_code: 'enforced_spend_limit_reached' } },
+          },
+        },
+        never,
+      ).kind,
+    ).toBe('credit');
+    expect(
+      classifyError(
+        { status: 429, error: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } },
+        never,
+      ).kind,
+    ).toBe('retryable');
+    expect(classifyError({ status: 400, error: { message: 'bad', type: 'invalid_request_error' } }, never).kind).toBe(
+      'fatal',
+    );
   });
 
   it('honours retry-after-ms over retry-after', () => {
-    const c = classifyError({ status: 429, headers: new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }), error: {} }, never);
+    const c = classifyError(
+      { status: 429, headers: new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }), error: {} },
+      never,
+    );
     expect(c).toMatchObject({ kind: 'retryable', retryAfterMs: 250 });
   });
 });
@@ -257,7 +303,13 @@ describe('the official SDKs accept the server as the real thing', () => {
     server = await startModelServer({ script: { triage: { json: GOOD } } });
     const client = new OpenAI({ apiKey: 'k', baseURL: server.openaiBaseUrl, maxRetries: 0 });
     const { data, response } = await client.chat.completions
-      .create({ model: 'gpt-5-mini', messages: [{ role: 'system', content: 'HydraFlow triage agent' }, { role: 'user', content: 'Issue #1' }] })
+      .create({
+        model: 'gpt-5-mini',
+        messages: [
+          { role: 'system', content: 'HydraFlow triage agent' },
+          { role: 'user', content: 'Issue #1' },
+        ],
+      })
       .withResponse();
     expect(response.headers.get('x-request-id')).toMatch(/^req_/);
     expect(JSON.parse(data.choices[0]!.message.content!)).toEqual(GOOD);
@@ -267,7 +319,12 @@ describe('the official SDKs accept the server as the real thing', () => {
   it('anthropic SDK: message parses; errors map to the SDK classes', async () => {
     server = await startModelServer({ script: { triage: [{ text: 'hello' }, { fault: '529' }] } });
     const client = new Anthropic({ apiKey: 'k', baseURL: server.anthropicBaseUrl, maxRetries: 0 });
-    const params = { model: 'claude-sonnet-4-6', max_tokens: 10, system: 'HydraFlow triage agent', messages: [{ role: 'user' as const, content: 'Issue #1' }] };
+    const params = {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 10,
+      system: 'HydraFlow triage agent',
+      messages: [{ role: 'user' as const, content: 'Issue #1' }],
+    };
     const message = await client.messages.create(params);
     expect(message.content).toEqual([{ type: 'text', text: 'hello' }]);
     const error = await client.messages.create(params).catch((e: unknown) => e);

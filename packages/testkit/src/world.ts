@@ -36,7 +36,10 @@ export interface World {
     options?: Partial<Omit<RunActionOptions, 'gh' | 'event' | 'payload'>>,
   ): Promise<ActionRun>;
   /** Runs the workflow_dispatch HydraFlow recorded last (the next phase), as GitHub would start it. */
-  runDispatch(index?: number, options?: Partial<Omit<RunActionOptions, 'gh' | 'event' | 'payload'>>): Promise<ActionRun>;
+  runDispatch(
+    index?: number,
+    options?: Partial<Omit<RunActionOptions, 'gh' | 'event' | 'payload'>>,
+  ): Promise<ActionRun>;
   /** The inputs the workflow template passes to the action in this world. */
   inputs(): Record<string, string>;
   close(): Promise<void>;

@@ -12,7 +12,12 @@ beforeAll(async () => {
   gh = await startGitHubEmulator({ owner: 'acme', repo: 'widgets' });
   gh.addUser({ login: 'alice', type: 'User', permission: 'read' });
   gh.world.label('hydraflow:plan', '0e8a16', 'Plan it');
-  const issue = gh.world.issue({ title: 'Add dark mode', body: 'Please', author: 'alice', labels: ['bug', 'hydraflow:plan'] });
+  const issue = gh.world.issue({
+    title: 'Add dark mode',
+    body: 'Please',
+    author: 'alice',
+    labels: ['bug', 'hydraflow:plan'],
+  });
   gh.world.comment(issue.number, { author: 'bob', body: 'first' });
   gh.world.comment(issue.number, { author: 'alice', body: '/hydraflow plan' });
   gh.world.ref('hydraflow/issue-1');
@@ -42,8 +47,14 @@ describe('buildEvent', () => {
   it.each(cases)('%s.%s keeps the example shape and reflects the world', (name, action) => {
     const example = exampleEvent(name, action);
     const ev = buildEvent(gh, name, action, name === 'issue_comment' || name === 'issues' ? { issue: 1 } : {});
-    const exampleKeys = Object.keys(example).filter((k) => k !== 'changes').sort();
-    expect(Object.keys(ev).filter((k) => k !== 'changes').sort()).toEqual(exampleKeys);
+    const exampleKeys = Object.keys(example)
+      .filter((k) => k !== 'changes')
+      .sort();
+    expect(
+      Object.keys(ev)
+        .filter((k) => k !== 'changes')
+        .sort(),
+    ).toEqual(exampleKeys);
     if (action) expect(ev.action).toBe(action);
     const repo = ev.repository as Record<string, unknown>;
     expect(repo).toMatchObject({ name: 'widgets', full_name: 'acme/widgets', owner: { login: 'acme' } });
@@ -53,8 +64,17 @@ describe('buildEvent', () => {
 
   it('adapts issues to the world state', () => {
     const ev = buildEvent(gh, 'issues', 'labeled', { issue: 1, label: 'hydraflow:plan' });
-    expect(ev.issue).toMatchObject({ number: 1, title: 'Add dark mode', body: 'Please', user: { login: 'alice' }, comments: 2 });
-    expect((ev.issue as { labels: Array<{ name: string }> }).labels.map((l) => l.name)).toEqual(['bug', 'hydraflow:plan']);
+    expect(ev.issue).toMatchObject({
+      number: 1,
+      title: 'Add dark mode',
+      body: 'Please',
+      user: { login: 'alice' },
+      comments: 2,
+    });
+    expect((ev.issue as { labels: Array<{ name: string }> }).labels.map((l) => l.name)).toEqual([
+      'bug',
+      'hydraflow:plan',
+    ]);
     expect(ev.label).toMatchObject({ name: 'hydraflow:plan', color: '0e8a16' });
     expect(ev.sender).toMatchObject({ login: 'alice' });
   });
@@ -71,12 +91,25 @@ describe('buildEvent', () => {
   it('adapts pull_request and workflow_dispatch', () => {
     const pr = buildEvent(gh, 'pull_request', 'synchronize');
     expect(pr.number).toBe(2);
-    expect(pr.pull_request).toMatchObject({ number: 2, title: 'Dark mode', head: { ref: 'hydraflow/issue-1' }, base: { ref: 'main' } });
+    expect(pr.pull_request).toMatchObject({
+      number: 2,
+      title: 'Dark mode',
+      head: { ref: 'hydraflow/issue-1' },
+      base: { ref: 'main' },
+    });
     expect(pr.after).toBe(gh.world.pulls.get(2)!.head.sha);
     const wd = buildEvent(gh, 'workflow_dispatch', undefined, { inputs: { issue: '1' } });
-    expect(wd).toMatchObject({ inputs: { issue: '1' }, ref: 'refs/heads/main', sender: { login: 'github-actions[bot]' } });
+    expect(wd).toMatchObject({
+      inputs: { issue: '1' },
+      ref: 'refs/heads/main',
+      sender: { login: 'github-actions[bot]' },
+    });
     const cs = buildEvent(gh, 'check_suite', 'completed', { head_branch: 'hydraflow/issue-1', conclusion: 'failure' });
-    expect(cs.check_suite).toMatchObject({ conclusion: 'failure', head_branch: 'hydraflow/issue-1', pull_requests: [{ number: 2 }] });
+    expect(cs.check_suite).toMatchObject({
+      conclusion: 'failure',
+      head_branch: 'hydraflow/issue-1',
+      pull_requests: [{ number: 2 }],
+    });
   });
 
   it('writeEventFile writes a GITHUB_EVENT_PATH file', () => {

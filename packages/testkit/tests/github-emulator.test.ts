@@ -25,10 +25,19 @@ describe('authentication', () => {
 
     const alice = gh.addUser({ login: 'alice', type: 'User', permission: 'read' });
     const issue = gh.world.issue({ title: 'Bug', body: 'it breaks', author: 'alice' });
-    await octokit(gh.url, alice.token).rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'me too' });
+    await octokit(gh.url, alice.token).rest.issues.createComment({
+      ...repo,
+      issue_number: issue.number,
+      body: 'me too',
+    });
     const [c] = gh.world.commentsOn(issue.number);
     expect(c?.user).toBe('alice');
-    expect(gh.requests.at(-1)).toMatchObject({ method: 'POST', status: 201, actor: 'alice', operationId: 'issues/create-comment' });
+    expect(gh.requests.at(-1)).toMatchObject({
+      method: 'POST',
+      status: 201,
+      actor: 'alice',
+      operationId: 'issues/create-comment',
+    });
     expectNoViolations(gh);
   });
 
@@ -78,7 +87,12 @@ describe('labels', () => {
     await bot.rest.issues.deleteLabel({ ...repo, name: 'needs-triage' });
     expect(gh.world.getLabel('needs-triage')).toBeUndefined();
     const all = await bot.paginate(bot.rest.issues.listLabelsForRepo, { ...repo, per_page: 100 });
-    expect(all.map((l) => l.name).sort()).toEqual(['a b: c', 'hydraflow:implement', 'hydraflow:plan', 'invented-by-model']);
+    expect(all.map((l) => l.name).sort()).toEqual([
+      'a b: c',
+      'hydraflow:implement',
+      'hydraflow:plan',
+      'invented-by-model',
+    ]);
     // the dup 422 and the 404 are GitHub behaviour, not description violations
     expectNoViolations(gh);
   });
@@ -86,7 +100,9 @@ describe('labels', () => {
   it('a read-only user cannot label', async () => {
     const eve = gh.addUser({ login: 'eve', type: 'User', permission: 'read' });
     const issue = gh.world.issue({ title: 'x', author: 'eve' });
-    const e = await rejects(octokit(gh.url, eve.token).rest.issues.addLabels({ ...repo, issue_number: issue.number, labels: ['p0'] }));
+    const e = await rejects(
+      octokit(gh.url, eve.token).rest.issues.addLabels({ ...repo, issue_number: issue.number, labels: ['p0'] }),
+    );
     expect(e.status).toBe(403);
     expect(gh.world.issues.get(issue.number)!.labels).toEqual([]);
   });
@@ -99,9 +115,18 @@ describe('issues', () => {
     gh.world.pull({ title: 'PR', head: 'feature' });
     const next = await bot.rest.issues.create({ ...repo, title: 'Next' });
     expect(next.data.number).toBe(3);
-    const closed = await bot.rest.issues.update({ ...repo, issue_number: 1, state: 'closed', state_reason: 'not_planned' });
+    const closed = await bot.rest.issues.update({
+      ...repo,
+      issue_number: 1,
+      state: 'closed',
+      state_reason: 'not_planned',
+    });
     expect(closed.data).toMatchObject({ state: 'closed', state_reason: 'not_planned' });
-    expect(gh.world.issues.get(1)).toMatchObject({ state: 'closed', closed_by: 'github-actions[bot]', labels: ['epic'] });
+    expect(gh.world.issues.get(1)).toMatchObject({
+      state: 'closed',
+      closed_by: 'github-actions[bot]',
+      labels: ['epic'],
+    });
     const list = await bot.rest.issues.listForRepo({ ...repo, state: 'all' });
     expect(list.data.map((i) => i.number)).toEqual([3, 2, 1]);
     expect(list.data.find((i) => i.number === 2)?.pull_request).toBeTruthy();
@@ -120,9 +145,17 @@ describe('comments', () => {
     expect(first.headers.link).toContain('rel="next"');
     expect(first.headers.link).toContain('page=3>; rel="last"');
 
-    const all = await bot.paginate(bot.rest.issues.listComments, { ...repo, issue_number: issue.number, per_page: 100 });
+    const all = await bot.paginate(bot.rest.issues.listComments, {
+      ...repo,
+      issue_number: issue.number,
+      per_page: 100,
+    });
     expect(all).toHaveLength(76);
-    const small = await bot.paginate(bot.rest.issues.listComments, { ...repo, issue_number: issue.number, per_page: 7 });
+    const small = await bot.paginate(bot.rest.issues.listComments, {
+      ...repo,
+      issue_number: issue.number,
+      per_page: 7,
+    });
     expect(small.map((c) => c.body)).toEqual(all.map((c) => c.body));
     expect(small.at(-1)?.user?.login).toBe('github-actions[bot]');
     const ids = all.map((c) => Number(c.id));
@@ -132,10 +165,12 @@ describe('comments', () => {
     expectNoViolations(gh);
   });
 
-  it('caps bodies at 65,536 characters with GitHub\'s validation error', async () => {
+  it("caps bodies at 65,536 characters with GitHub's validation error", async () => {
     const issue = gh.world.issue({ title: 'x', author: 'alice' });
     await bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'a'.repeat(65_536) });
-    const e = await rejects(bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'a'.repeat(65_537) }));
+    const e = await rejects(
+      bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'a'.repeat(65_537) }),
+    );
     expect(e.status).toBe(422);
     expect(e.response?.data).toMatchObject({
       message: 'Validation Failed',
@@ -152,14 +187,27 @@ describe('comments', () => {
     const issue = gh.world.issue({ title: 'x', author: 'alice' });
     const c = gh.world.comment(issue.number, { author: 'github-actions[bot]', body: 'state' });
 
-    const e = await rejects(octokit(gh.url, mallory.token).rest.issues.updateComment({ ...repo, comment_id: c.id, body: 'forged' }));
+    const e = await rejects(
+      octokit(gh.url, mallory.token).rest.issues.updateComment({ ...repo, comment_id: c.id, body: 'forged' }),
+    );
     expect(e.status).toBe(403);
     now += 60_000;
-    await octokit(gh.url, writer.token).rest.issues.updateComment({ ...repo, comment_id: c.id, body: 'edited by a write user' });
-    expect(gh.world.comments.get(c.id)).toMatchObject({ body: 'edited by a write user', updated_at: '2026-11-20T10:01:00Z' });
+    await octokit(gh.url, writer.token).rest.issues.updateComment({
+      ...repo,
+      comment_id: c.id,
+      body: 'edited by a write user',
+    });
+    expect(gh.world.comments.get(c.id)).toMatchObject({
+      body: 'edited by a write user',
+      updated_at: '2026-11-20T10:01:00Z',
+    });
     expect(gh.world.comments.get(c.id)!.created_at).toBe('2026-11-20T10:00:00Z');
 
-    const own = await octokit(gh.url, alice.token).rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'mine' });
+    const own = await octokit(gh.url, alice.token).rest.issues.createComment({
+      ...repo,
+      issue_number: issue.number,
+      body: 'mine',
+    });
     await octokit(gh.url, alice.token).rest.issues.deleteComment({ ...repo, comment_id: own.data.id });
     expect(gh.world.comments.has(Number(own.data.id))).toBe(false);
     expect(gh.world.issues.get(issue.number)!.comments).toBe(1);
@@ -178,7 +226,11 @@ describe('reactions', () => {
     const r2 = await bot.rest.reactions.createForIssueComment({ ...repo, comment_id: c.id, content: 'eyes' });
     expect(r2.status).toBe(200);
     expect(r2.data.id).toBe(r1.data.id);
-    const r3 = await octokit(gh.url, alice.token).rest.reactions.createForIssueComment({ ...repo, comment_id: c.id, content: 'eyes' });
+    const r3 = await octokit(gh.url, alice.token).rest.reactions.createForIssueComment({
+      ...repo,
+      comment_id: c.id,
+      content: 'eyes',
+    });
     expect(r3.status).toBe(201);
     await bot.rest.reactions.createForIssue({ ...repo, issue_number: issue.number, content: 'rocket' });
 
@@ -188,14 +240,17 @@ describe('reactions', () => {
     expect(list.data.map((r) => r.user?.login)).toEqual(['github-actions[bot]', 'alice']);
     await bot.rest.reactions.deleteForIssueComment({ ...repo, comment_id: c.id, reaction_id: r1.data.id });
     expect(gh.world.reactionsFor({ type: 'comment', id: c.id }).map((r) => r.user)).toEqual(['alice']);
-    expect(gh.world.reactionsFor({ type: 'issue', number: issue.number })).toMatchObject([{ content: 'rocket', user: 'github-actions[bot]' }]);
+    expect(gh.world.reactionsFor({ type: 'issue', number: issue.number })).toMatchObject([
+      { content: 'rocket', user: 'github-actions[bot]' },
+    ]);
     expectNoViolations(gh);
   });
 });
 
 describe('collaborator permission', () => {
   it('reports maintain as write and triage as read, with the real role in role_name', async () => {
-    for (const p of ['admin', 'maintain', 'write', 'triage', 'read'] as const) gh.addUser({ login: `u-${p}`, type: 'User', permission: p });
+    for (const p of ['admin', 'maintain', 'write', 'triage', 'read'] as const)
+      gh.addUser({ login: `u-${p}`, type: 'User', permission: p });
     const get = (username: string) => bot.rest.repos.getCollaboratorPermissionLevel({ ...repo, username });
     expect((await get('u-maintain')).data).toMatchObject({ permission: 'write', role_name: 'maintain' });
     expect((await get('u-triage')).data).toMatchObject({ permission: 'read', role_name: 'triage' });
@@ -231,33 +286,72 @@ describe('git refs', () => {
 
 describe('actions', () => {
   it('records workflow dispatches with the actor and rejects non-string or too many inputs', async () => {
-    await bot.rest.actions.createWorkflowDispatch({ ...repo, workflow_id: 'hydraflow.yml', ref: 'main', inputs: { issue: '7', actor: 'alice' } });
+    await bot.rest.actions.createWorkflowDispatch({
+      ...repo,
+      workflow_id: 'hydraflow.yml',
+      ref: 'main',
+      inputs: { issue: '7', actor: 'alice' },
+    });
     expect(gh.world.dispatches).toEqual([
-      { workflow_id: 'hydraflow.yml', ref: 'main', inputs: { issue: '7', actor: 'alice' }, actor: 'github-actions[bot]', at: now },
+      {
+        workflow_id: 'hydraflow.yml',
+        ref: 'main',
+        inputs: { issue: '7', actor: 'alice' },
+        actor: 'github-actions[bot]',
+        at: now,
+      },
     ]);
     const bad = await rejects(
-      bot.rest.actions.createWorkflowDispatch({ ...repo, workflow_id: 'hydraflow.yml', ref: 'main', inputs: { issue: 7 } as unknown as Record<string, string> }),
+      bot.rest.actions.createWorkflowDispatch({
+        ...repo,
+        workflow_id: 'hydraflow.yml',
+        ref: 'main',
+        inputs: { issue: 7 } as unknown as Record<string, string>,
+      }),
     );
     expect(bad.status).toBe(422);
     const many = Object.fromEntries(Array.from({ length: 26 }, (_, i) => [`k${i}`, 'v']));
-    expect((await rejects(bot.rest.actions.createWorkflowDispatch({ ...repo, workflow_id: 'hydraflow.yml', ref: 'main', inputs: many }))).status).toBe(422);
-    expect((await rejects(bot.rest.actions.createWorkflowDispatch({ ...repo, workflow_id: 'x.yml', ref: 'nope' }))).status).toBe(422);
+    expect(
+      (
+        await rejects(
+          bot.rest.actions.createWorkflowDispatch({ ...repo, workflow_id: 'hydraflow.yml', ref: 'main', inputs: many }),
+        )
+      ).status,
+    ).toBe(422);
+    expect(
+      (await rejects(bot.rest.actions.createWorkflowDispatch({ ...repo, workflow_id: 'x.yml', ref: 'nope' }))).status,
+    ).toBe(422);
     expect(gh.world.dispatches).toHaveLength(1);
     const runs = await bot.rest.actions.listWorkflowRunsForRepo(repo);
     expect(runs.data.total_count).toBe(1);
     expect(runs.data.workflow_runs[0]).toMatchObject({ event: 'workflow_dispatch', head_branch: 'main' });
     // >25 inputs is also outside the description (maxProperties), so exactly that one is a recorded violation
-    expect(gh.violations.map((v) => v.kind), JSON.stringify(gh.violations)).toEqual(['request']);
+    expect(
+      gh.violations.map((v) => v.kind),
+      JSON.stringify(gh.violations),
+    ).toEqual(['request']);
   });
 });
 
 describe('checks and statuses', () => {
   it('creates/updates check runs and combines statuses', async () => {
     const sha = gh.world.refs.get('refs/heads/main')!;
-    const run = await bot.rest.checks.create({ ...repo, name: 'hydraflow/review', head_sha: sha, status: 'in_progress' });
-    await bot.rest.checks.update({ ...repo, check_run_id: Number(run.data.id), conclusion: 'success', output: { title: 'ok', summary: 'fine' } });
+    const run = await bot.rest.checks.create({
+      ...repo,
+      name: 'hydraflow/review',
+      head_sha: sha,
+      status: 'in_progress',
+    });
+    await bot.rest.checks.update({
+      ...repo,
+      check_run_id: Number(run.data.id),
+      conclusion: 'success',
+      output: { title: 'ok', summary: 'fine' },
+    });
     const list = await bot.rest.checks.listForRef({ ...repo, ref: 'main' });
-    expect(list.data.check_runs).toMatchObject([{ name: 'hydraflow/review', status: 'completed', conclusion: 'success' }]);
+    expect(list.data.check_runs).toMatchObject([
+      { name: 'hydraflow/review', status: 'completed', conclusion: 'success' },
+    ]);
     await bot.rest.repos.createCommitStatus({ ...repo, sha, state: 'success', context: 'ci' });
     await bot.rest.repos.createCommitStatus({ ...repo, sha, state: 'failure', context: 'lint' });
     const combined = await bot.rest.repos.getCombinedStatusForRef({ ...repo, ref: sha });
@@ -269,12 +363,26 @@ describe('checks and statuses', () => {
 describe('pulls', () => {
   it('creates, lists with filters, reviews with inline comments, and merges', async () => {
     gh.world.ref('hydraflow/issue-1');
-    const pr = await bot.rest.pulls.create({ ...repo, title: 'Fix', head: 'hydraflow/issue-1', base: 'main', body: 'Closes #1' });
+    const pr = await bot.rest.pulls.create({
+      ...repo,
+      title: 'Fix',
+      head: 'hydraflow/issue-1',
+      base: 'main',
+      body: 'Closes #1',
+    });
     expect(pr.status).toBe(201);
-    const dup = await rejects(bot.rest.pulls.create({ ...repo, title: 'Fix', head: 'hydraflow/issue-1', base: 'main' }));
+    const dup = await rejects(
+      bot.rest.pulls.create({ ...repo, title: 'Fix', head: 'hydraflow/issue-1', base: 'main' }),
+    );
     expect(dup.status).toBe(422);
     gh.world.pulls.get(pr.data.number)!.files = [
-      { filename: 'src/a.ts', status: 'modified', additions: 2, deletions: 1, patch: '@@ -1,2 +1,3 @@\n line1\n-old\n+new\n+added' },
+      {
+        filename: 'src/a.ts',
+        status: 'modified',
+        additions: 2,
+        deletions: 1,
+        patch: '@@ -1,2 +1,3 @@\n line1\n-old\n+new\n+added',
+      },
     ];
     const files = await bot.rest.pulls.listFiles({ ...repo, pull_number: pr.data.number });
     expect(files.data).toMatchObject([{ filename: 'src/a.ts', changes: 3 }]);
@@ -284,7 +392,13 @@ describe('pulls', () => {
     const reviewer = gh.addUser({ login: 'rev', type: 'User', permission: 'write' });
     const rv = octokit(gh.url, reviewer.token);
     const badLine = await rejects(
-      rv.rest.pulls.createReview({ ...repo, pull_number: pr.data.number, event: 'COMMENT', body: 'x', comments: [{ path: 'src/a.ts', line: 40, side: 'RIGHT', body: 'no' }] }),
+      rv.rest.pulls.createReview({
+        ...repo,
+        pull_number: pr.data.number,
+        event: 'COMMENT',
+        body: 'x',
+        comments: [{ path: 'src/a.ts', line: 40, side: 'RIGHT', body: 'no' }],
+      }),
     );
     expect(badLine.status).toBe(422);
     const review = await rv.rest.pulls.createReview({
@@ -296,10 +410,14 @@ describe('pulls', () => {
     });
     expect(review.data.state).toBe('CHANGES_REQUESTED');
     const rc = await bot.rest.pulls.listReviewComments({ ...repo, pull_number: pr.data.number });
-    expect(rc.data).toMatchObject([{ path: 'src/a.ts', line: 3, body: 'name this better', pull_request_review_id: review.data.id }]);
+    expect(rc.data).toMatchObject([
+      { path: 'src/a.ts', line: 3, body: 'name this better', pull_request_review_id: review.data.id },
+    ]);
     expect((await bot.rest.pulls.listReviews({ ...repo, pull_number: pr.data.number })).data).toHaveLength(1);
 
-    expect((await rejects(bot.rest.pulls.merge({ ...repo, pull_number: pr.data.number, sha: 'c'.repeat(40) }))).status).toBe(409);
+    expect(
+      (await rejects(bot.rest.pulls.merge({ ...repo, pull_number: pr.data.number, sha: 'c'.repeat(40) }))).status,
+    ).toBe(409);
     const merged = await bot.rest.pulls.merge({ ...repo, pull_number: pr.data.number });
     expect(merged.data.merged).toBe(true);
     expect((await rejects(bot.rest.pulls.merge({ ...repo, pull_number: pr.data.number }))).status).toBe(405);

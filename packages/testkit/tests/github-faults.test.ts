@@ -20,7 +20,11 @@ describe('OpenAPI validation', () => {
   it('rejects requests the description does not allow, through the real Octokit', async () => {
     const issue = gh.world.issue({ title: 'x', author: 'alice' });
     const bad = await rejects(
-      bot.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', { ...repo, issue_number: issue.number, labels: 5 } as never),
+      bot.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+        ...repo,
+        issue_number: issue.number,
+        labels: 5,
+      } as never),
     );
     expect(bad.status).toBe(422);
     expect(gh.violations).toHaveLength(1);
@@ -28,13 +32,18 @@ describe('OpenAPI validation', () => {
     expect(gh.world.issues.get(issue.number)!.labels).toEqual([]);
 
     const noBody = await rejects(
-      bot.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', { ...repo, issue_number: issue.number } as never),
+      bot.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...repo,
+        issue_number: issue.number,
+      } as never),
     );
     expect(noBody.status).toBeGreaterThanOrEqual(400);
     expect(gh.violations[1]).toMatchObject({ kind: 'request', operationId: 'issues/create-comment' });
     expect(gh.world.commentsOn(issue.number)).toEqual([]);
 
-    const badQuery = await rejects(bot.request('GET /repos/{owner}/{repo}/issues', { ...repo, state: 'weird' } as never));
+    const badQuery = await rejects(
+      bot.request('GET /repos/{owner}/{repo}/issues', { ...repo, state: 'weird' } as never),
+    );
     expect(badQuery.status).toBe(422);
     expect(() => expectNoViolations(gh)).toThrow(/issues\/add-labels/);
   });
@@ -63,9 +72,13 @@ describe('faults', () => {
   it('failNext answers 5xx without performing the write', async () => {
     const issue = gh.world.issue({ title: 'x', author: 'alice' });
     gh.faults.failNext(2, 502, { methods: ['POST'], pathIncludes: '/comments' });
-    expect((await rejects(bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'a' }))).status).toBe(502);
+    expect(
+      (await rejects(bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'a' }))).status,
+    ).toBe(502);
     await bot.rest.issues.get({ ...repo, issue_number: issue.number }); // not matched by the filter
-    expect((await rejects(bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'a' }))).status).toBe(502);
+    expect(
+      (await rejects(bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'a' }))).status,
+    ).toBe(502);
     await bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'a' });
     expect(gh.world.commentsOn(issue.number)).toHaveLength(1);
   });
@@ -73,7 +86,8 @@ describe('faults', () => {
   it('writeSucceedsThen502 performs the write then fails: a blind retry duplicates the comment', async () => {
     const issue = gh.world.issue({ title: 'x', author: 'alice' });
     gh.faults.writeSucceedsThen502(1, { pathIncludes: '/comments' });
-    const post = () => bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: '<!-- hydraflow:state -->' });
+    const post = () =>
+      bot.rest.issues.createComment({ ...repo, issue_number: issue.number, body: '<!-- hydraflow:state -->' });
     expect((await rejects(post())).status).toBe(502);
     await post();
     expect(gh.world.commentsOn(issue.number)).toHaveLength(2);

@@ -9,7 +9,9 @@ export function octokit(baseUrl: string, token: string): OctokitClient {
   return new Octokit({ auth: token, baseUrl, log: { debug() {}, info() {}, warn() {}, error() {} } });
 }
 
-export async function rejects(p: Promise<unknown>): Promise<{ status: number; message: string; response?: { data: unknown; headers: Record<string, unknown> } }> {
+export async function rejects(
+  p: Promise<unknown>,
+): Promise<{ status: number; message: string; response?: { data: unknown; headers: Record<string, unknown> } }> {
   try {
     await p;
   } catch (e) {

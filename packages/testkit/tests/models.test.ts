@@ -12,7 +12,11 @@ function clock(start = Date.UTC(2026, 10, 20)) {
   return { now: () => t, advance: (ms: number) => (t += ms) };
 }
 
-async function openai(s: ModelServer, body: Record<string, unknown>, headers: Record<string, string> = { authorization: 'Bearer sk-test' }) {
+async function openai(
+  s: ModelServer,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = { authorization: 'Bearer sk-test' },
+) {
   const res = await fetch(`${s.openaiBaseUrl}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -53,19 +57,38 @@ describe('scripted model server: wires and scripts', () => {
         { role: 'system', content: 'HydraFlow triage agent. Decide.' },
         { role: 'user', content: 'Issue #12: crash on start' },
       ],
-      response_format: { type: 'json_schema', json_schema: { name: 'Verdict', schema: { type: 'object' }, strict: true } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'Verdict', schema: { type: 'object' }, strict: true },
+      },
     });
     expect(r.status).toBe(200);
     expect(r.headers.get('x-request-id')).toMatch(/^req_/);
     expect(r.body).toMatchObject({
       object: 'chat.completion',
       model: 'gpt-5-mini',
-      choices: [{ index: 0, message: { role: 'assistant', content: '{"verdict":"ready"}', refusal: null }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: '{"verdict":"ready"}', refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage: {
+        prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      },
     });
     expect(r.body.id).toMatch(/^chatcmpl-/);
     expect(r.body.usage.total_tokens).toBe(r.body.usage.prompt_tokens + r.body.usage.completion_tokens);
-    expect(server.calls[0]).toMatchObject({ wire: 'openai', role: 'triage', issue: 12, status: 200, scriptKey: 'triage' });
+    expect(server.calls[0]).toMatchObject({
+      wire: 'openai',
+      role: 'triage',
+      issue: 12,
+      status: 200,
+      scriptKey: 'triage',
+    });
   });
 
   it('answers Anthropic messages; a forced tool gets a tool_use block; per-issue overrides and arrays', async () => {
@@ -75,7 +98,10 @@ describe('scripted model server: wires and scripts', () => {
     };
     server = await startModelServer({ script });
     const tools = [{ name: 'Verdict', input_schema: { type: 'object' } }];
-    const first = await anthropic(server, aBody('HydraFlow triage agent', { tools, tool_choice: { type: 'tool', name: 'Verdict' } }));
+    const first = await anthropic(
+      server,
+      aBody('HydraFlow triage agent', { tools, tool_choice: { type: 'tool', name: 'Verdict' } }),
+    );
     expect(first.status).toBe(200);
     expect(first.headers.get('request-id')).toMatch(/^req_/);
     expect(first.body).toMatchObject({
@@ -99,14 +125,25 @@ describe('scripted model server: wires and scripts', () => {
 
   it('supports function scripts, tool calls and a clear 400 when the script has no entry', async () => {
     server = await startModelServer({
-      script: { implement: (req) => ({ toolCalls: [{ name: 'write_file', input: { path: `issue-${req.issue}.txt` } }] }) },
+      script: {
+        implement: (req) => ({ toolCalls: [{ name: 'write_file', input: { path: `issue-${req.issue}.txt` } }] }),
+      },
     });
-    const r = await anthropic(server, { ...aBody('HydraFlow implement agent'), tools: [{ name: 'write_file', input_schema: { type: 'object' } }] });
+    const r = await anthropic(server, {
+      ...aBody('HydraFlow implement agent'),
+      tools: [{ name: 'write_file', input_schema: { type: 'object' } }],
+    });
     expect(r.body.stop_reason).toBe('tool_use');
     expect(r.body.content[0]).toMatchObject({ type: 'tool_use', name: 'write_file', input: { path: 'issue-7.txt' } });
-    const o = await openai(server, { model: 'gpt-5', messages: [{ role: 'system', content: 'HydraFlow implement agent' }, ...user('Issue #3')] });
+    const o = await openai(server, {
+      model: 'gpt-5',
+      messages: [{ role: 'system', content: 'HydraFlow implement agent' }, ...user('Issue #3')],
+    });
     expect(o.body.choices[0].finish_reason).toBe('tool_calls');
-    expect(o.body.choices[0].message.tool_calls[0]).toMatchObject({ type: 'function', function: { name: 'write_file', arguments: '{"path":"issue-3.txt"}' } });
+    expect(o.body.choices[0].message.tool_calls[0]).toMatchObject({
+      type: 'function',
+      function: { name: 'write_file', arguments: '{"path":"issue-3.txt"}' },
+    });
     const missing = await anthropic(server, aBody('HydraFlow review agent'));
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toMatch(/no entry for role 'review'/);
@@ -124,7 +161,10 @@ describe('scripted model server: wires and scripts', () => {
     const v = await anthropic(server, aBody('x'), { 'x-api-key': 'k' });
     expect(v.status).toBe(400);
     expect(v.body.error.message).toMatch(/anthropic-version/);
-    const bearer = await anthropic(server, aBody('x'), { authorization: 'Bearer k', 'anthropic-version': '2023-06-01' });
+    const bearer = await anthropic(server, aBody('x'), {
+      authorization: 'Bearer k',
+      'anthropic-version': '2023-06-01',
+    });
     expect(bearer.status).toBe(200);
   });
 });
@@ -153,7 +193,10 @@ describe('scripted model server: faults on the wire', () => {
     const a5 = await anthropic(server, aBody('HydraFlow review agent'));
     expect(a5.status).toBe(500);
     expect(a5.body.error.type).toBe('api_error');
-    const o5 = await openai(server, { model: 'gpt-5', messages: [{ role: 'system', content: 'HydraFlow review agent' }, ...user('x')] });
+    const o5 = await openai(server, {
+      model: 'gpt-5',
+      messages: [{ role: 'system', content: 'HydraFlow review agent' }, ...user('x')],
+    });
     expect(o5.status).toBe(500);
     expect(o5.body.error.type).toBe('server_error');
   });
@@ -163,7 +206,9 @@ describe('scripted model server: faults on the wire', () => {
     const o = await openai(server, { model: 'gpt-5', messages: [...sys, ...user('Issue #1')] });
     expect(o.status).toBe(429);
     expect(o.body.error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_quota' });
-    expect(o.body.error.message).toMatch(/^You exceeded your current quota, please check your plan and billing details/);
+    expect(o.body.error.message).toMatch(
+      /^You exceeded your current quota, please check your plan and billing details/,
+    );
     const a = await anthropic(server, aBody('HydraFlow triage agent'));
     expect(a.status).toBe(400);
     expect(a.body.error).toMatchObject({ type: 'invalid_request_error' });
@@ -171,8 +216,17 @@ describe('scripted model server: faults on the wire', () => {
   });
 
   it('truncated: 200 with cut JSON and finish_reason length / stop_reason max_tokens; junk: prose', async () => {
-    server = await startModelServer({ script: { triage: { fault: 'truncated', json: { verdict: 'ready', reasons: ['a', 'b'] } }, review: { fault: 'junk', json: {} } } });
-    const o = await openai(server, { model: 'gpt-5', max_completion_tokens: 50, messages: [...sys, ...user('Issue #1')] });
+    server = await startModelServer({
+      script: {
+        triage: { fault: 'truncated', json: { verdict: 'ready', reasons: ['a', 'b'] } },
+        review: { fault: 'junk', json: {} },
+      },
+    });
+    const o = await openai(server, {
+      model: 'gpt-5',
+      max_completion_tokens: 50,
+      messages: [...sys, ...user('Issue #1')],
+    });
     expect(o.status).toBe(200);
     expect(o.body.choices[0].finish_reason).toBe('length');
     expect(() => JSON.parse(o.body.choices[0].message.content)).toThrow();
@@ -180,7 +234,10 @@ describe('scripted model server: faults on the wire', () => {
     const a = await anthropic(server, aBody('HydraFlow triage agent'));
     expect(a.body.stop_reason).toBe('max_tokens');
     expect(() => JSON.parse(a.body.content[0].text)).toThrow();
-    const j = await openai(server, { model: 'gpt-5', messages: [{ role: 'system', content: 'HydraFlow review agent' }, ...user('x')] });
+    const j = await openai(server, {
+      model: 'gpt-5',
+      messages: [{ role: 'system', content: 'HydraFlow review agent' }, ...user('x')],
+    });
     expect(j.status).toBe(200);
     expect(() => JSON.parse(j.body.choices[0].message.content)).toThrow();
   });
@@ -207,7 +264,10 @@ describe('scripted model server: Anthropic prompt caching', () => {
     const first = (await anthropic(server, aBody(system))).body.usage;
     expect(first.cache_creation_input_tokens).toBeGreaterThanOrEqual(2000);
     expect(first.cache_read_input_tokens).toBe(0);
-    expect(first.cache_creation).toEqual({ ephemeral_5m_input_tokens: first.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 });
+    expect(first.cache_creation).toEqual({
+      ephemeral_5m_input_tokens: first.cache_creation_input_tokens,
+      ephemeral_1h_input_tokens: 0,
+    });
     c.advance(60_000);
     const second = (await anthropic(server, aBody(system))).body.usage;
     expect(second.cache_read_input_tokens).toBe(first.cache_creation_input_tokens);
@@ -229,7 +289,9 @@ describe('scripted model server: Anthropic prompt caching', () => {
 
   it('does not cache a prefix below the minimum (1,024 Sonnet; 2,048 Haiku 3.5)', async () => {
     server = await startModelServer({ script: { '*': { text: 'ok' } } });
-    const small = [{ type: 'text', text: `HydraFlow triage agent\n${textOfTokens(900)}`, cache_control: { type: 'ephemeral' } }];
+    const small = [
+      { type: 'text', text: `HydraFlow triage agent\n${textOfTokens(900)}`, cache_control: { type: 'ephemeral' } },
+    ];
     for (let i = 0; i < 2; i++) {
       const u = (await anthropic(server, aBody(small))).body.usage;
       expect(u).toMatchObject({ cache_creation_input_tokens: 0, cache_read_input_tokens: 0 });
@@ -256,11 +318,18 @@ describe('scripted model server: Anthropic prompt caching', () => {
   it('caches tools → system → messages in order; 1h TTL; reads the earlier breakpoint when a later one is new', async () => {
     const c = clock();
     server = await startModelServer({ script: { '*': { text: 'ok' } }, clock: c.now });
-    const tools = [{ name: 'Verdict', input_schema: { type: 'object', properties: { x: { type: 'string', description: big } } } }];
+    const tools = [
+      { name: 'Verdict', input_schema: { type: 'object', properties: { x: { type: 'string', description: big } } } },
+    ];
     const sys1h = [{ type: 'text', text: 'HydraFlow triage agent', cache_control: { type: 'ephemeral', ttl: '1h' } }];
     const body = (question: string) => ({
       ...aBody(sys1h, { tools }),
-      messages: [{ role: 'user', content: [{ type: 'text', text: `Issue #7 ${big} ${question}`, cache_control: { type: 'ephemeral' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: `Issue #7 ${big} ${question}`, cache_control: { type: 'ephemeral' } }],
+        },
+      ],
     });
     const first = (await anthropic(server, body('A'))).body.usage;
     expect(first.cache_creation.ephemeral_1h_input_tokens).toBeGreaterThan(2000); // tools + system
@@ -273,7 +342,11 @@ describe('scripted model server: Anthropic prompt caching', () => {
 
   it('rejects more than 4 breakpoints like the API', async () => {
     server = await startModelServer({ script: { '*': { text: 'ok' } } });
-    const five = Array.from({ length: 5 }, (_, i) => ({ type: 'text', text: `s${i}`, cache_control: { type: 'ephemeral' } }));
+    const five = Array.from({ length: 5 }, (_, i) => ({
+      type: 'text',
+      text: `s${i}`,
+      cache_control: { type: 'ephemeral' },
+    }));
     const r = await anthropic(server, aBody(five));
     expect(r.status).toBe(400);
   });

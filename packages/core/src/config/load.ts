@@ -32,9 +32,24 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { path: ['models', 'default'], env: 'HYDRAFLOW_MODEL', input: 'model', kind: 'string' },
   { path: ['clarity_threshold'], env: 'HYDRAFLOW_CLARITY_THRESHOLD', input: 'clarity-threshold', kind: 'number' },
   { path: ['budgets', 'per_run', 'usd'], env: 'HYDRAFLOW_BUDGET_RUN_USD', input: 'budget-run-usd', kind: 'number' },
-  { path: ['budgets', 'per_run', 'tokens'], env: 'HYDRAFLOW_BUDGET_RUN_TOKENS', input: 'budget-run-tokens', kind: 'number' },
-  { path: ['budgets', 'per_issue', 'usd'], env: 'HYDRAFLOW_BUDGET_ISSUE_USD', input: 'budget-issue-usd', kind: 'number' },
-  { path: ['budgets', 'per_issue', 'tokens'], env: 'HYDRAFLOW_BUDGET_ISSUE_TOKENS', input: 'budget-issue-tokens', kind: 'number' },
+  {
+    path: ['budgets', 'per_run', 'tokens'],
+    env: 'HYDRAFLOW_BUDGET_RUN_TOKENS',
+    input: 'budget-run-tokens',
+    kind: 'number',
+  },
+  {
+    path: ['budgets', 'per_issue', 'usd'],
+    env: 'HYDRAFLOW_BUDGET_ISSUE_USD',
+    input: 'budget-issue-usd',
+    kind: 'number',
+  },
+  {
+    path: ['budgets', 'per_issue', 'tokens'],
+    env: 'HYDRAFLOW_BUDGET_ISSUE_TOKENS',
+    input: 'budget-issue-tokens',
+    kind: 'number',
+  },
   { path: ['auto_triage'], env: 'HYDRAFLOW_AUTO_TRIAGE', input: 'auto-triage', kind: 'boolean' },
   { path: ['commands', 'min_permission'], env: 'HYDRAFLOW_MIN_PERMISSION', input: 'min-permission', kind: 'string' },
   { path: ['commands', 'allowed_bots'], env: 'HYDRAFLOW_ALLOWED_BOTS', input: 'allowed-bots', kind: 'list' },
@@ -190,13 +205,16 @@ function knownKeysAt(path: readonly PropertyKey[]): string[] {
     let cur = n;
     for (;;) {
       const def = (cur as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } })._zod.def;
-      if ((def.type === 'default' || def.type === 'prefault' || def.type === 'optional') && def.innerType) cur = def.innerType;
+      if ((def.type === 'default' || def.type === 'prefault' || def.type === 'optional') && def.innerType)
+        cur = def.innerType;
       else return cur;
     }
   };
   for (const seg of path) {
     node = unwrap(node);
-    const def = (node as unknown as { _zod: { def: { type: string; shape?: Record<string, z.ZodType>; valueType?: z.ZodType } } })._zod.def;
+    const def = (
+      node as unknown as { _zod: { def: { type: string; shape?: Record<string, z.ZodType>; valueType?: z.ZodType } } }
+    )._zod.def;
     if (def.type === 'object' && def.shape) node = def.shape[String(seg)] ?? node;
     else if (def.type === 'record' && def.valueType) node = def.valueType;
     else return [];
@@ -253,7 +271,11 @@ function problemsFromZod(error: z.ZodError, merged: Obj, sources: Readonly<Recor
     const expectation = issue.code === 'invalid_key' ? 'a valid key' : issue.message;
     const inner = issue.code === 'invalid_key' ? (issue.issues?.[0]?.message ?? expectation) : expectation;
     const generic = /^Invalid input: expected (\w+)/.exec(inner);
-    const what = generic ? `a value of type ${generic[1]}` : /^(Invalid|Too|Expected)/.test(inner) ? inner.charAt(0).toLowerCase() + inner.slice(1) : inner;
+    const what = generic
+      ? `a value of type ${generic[1]}`
+      : /^(Invalid|Too|Expected)/.test(inner)
+        ? inner.charAt(0).toLowerCase() + inner.slice(1)
+        : inner;
     out.push({
       path: path.join('.') || '(root)',
       source: src,
@@ -269,25 +291,43 @@ function parseYaml(text: string, filePath: string): Obj {
     const err = doc.errors[0]!;
     const pos = err.linePos?.[0];
     const where = pos ? ` at line ${pos.line}, column ${pos.col}` : '';
-    throw new ConfigError([{ path: '(file)', source: filePath, message: `${filePath}: invalid YAML${where}: ${(err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}` }]);
+    throw new ConfigError([
+      {
+        path: '(file)',
+        source: filePath,
+        message: `${filePath}: invalid YAML${where}: ${(err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
+      },
+    ]);
   }
   const value = doc.toJS() as unknown;
   if (value === null || value === undefined) return {};
   if (!isObj(value)) {
     throw new ConfigError([
-      { path: '(file)', source: filePath, message: `${filePath}: expected a mapping of keys (e.g. "clarity_threshold: 7"), got ${fmtValue(value)}` },
+      {
+        path: '(file)',
+        source: filePath,
+        message: `${filePath}: expected a mapping of keys (e.g. "clarity_threshold: 7"), got ${fmtValue(value)}`,
+      },
     ]);
   }
   return value;
 }
 
-function hasKey(env: Readonly<Record<string, string | undefined>>, inputs: LoadOptionsInputs, envName: string, inputName: string) {
+function hasKey(
+  env: Readonly<Record<string, string | undefined>>,
+  inputs: LoadOptionsInputs,
+  envName: string,
+  inputName: string,
+) {
   const v = env[envName];
   return (v !== undefined && v.trim() !== '') || inputValue(inputs, inputName) !== undefined;
 }
 
 /** Default provider from which API key is present: only OpenAI → openai; otherwise anthropic. */
-export function detectProvider(env: Readonly<Record<string, string | undefined>>, inputs: LoadOptionsInputs): ConfigProvider {
+export function detectProvider(
+  env: Readonly<Record<string, string | undefined>>,
+  inputs: LoadOptionsInputs,
+): ConfigProvider {
   const anthropic = hasKey(env, inputs, 'ANTHROPIC_API_KEY', 'anthropic-api-key');
   const openai = hasKey(env, inputs, 'OPENAI_API_KEY', 'openai-api-key');
   return openai && !anthropic ? 'openai' : 'anthropic';

@@ -36,24 +36,36 @@ const tokenCount = (text: string) => z.number(e(text)).int(e(text)).positive(e(t
 
 const budgetLimit = (defaults: { usd: number; tokens: number }, scope: string) =>
   z
-    .strictObject({
-      usd: usd('a positive number of US dollars (at most 10000)')
-        .default(defaults.usd)
-        .describe(`Maximum spend in USD per ${scope}.`),
-      tokens: tokenCount('a positive whole number of tokens')
-        .default(defaults.tokens)
-        .describe(`Maximum tokens (input + cached + cache write + output) per ${scope}.`),
-    }, e('a mapping with the keys usd and tokens'))
+    .strictObject(
+      {
+        usd: usd('a positive number of US dollars (at most 10000)')
+          .default(defaults.usd)
+          .describe(`Maximum spend in USD per ${scope}.`),
+        tokens: tokenCount('a positive whole number of tokens')
+          .default(defaults.tokens)
+          .describe(`Maximum tokens (input + cached + cache write + output) per ${scope}.`),
+      },
+      e('a mapping with the keys usd and tokens'),
+    )
     .prefault({});
 
-const priceNumber = z.number(e('a price in USD per million tokens (a number ≥ 0)')).min(0, e('a price in USD per million tokens (a number ≥ 0)'));
+const priceNumber = z
+  .number(e('a price in USD per million tokens (a number ≥ 0)'))
+  .min(0, e('a price in USD per million tokens (a number ≥ 0)'));
 
-export const modelPriceConfigSchema = z.strictObject({
-  input: priceNumber.describe('USD per million uncached input tokens.'),
-  output: priceNumber.describe('USD per million output tokens.'),
-  cached_input: priceNumber.optional().describe('USD per million input tokens read from the prompt cache (default: input).'),
-  cache_write: priceNumber.optional().describe('USD per million input tokens written to the prompt cache (default: input).'),
-}, e('a mapping with the keys input, output and optionally cached_input, cache_write'));
+export const modelPriceConfigSchema = z.strictObject(
+  {
+    input: priceNumber.describe('USD per million uncached input tokens.'),
+    output: priceNumber.describe('USD per million output tokens.'),
+    cached_input: priceNumber
+      .optional()
+      .describe('USD per million input tokens read from the prompt cache (default: input).'),
+    cache_write: priceNumber
+      .optional()
+      .describe('USD per million input tokens written to the prompt cache (default: input).'),
+  },
+  e('a mapping with the keys input, output and optionally cached_input, cache_write'),
+);
 
 const login = z
   .string(e('a GitHub login such as "my-app[bot]"'))
@@ -61,79 +73,102 @@ const login = z
   .max(64, e('a GitHub login of at most 64 characters'));
 
 export const configSchema = z
-  .strictObject({
-    provider: z
-      .enum(PROVIDERS, e(`one of ${PROVIDERS.join(', ')}`))
-      .optional()
-      .describe(
-        'Model provider. Default: "openai" when only an OpenAI API key is present, else "anthropic". Use "openai-compatible" with base_url for other OpenAI-style endpoints.',
-      ),
-    base_url: z
-      .string(e('an http(s) URL such as "https://api.example.com/v1"'))
-      .regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/\S*)?$/, e('an http(s) URL such as "https://api.example.com/v1"'))
-      .optional()
-      .describe('API base URL (required for openai-compatible; optional proxy URL for the others).'),
-    models: z
-      .record(
-        z.string().regex(/^[a-z][a-z0-9_-]*$/, e('a role name (lower-case letters, digits, - and _)')),
-        modelId,
-        e('a mapping of role to model id, e.g. "default: claude-sonnet-4-6"'),
-      )
-      .prefault({})
-      .describe(
-        `Model per role: "default" plus any of ${KNOWN_ROLES.join(', ')} (other role names are accepted). Default: claude-sonnet-4-6 (anthropic), gpt-4.1 (openai); required for openai-compatible.`,
-      ),
-    clarity_threshold: z
-      .number(e('a number from 0 to 10'))
-      .min(0, e('a number from 0 to 10'))
-      .max(10, e('a number from 0 to 10'))
-      .default(7)
-      .describe('Triage routes an issue to discover (product track) when its clarity score is below this (ADR-0031).'),
-    budgets: z
-      .strictObject({
-        per_run: budgetLimit({ usd: 2, tokens: 2_000_000 }, 'workflow run').describe('Limits for one workflow run.'),
-        per_issue: budgetLimit({ usd: 10, tokens: 10_000_000 }, 'issue (all runs)').describe('Limits for one issue over all runs.'),
-      }, e('a mapping with the keys per_run and per_issue'))
-      .prefault({})
-      .describe('Spending limits, checked before every model call.'),
-    auto_triage: z
-      .boolean(e('true or false'))
-      .default(true)
-      .describe('Triage every newly opened issue. When false, only issues labelled hydraflow-find (or /triage) are triaged.'),
-    commands: z
-      .strictObject({
-        min_permission: z
-          .enum(PERMISSIONS, e(`one of ${PERMISSIONS.join(', ')}`))
-          .default('write')
-          .describe(
-            'Lowest repository permission allowed to run slash commands and move labels. GitHub reports maintain as write and triage as read.',
-          ),
-        allowed_bots: z
-          .array(login, e('a list of GitHub logins'))
-          .max(50, e('at most 50 logins'))
-          .default([])
-          .describe('Other bots (e.g. "renovate[bot]") whose events and comments may start work.'),
-      }, e('a mapping with the keys min_permission and allowed_bots'))
-      .prefault({})
-      .describe('Slash commands (/groom, /ship-it, /triage, /retry, /help).'),
-    bot_logins: z
-      .array(login, e('a list of GitHub logins'))
-      .min(1, e('at least one GitHub login'))
-      .max(10, e('at most 10 logins'))
-      .default(['github-actions[bot]'])
-      .describe(
-        "HydraFlow's own identities: its state comments are trusted only from these, and their events never start work. Add your App's \"name[bot]\" or the PAT user's login.",
-      ),
-    workflow: z
-      .string(e('a workflow file name such as "hydraflow.yml"'))
-      .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, e('a workflow file name such as "hydraflow.yml"'))
-      .default('hydraflow.yml')
-      .describe('Your workflow file in .github/workflows that HydraFlow dispatches to start the next phase.'),
-    pricing: z
-      .record(z.string().regex(/^[A-Za-z0-9._:/@-]+$/, e('a model id')), modelPriceConfigSchema, e('a mapping of model id to prices'))
-      .prefault({})
-      .describe('Price overrides in USD per million tokens, keyed by model id; the key "default" prices unknown models.'),
-  }, e('a mapping of configuration keys'))
+  .strictObject(
+    {
+      provider: z
+        .enum(PROVIDERS, e(`one of ${PROVIDERS.join(', ')}`))
+        .optional()
+        .describe(
+          'Model provider. Default: "openai" when only an OpenAI API key is present, else "anthropic". Use "openai-compatible" with base_url for other OpenAI-style endpoints.',
+        ),
+      base_url: z
+        .string(e('an http(s) URL such as "https://api.example.com/v1"'))
+        .regex(/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/\S*)?$/, e('an http(s) URL such as "https://api.example.com/v1"'))
+        .optional()
+        .describe('API base URL (required for openai-compatible; optional proxy URL for the others).'),
+      models: z
+        .record(
+          z.string().regex(/^[a-z][a-z0-9_-]*$/, e('a role name (lower-case letters, digits, - and _)')),
+          modelId,
+          e('a mapping of role to model id, e.g. "default: claude-sonnet-4-6"'),
+        )
+        .prefault({})
+        .describe(
+          `Model per role: "default" plus any of ${KNOWN_ROLES.join(', ')} (other role names are accepted). Default: claude-sonnet-4-6 (anthropic), gpt-4.1 (openai); required for openai-compatible.`,
+        ),
+      clarity_threshold: z
+        .number(e('a number from 0 to 10'))
+        .min(0, e('a number from 0 to 10'))
+        .max(10, e('a number from 0 to 10'))
+        .default(7)
+        .describe(
+          'Triage routes an issue to discover (product track) when its clarity score is below this (ADR-0031).',
+        ),
+      budgets: z
+        .strictObject(
+          {
+            per_run: budgetLimit({ usd: 2, tokens: 2_000_000 }, 'workflow run').describe(
+              'Limits for one workflow run.',
+            ),
+            per_issue: budgetLimit({ usd: 10, tokens: 10_000_000 }, 'issue (all runs)').describe(
+              'Limits for one issue over all runs.',
+            ),
+          },
+          e('a mapping with the keys per_run and per_issue'),
+        )
+        .prefault({})
+        .describe('Spending limits, checked before every model call.'),
+      auto_triage: z
+        .boolean(e('true or false'))
+        .default(true)
+        .describe(
+          'Triage every newly opened issue. When false, only issues labelled hydraflow-find (or /triage) are triaged.',
+        ),
+      commands: z
+        .strictObject(
+          {
+            min_permission: z
+              .enum(PERMISSIONS, e(`one of ${PERMISSIONS.join(', ')}`))
+              .default('write')
+              .describe(
+                'Lowest repository permission allowed to run slash commands and move labels. GitHub reports maintain as write and triage as read.',
+              ),
+            allowed_bots: z
+              .array(login, e('a list of GitHub logins'))
+              .max(50, e('at most 50 logins'))
+              .default([])
+              .describe('Other bots (e.g. "renovate[bot]") whose events and comments may start work.'),
+          },
+          e('a mapping with the keys min_permission and allowed_bots'),
+        )
+        .prefault({})
+        .describe('Slash commands (/groom, /ship-it, /triage, /retry, /help).'),
+      bot_logins: z
+        .array(login, e('a list of GitHub logins'))
+        .min(1, e('at least one GitHub login'))
+        .max(10, e('at most 10 logins'))
+        .default(['github-actions[bot]'])
+        .describe(
+          "HydraFlow's own identities: its state comments are trusted only from these, and their events never start work. Add your App's \"name[bot]\" or the PAT user's login.",
+        ),
+      workflow: z
+        .string(e('a workflow file name such as "hydraflow.yml"'))
+        .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, e('a workflow file name such as "hydraflow.yml"'))
+        .default('hydraflow.yml')
+        .describe('Your workflow file in .github/workflows that HydraFlow dispatches to start the next phase.'),
+      pricing: z
+        .record(
+          z.string().regex(/^[A-Za-z0-9._:/@-]+$/, e('a model id')),
+          modelPriceConfigSchema,
+          e('a mapping of model id to prices'),
+        )
+        .prefault({})
+        .describe(
+          'Price overrides in USD per million tokens, keyed by model id; the key "default" prices unknown models.',
+        ),
+    },
+    e('a mapping of configuration keys'),
+  )
   .describe('HydraFlow configuration (.github/hydraflow.yml)');
 
 /** The config as written (every key optional). */

@@ -26,11 +26,17 @@ export function normalizeModelId(model: string): string {
   let m = model.trim().toLowerCase();
   const slash = m.lastIndexOf('/');
   if (slash >= 0) m = m.slice(slash + 1);
-  m = m.replace(/-latest$/, '').replace(/-\d{8}$/, '').replace(/-\d{4}-\d{2}-\d{2}$/, '');
+  m = m
+    .replace(/-latest$/, '')
+    .replace(/-\d{8}$/, '')
+    .replace(/-\d{4}-\d{2}-\d{2}$/, '');
   return m;
 }
 
-export function findPrice(model: string, table: PriceTable = DEFAULT_PRICES): { price: ModelPrice; key: string } | undefined {
+export function findPrice(
+  model: string,
+  table: PriceTable = DEFAULT_PRICES,
+): { price: ModelPrice; key: string } | undefined {
   const exact = table[model];
   if (exact) return { price: exact, key: model };
   const norm = normalizeModelId(model);
@@ -62,7 +68,9 @@ export function costOf(
 }
 
 /** The built-in table with the config's `pricing` overrides (keys are model ids; `default` is the fallback). */
-export function priceTable(overrides: Readonly<Record<string, Partial<ModelPrice> & { input: number; output: number }>> = {}): {
+export function priceTable(
+  overrides: Readonly<Record<string, Partial<ModelPrice> & { input: number; output: number }>> = {},
+): {
   table: PriceTable;
   fallback: ModelPrice;
 } {

@@ -13,14 +13,28 @@ export function renderStateMachineTables(): string {
   const labels = [
     '| Stage | Label | Track | Meaning |',
     '|---|---|---|---|',
-    ...PIPELINE_STAGES.map((s) => `| ${s.stage} | \`${s.label}\` | ${s.track} | ${s.description.replace(/^HydraFlow: /, '')} |`),
+    ...PIPELINE_STAGES.map(
+      (s) => `| ${s.stage} | \`${s.label}\` | ${s.track} | ${s.description.replace(/^HydraFlow: /, '')} |`,
+    ),
   ];
   const edges = [
     '| From | To | When (HydraFlow) |',
     '|---|---|---|',
     ...TRANSITION_EDGES.map((e) => `| ${e.from} | ${e.to} | ${e.when} |`),
   ];
-  return [DOC_START, '', '### Labels', '', ...labels, '', '### Transitions HydraFlow may make', '', ...edges, '', DOC_END].join('\n');
+  return [
+    DOC_START,
+    '',
+    '### Labels',
+    '',
+    ...labels,
+    '',
+    '### Transitions HydraFlow may make',
+    '',
+    ...edges,
+    '',
+    DOC_END,
+  ].join('\n');
 }
 
 /** Replace the generated region of a document (or append it when the markers are missing). */

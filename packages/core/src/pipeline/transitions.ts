@@ -38,9 +38,11 @@ export const TRANSITION_EDGES: readonly TransitionEdge[] = [
   { from: 'review', to: 'fixed', when: 'pull request merged' },
   { from: 'review', to: 'ready', when: 'review requested changes (refine)' },
   { from: 'review', to: 'hitl', when: 'review did not converge or needs a human decision' },
-  ...ALL_STAGES.filter((s) => s !== 'hitl').map(
-    (to): TransitionEdge => ({ from: 'hitl', to, when: 'a human resumes the issue (/retry or a label)' }),
-  ),
+  ...ALL_STAGES.filter((s) => s !== 'hitl').map((to): TransitionEdge => ({
+    from: 'hitl',
+    to,
+    when: 'a human resumes the issue (/retry or a label)',
+  })),
 ];
 
 /** Adjacency view of TRANSITION_EDGES. `fixed` is terminal (no outgoing edges). */

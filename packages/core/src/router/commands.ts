@@ -109,7 +109,9 @@ export function parseCommand(body: string | null | undefined): ParsedCommand | u
 export function renderHelp(registry: CommandRegistry = defaultCommands, unknown?: string): string {
   const lines = registry.list().map((c) => `| \`${c.usage}\` | ${c.description} |`);
   return [
-    unknown ? `HydraFlow does not know \`/${unknown.replace(/[^a-z0-9-]/g, '')}\`. Commands (first line of a new comment):` : 'HydraFlow commands (first line of a new comment):',
+    unknown
+      ? `HydraFlow does not know \`/${unknown.replace(/[^a-z0-9-]/g, '')}\`. Commands (first line of a new comment):`
+      : 'HydraFlow commands (first line of a new comment):',
     '',
     '| Command | What it does |',
     '|---|---|',

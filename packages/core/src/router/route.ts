@@ -26,7 +26,7 @@ export interface RouterEvent {
   name: string;
   /** payload.action, when the caller has it separately; defaults to payload.action. */
   action?: string;
-   
+
   payload: any;
 }
 
@@ -77,10 +77,14 @@ function lower(xs: readonly string[]): Set<string> {
 }
 
 /** Is this GitHub user HydraFlow itself, or a bot that is not allowlisted? */
-function isUntrustedAutomation(user: { login?: string; type?: string } | null | undefined, ctx: RouterContext): string | undefined {
+function isUntrustedAutomation(
+  user: { login?: string; type?: string } | null | undefined,
+  ctx: RouterContext,
+): string | undefined {
   const login = user?.login;
   if (!login) return 'the event has no sender';
-  if (lower(ctx.botLogins).has(login.toLowerCase())) return `caused by HydraFlow itself (${login}); its own writes never start work`;
+  if (lower(ctx.botLogins).has(login.toLowerCase()))
+    return `caused by HydraFlow itself (${login}); its own writes never start work`;
   const isBot = user?.type === 'Bot' || login.toLowerCase().endsWith('[bot]');
   if (isBot && !lower(ctx.config.commands.allowed_bots).has(login.toLowerCase())) {
     return `caused by the bot ${login}, which is not in commands.allowed_bots`;
@@ -189,15 +193,19 @@ const routeIssueComment: EventHandler = (event, ctx) => {
 const routeWorkflowDispatch: EventHandler = (event, ctx) => {
   const inputs = event.payload?.inputs ?? {};
   const rawIssue = inputs.issue;
-  const issueText = typeof rawIssue === 'number' ? String(rawIssue) : typeof rawIssue === 'string' ? rawIssue.trim() : '';
-  if (!/^[1-9]\d{0,9}$/.test(issueText)) return skip(`workflow_dispatch input issue must be an issue number, got ${JSON.stringify(rawIssue ?? null)}`);
+  const issueText =
+    typeof rawIssue === 'number' ? String(rawIssue) : typeof rawIssue === 'string' ? rawIssue.trim() : '';
+  if (!/^[1-9]\d{0,9}$/.test(issueText))
+    return skip(`workflow_dispatch input issue must be an issue number, got ${JSON.stringify(rawIssue ?? null)}`);
   const phase = typeof inputs.phase === 'string' ? inputs.phase.trim() : '';
-  if (!PHASE.test(phase)) return skip(`workflow_dispatch input phase must be a phase name, got ${JSON.stringify(inputs.phase ?? null)}`);
+  if (!PHASE.test(phase))
+    return skip(`workflow_dispatch input phase must be a phase name, got ${JSON.stringify(inputs.phase ?? null)}`);
   if (ctx.knownPhases && !ctx.knownPhases.includes(phase)) {
     return skip(`workflow_dispatch input phase "${phase}" is not one of ${ctx.knownPhases.join(', ')}`);
   }
   const actor = typeof inputs.actor === 'string' ? inputs.actor.trim() : '';
-  if (!LOGIN.test(actor)) return skip(`workflow_dispatch input actor must be a GitHub login, got ${JSON.stringify(inputs.actor ?? null)}`);
+  if (!LOGIN.test(actor))
+    return skip(`workflow_dispatch input actor must be a GitHub login, got ${JSON.stringify(inputs.actor ?? null)}`);
   return { kind: 'phase', phase, issue: Number(issueText), actor, dispatched: true };
 };
 

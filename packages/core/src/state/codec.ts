@@ -79,11 +79,14 @@ export function normalizeState(state: IssueState): IssueState {
   const out: IssueState = {
     ...state,
     ledger: compactLedger(state.ledger, STATE_LIMITS.ledger),
-    history: state.history.slice(-STATE_LIMITS.history).map((h) => ({ ...h, reason: truncate(h.reason, STATE_LIMITS.reason) })),
+    history: state.history
+      .slice(-STATE_LIMITS.history)
+      .map((h) => ({ ...h, reason: truncate(h.reason, STATE_LIMITS.reason) })),
   };
   if (state.handled) out.handled = state.handled.slice(-STATE_LIMITS.handled);
   if (state.dispatches) out.dispatches = state.dispatches.slice(-STATE_LIMITS.dispatches);
-  if (state.lastError) out.lastError = { ...state.lastError, message: truncate(state.lastError.message, STATE_LIMITS.errorMessage) };
+  if (state.lastError)
+    out.lastError = { ...state.lastError, message: truncate(state.lastError.message, STATE_LIMITS.errorMessage) };
   return out;
 }
 
@@ -97,7 +100,9 @@ function shrinkSteps(state: IssueState): IssueState[] {
       ledger: compactLedger(state.ledger, 10),
       ...(state.handled ? { handled: state.handled.slice(-30) } : {}),
       ...(state.dispatches ? { dispatches: state.dispatches.slice(-3) } : {}),
-      ...(state.lastError ? { lastError: { ...state.lastError, message: truncate(state.lastError.message, 200) } } : {}),
+      ...(state.lastError
+        ? { lastError: { ...state.lastError, message: truncate(state.lastError.message, 200) } }
+        : {}),
     },
   ];
 }
@@ -148,7 +153,10 @@ export function hasStateBlock(body: string | null | undefined): boolean {
  * Checks, in order: exactly one block, well-formed header and JSON, issue match, signature (required when a key is
  * configured), version (migrating older ones), schema.
  */
-export function decodeStateBlock(body: string | null | undefined, options: StateKeyOptions & { issue: number }): DecodeResult {
+export function decodeStateBlock(
+  body: string | null | undefined,
+  options: StateKeyOptions & { issue: number },
+): DecodeResult {
   if (typeof body !== 'string') return { status: 'absent' };
   const start = body.indexOf(STATE_MARKER);
   if (start < 0) return { status: 'absent' };
@@ -168,14 +176,18 @@ export function decodeStateBlock(body: string | null | undefined, options: State
   } catch (error) {
     return reject('malformed', `the state JSON does not parse: ${(error as Error).message.slice(0, 120)}`);
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return reject('malformed', 'the state JSON is not an object');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    return reject('malformed', 'the state JSON is not an object');
   const version = stateVersionOf(raw);
   if (version !== headerVersion) {
     return reject('malformed', `header says v=${headerVersion} but the JSON says ${String(version)}`);
   }
   const rawIssue = (raw as Record<string, unknown>).issue;
   if (rawIssue !== options.issue) {
-    return reject('wrong-issue', `the state is for issue ${JSON.stringify(rawIssue)?.slice(0, 20)}, not #${options.issue}`);
+    return reject(
+      'wrong-issue',
+      `the state is for issue ${JSON.stringify(rawIssue)?.slice(0, 20)}, not #${options.issue}`,
+    );
   }
 
   const key = keyOf(options);
@@ -184,13 +196,17 @@ export function decodeStateBlock(body: string | null | undefined, options: State
     const expected = Buffer.from(hmacHex(key, signingInput(version, options.issue, canonicalJson(raw))), 'hex');
     const actual = Buffer.from(sig, 'hex');
     if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
-      return reject('bad-signature', 'the state signature does not verify (forged, edited, or signed with another key)');
+      return reject(
+        'bad-signature',
+        'the state signature does not verify (forged, edited, or signed with another key)',
+      );
     }
   }
 
   try {
     const state = migrateState(raw);
-    if (state.issue !== options.issue) return reject('wrong-issue', `the state is for issue #${state.issue}, not #${options.issue}`);
+    if (state.issue !== options.issue)
+      return reject('wrong-issue', `the state is for issue #${state.issue}, not #${options.issue}`);
     return { status: 'valid', state };
   } catch (error) {
     if (error instanceof StateRejectedError) return reject(error.reason, error.message);

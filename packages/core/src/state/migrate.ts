@@ -42,7 +42,12 @@ const v0ToV1: Migration = (raw) => {
   const out: Record<string, unknown> = { v: 1, issue: raw.issue, ledger: [], history: [] };
   if (stage !== undefined) out.stage = stage;
   const verdict = raw.verdict as Record<string, unknown> | undefined;
-  if (verdict && typeof verdict === 'object' && typeof raw.updated_at === 'string' && typeof raw.body_sha === 'string') {
+  if (
+    verdict &&
+    typeof verdict === 'object' &&
+    typeof raw.updated_at === 'string' &&
+    typeof raw.body_sha === 'string'
+  ) {
     const clarity = Number(verdict.clarity);
     const complexity = Number(verdict.complexity);
     const needsDiscovery = Boolean(verdict.discovery);
@@ -50,7 +55,8 @@ const v0ToV1: Migration = (raw) => {
       clarity_score: clarity,
       complexity_score: complexity,
       needs_discovery: needsDiscovery,
-      route: verdict.route === 'discover' || verdict.route === 'plan' ? verdict.route : needsDiscovery ? 'discover' : 'plan',
+      route:
+        verdict.route === 'discover' || verdict.route === 'plan' ? verdict.route : needsDiscovery ? 'discover' : 'plan',
       at: raw.updated_at,
       bodyHash: raw.body_sha,
     };
@@ -94,7 +100,10 @@ export function migrateState(raw: unknown): IssueState {
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     const where = first?.path.length ? first.path.join('.') : '(root)';
-    throw new StateRejectedError('schema', `state does not match schema v${STATE_VERSION}: ${where}: ${first?.message ?? 'invalid'}`);
+    throw new StateRejectedError(
+      'schema',
+      `state does not match schema v${STATE_VERSION}: ${where}: ${first?.message ?? 'invalid'}`,
+    );
   }
   return parsed.data;
 }

@@ -2,13 +2,7 @@
  * Pure helpers that return a new IssueState. They keep every list within STATE_LIMITS so the encoded block stays small.
  */
 import type { PipelineStage } from '../pipeline/labels';
-import {
-  STATE_LIMITS,
-  type Claim,
-  type HistoryEntry,
-  type IssueState,
-  type LedgerEntry,
-} from './schema';
+import { STATE_LIMITS, type Claim, type HistoryEntry, type IssueState, type LedgerEntry } from './schema';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Claim: a per-issue lease. It is a second line of defence behind the workflow's `concurrency:` group — a comment is
@@ -104,7 +98,11 @@ export function recordDispatch(state: IssueState, args: { phase: string; runId: 
 export function recordError(state: IssueState, args: { phase: string; message: string; now: Date }): IssueState {
   return {
     ...state,
-    lastError: { phase: args.phase, message: truncate(args.message, STATE_LIMITS.errorMessage), at: args.now.toISOString() },
+    lastError: {
+      phase: args.phase,
+      message: truncate(args.message, STATE_LIMITS.errorMessage),
+      at: args.now.toISOString(),
+    },
   };
 }
 
@@ -140,7 +138,10 @@ function mergeEntries(entries: readonly LedgerEntry[], runId: string): LedgerEnt
   };
 }
 
-function sum(entries: readonly LedgerEntry[], k: 'inputTokens' | 'cachedInputTokens' | 'cacheWriteTokens' | 'outputTokens') {
+function sum(
+  entries: readonly LedgerEntry[],
+  k: 'inputTokens' | 'cachedInputTokens' | 'cacheWriteTokens' | 'outputTokens',
+) {
   return entries.reduce((a, e) => a + e[k], 0);
 }
 

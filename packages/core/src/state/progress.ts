@@ -86,7 +86,10 @@ function tokenSummary(ledger: readonly LedgerEntry[]): { text: string; usd: numb
   if (cached) parts.push(`${fmtInt(cached)} cached`);
   if (write) parts.push(`${fmtInt(write)} cache write`);
   parts.push(`${fmtInt(output)} out`);
-  return { text: `${fmtInt(total)} tokens (${parts.join(', ')})${unpriced ? ' — includes a model with no known price' : ''}`, usd };
+  return {
+    text: `${fmtInt(total)} tokens (${parts.join(', ')})${unpriced ? ' — includes a model with no known price' : ''}`,
+    usd,
+  };
 }
 
 function stageCell(stage: PipelineStage | null): string {
@@ -100,7 +103,13 @@ function historyLine(h: HistoryEntry): string {
   return `- ${h.at.slice(0, 16).replace('T', ' ')} ${from}**${h.to ?? '—'}** ${who}: ${oneLine(h.reason, 200)}`;
 }
 
-function render(input: ProgressInput, historyCount: number, details: string | undefined, errorMax: number, block: string): string {
+function render(
+  input: ProgressInput,
+  historyCount: number,
+  details: string | undefined,
+  errorMax: number,
+  block: string,
+): string {
   const { state, stage } = input;
   const tokens = tokenSummary(state.ledger);
   const usd = input.costUsd ?? tokens.usd;
@@ -124,7 +133,10 @@ function render(input: ProgressInput, historyCount: number, details: string | un
       '',
       `> [!WARNING]`,
       `> **${err.phase ? `${oneLine(err.phase, 40)} failed` : 'Failed'}:**`,
-      ...'```\n'.concat(clipped.replace(/```/g, '`\u200b``'), '\n```').split('\n').map((l) => `> ${l}`),
+      ...'```\n'
+        .concat(clipped.replace(/```/g, '`\u200b``'), '\n```')
+        .split('\n')
+        .map((l) => `> ${l}`),
     );
   }
   if (details !== undefined && details.trim() !== '') {
@@ -132,7 +144,14 @@ function render(input: ProgressInput, historyCount: number, details: string | un
   }
   const history = state.history.slice(state.history.length - historyCount);
   if (history.length > 0) {
-    lines.push('', `<details><summary>History (${history.length})</summary>`, '', ...history.map(historyLine), '', '</details>');
+    lines.push(
+      '',
+      `<details><summary>History (${history.length})</summary>`,
+      '',
+      ...history.map(historyLine),
+      '',
+      '</details>',
+    );
   }
   lines.push('', block);
   return lines.join('\n');
@@ -151,7 +170,8 @@ export function renderProgressComment(input: ProgressInput, options: StateKeyOpt
     const body = render(input, historyCount, details, errorMax, block);
     if (body.length <= BUDGET) return body;
     if (historyCount > 0) historyCount = Math.floor(historyCount / 2);
-    else if (details !== undefined && details.length > 200) details = `${details.slice(0, Math.floor(details.length / 2))}\n\n… (truncated)`;
+    else if (details !== undefined && details.length > 200)
+      details = `${details.slice(0, Math.floor(details.length / 2))}\n\n… (truncated)`;
     else if (details !== undefined) details = undefined;
     else if (errorMax > 200) errorMax = Math.floor(errorMax / 2);
     else return body.slice(0, BUDGET - block.length - 2) + '\n\n' + block; // unreachable in practice

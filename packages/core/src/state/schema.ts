@@ -26,11 +26,23 @@ export const pipelineStageSchema = z.enum(stageValues);
 /** ISO-8601 UTC timestamp as produced by Date#toISOString. */
 export const isoTime = z.iso.datetime({ offset: false });
 /** A workflow run id (GitHub's run_id, optionally `-attempt`) or another HydraFlow-made id. */
-export const runIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'run id: letters, digits, . _ : -');
+export const runIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'run id: letters, digits, . _ : -');
 /** A phase name such as `triage`, `plan`, `review-fix`. */
-export const phaseSchema = z.string().min(1).max(40).regex(/^[a-z][a-z0-9-]*$/, 'phase: lower-case kebab name');
+export const phaseSchema = z
+  .string()
+  .min(1)
+  .max(40)
+  .regex(/^[a-z][a-z0-9-]*$/, 'phase: lower-case kebab name');
 /** A GitHub login (users: alnum and -, Apps: `name[bot]`). */
-export const loginSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:\[bot\])?$/, 'GitHub login');
+export const loginSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]*)(?:\[bot\])?$/, 'GitHub login');
 const shortText = (max: number) => z.string().max(max);
 const tokens = z.number().int().nonnegative();
 
@@ -55,9 +67,21 @@ export const ledgerEntrySchema = z.object({
   at: isoTime,
   runId: runIdSchema,
   phase: phaseSchema,
-  role: z.string().min(1).max(40).regex(/^[a-z][a-z0-9_-]*$/),
-  provider: z.string().min(1).max(40).regex(/^[a-z0-9._-]+$/),
-  model: z.string().min(1).max(100).regex(/^[A-Za-z0-9._:/@*-]+$/),
+  role: z
+    .string()
+    .min(1)
+    .max(40)
+    .regex(/^[a-z][a-z0-9_-]*$/),
+  provider: z
+    .string()
+    .min(1)
+    .max(40)
+    .regex(/^[a-z0-9._-]+$/),
+  model: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9._:/@*-]+$/),
   inputTokens: tokens,
   cachedInputTokens: tokens,
   cacheWriteTokens: tokens,
@@ -87,7 +111,11 @@ export const lastErrorSchema = z.object({
 });
 
 /** An id of an event or comment already acted on, e.g. `comment:123`, `delivery:abc`, `run:456`. */
-export const handledIdSchema = z.string().min(1).max(80).regex(/^[A-Za-z0-9._:-]+$/);
+export const handledIdSchema = z
+  .string()
+  .min(1)
+  .max(80)
+  .regex(/^[A-Za-z0-9._:-]+$/);
 
 export const issueStateSchema = z.object({
   v: z.literal(STATE_VERSION),

@@ -8,7 +8,10 @@ const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u
 export function sanitizeUntrusted(text: string, maxChars = 20_000): string {
   const cleaned = text
     .replace(/<!--[\s\S]*?(-->|$)/g, '')
-    .replace(/<(details|summary|span|div|p)\b[^>]*\b(hidden|style\s*=\s*["'][^"']*display\s*:\s*none)[^>]*>[\s\S]*?<\/\1>/gi, '')
+    .replace(
+      /<(details|summary|span|div|p)\b[^>]*\b(hidden|style\s*=\s*["'][^"']*display\s*:\s*none)[^>]*>[\s\S]*?<\/\1>/gi,
+      '',
+    )
     .replace(/<[^>]+\b(aria-hidden|hidden)\b[^>]*>/gi, '')
     .replace(INVISIBLE, '')
     .replace(/\r\n/g, '\n')

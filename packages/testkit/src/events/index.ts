@@ -22,7 +22,9 @@ let definitions: WebhookDefinition[] | undefined;
 function loadDefinitions(): WebhookDefinition[] {
   if (!definitions) {
     const require = createRequire(import.meta.url);
-    definitions = JSON.parse(readFileSync(require.resolve('@octokit/webhooks-examples'), 'utf8')) as WebhookDefinition[];
+    definitions = JSON.parse(
+      readFileSync(require.resolve('@octokit/webhooks-examples'), 'utf8'),
+    ) as WebhookDefinition[];
   }
   return definitions;
 }
@@ -74,18 +76,29 @@ function newest<T>(values: Iterable<T>): T | undefined {
   return last;
 }
 
-export function buildEvent(gh: Pick<GitHubEmulator, 'world'>, name: string, action?: string, overrides: EventOverrides = {}): Json {
+export function buildEvent(
+  gh: Pick<GitHubEmulator, 'world'>,
+  name: string,
+  action?: string,
+  overrides: EventOverrides = {},
+): Json {
   const w = gh.world;
   const payload = exampleEvent(name, action);
   if (action !== undefined && 'action' in payload) payload.action = action;
 
   const repo = repoJson(w);
-  if (payload.repository) payload.repository = adapt(payload.repository, { ...repo, owner: adapt((payload.repository as Json).owner, userJson(w, w.owner)) });
+  if (payload.repository)
+    payload.repository = adapt(payload.repository, {
+      ...repo,
+      owner: adapt((payload.repository as Json).owner, userJson(w, w.owner)),
+    });
   if (payload.organization) payload.organization = { ...(payload.organization as Json), login: w.owner };
   let sender: string | undefined = overrides.sender;
 
   if (name === 'issues' || name === 'issue_comment') {
-    const number = overrides.issue ?? newest([...w.issues.values()].filter((i) => name === 'issue_comment' || !i.isPullRequest))?.number;
+    const number =
+      overrides.issue ??
+      newest([...w.issues.values()].filter((i) => name === 'issue_comment' || !i.isPullRequest))?.number;
     const issue = number !== undefined ? w.issues.get(number) : undefined;
     if (!issue) throw new Error(`buildEvent(${name}): no issue ${number ?? ''} in the world`);
     const issueFresh = issueJson(w, issue);
@@ -94,14 +107,15 @@ export function buildEvent(gh: Pick<GitHubEmulator, 'world'>, name: string, acti
     else delete (payload.issue as Json).pull_request;
     sender ??= issue.user;
     if (name === 'issue_comment') {
-      const c = overrides.comment !== undefined ? w.comments.get(overrides.comment) : newest(w.commentsOn(issue.number));
+      const c =
+        overrides.comment !== undefined ? w.comments.get(overrides.comment) : newest(w.commentsOn(issue.number));
       if (!c) throw new Error(`buildEvent(issue_comment): no comment on #${issue.number}`);
       payload.comment = adapt(payload.comment, commentJson(w, c));
       sender = overrides.sender ?? c.user;
     }
     if (name === 'issues' && (action === 'labeled' || action === 'unlabeled')) {
       const labelName = overrides.label ?? issue.labels.at(-1);
-      const l = labelName ? w.getLabel(labelName) ?? w.label(labelName) : undefined;
+      const l = labelName ? (w.getLabel(labelName) ?? w.label(labelName)) : undefined;
       if (!l) throw new Error(`buildEvent(issues.${action}): no label`);
       payload.label = adapt(payload.label ?? labelJson(w, l), labelJson(w, l));
     }

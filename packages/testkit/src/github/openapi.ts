@@ -78,7 +78,10 @@ export function getOperation(method: string, template: string): RawOperation | u
 }
 
 /** Find the operation a concrete path would hit in the description (for reporting unknown routes). */
-export function matchSpecOperation(method: string, path: string): { template: string; operationId: string } | undefined {
+export function matchSpecOperation(
+  method: string,
+  path: string,
+): { template: string; operationId: string } | undefined {
   const s = loadSpec();
   const segs = path.split('/');
   let best: { template: string; operationId: string; literals: number } | undefined;
@@ -245,9 +248,12 @@ export function describedStatuses(method: string, template: string): string[] {
 }
 
 export function formatAjvErrors(errors: ErrorObject[] | null | undefined, prefix = ''): string[] {
-  return (errors ?? []).map((e) => `${prefix}${e.instancePath || '/'} ${e.message ?? 'invalid'}${
-    e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''
-  }`);
+  return (errors ?? []).map(
+    (e) =>
+      `${prefix}${e.instancePath || '/'} ${e.message ?? 'invalid'}${
+        e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''
+      }`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -283,8 +289,7 @@ export function fillRequired(schemaIn: unknown, value: unknown, ctx: FillContext
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const keys = new Set(Object.keys(value));
       const objs = branches.map((b) => deref<JsonSchema>(b)).filter((b) => b.type === 'object' || b.properties);
-      const best =
-        objs.find((b) => ((b.required as string[] | undefined) ?? []).every((k) => keys.has(k))) ?? objs[0];
+      const best = objs.find((b) => ((b.required as string[] | undefined) ?? []).every((k) => keys.has(k))) ?? objs[0];
       return best ? fillRequired(best, value, ctx, depth + 1) : value;
     }
     return value;

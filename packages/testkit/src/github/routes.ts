@@ -101,7 +101,10 @@ function validationFailed(resource: string, field: string, code: string, message
 
 function requirePermission(ctx: RouteContext, min: Permission): void {
   if (PERMISSION_RANK[ctx.actor.permission] >= PERMISSION_RANK[min]) return;
-  throw new HttpError(403, ctx.actor.type === 'Bot' ? 'Resource not accessible by integration' : `Must have ${min} access to repository.`);
+  throw new HttpError(
+    403,
+    ctx.actor.type === 'Bot' ? 'Resource not accessible by integration' : `Must have ${min} access to repository.`,
+  );
 }
 
 function hasPermission(ctx: RouteContext, min: Permission): boolean {
@@ -189,7 +192,12 @@ function closeOrOpen(ctx: RouteContext, issue: EmulatedIssue, state: unknown, re
 
 function checkCommentBody(body: unknown) {
   if (typeof body === 'string' && body.length > COMMENT_BODY_MAX) {
-    throw validationFailed('IssueComment', 'body', 'custom', `body is too long (maximum is ${COMMENT_BODY_MAX} characters)`);
+    throw validationFailed(
+      'IssueComment',
+      'body',
+      'custom',
+      `body is too long (maximum is ${COMMENT_BODY_MAX} characters)`,
+    );
   }
 }
 
@@ -209,27 +217,44 @@ function rightLines(patch: string): Set<number> {
   return lines;
 }
 
-function createReaction(ctx: RouteContext, subject: { type: 'issue'; number: number } | { type: 'comment'; id: number }): RouteResult {
+function createReaction(
+  ctx: RouteContext,
+  subject: { type: 'issue'; number: number } | { type: 'comment'; id: number },
+): RouteResult {
   const content = obj(ctx).content as ReactionContent;
   if (!REACTION_CONTENTS.includes(content)) throw validationFailed('Reaction', 'content', 'invalid');
   const existing = ctx.world.reactionsFor(subject).find((r) => r.user === ctx.actor.login && r.content === content);
   if (existing) return { status: 200, body: reactionJson(ctx.world, existing) };
   const id = ctx.world.nextId('reaction');
-  const r = { id, node_id: ctx.world.nodeId('REA', id), user: ctx.actor.login, content, created_at: ctx.world.now(), subject };
+  const r = {
+    id,
+    node_id: ctx.world.nodeId('REA', id),
+    user: ctx.actor.login,
+    content,
+    created_at: ctx.world.now(),
+    subject,
+  };
   ctx.world.reactions.push(r);
   return { status: 201, body: reactionJson(ctx.world, r) };
 }
 
-function deleteReaction(ctx: RouteContext, subject: { type: 'issue'; number: number } | { type: 'comment'; id: number }): RouteResult {
+function deleteReaction(
+  ctx: RouteContext,
+  subject: { type: 'issue'; number: number } | { type: 'comment'; id: number },
+): RouteResult {
   const id = num(ctx.params.reaction_id);
   const r = ctx.world.reactionsFor(subject).find((x) => x.id === id);
   if (!r) throw notFound();
-  if (r.user !== ctx.actor.login && !hasPermission(ctx, 'write')) throw new HttpError(403, 'Must have admin rights to Repository.');
+  if (r.user !== ctx.actor.login && !hasPermission(ctx, 'write'))
+    throw new HttpError(403, 'Must have admin rights to Repository.');
   ctx.world.reactions.splice(ctx.world.reactions.indexOf(r), 1);
   return { status: 204 };
 }
 
-function listReactions(ctx: RouteContext, subject: { type: 'issue'; number: number } | { type: 'comment'; id: number }) {
+function listReactions(
+  ctx: RouteContext,
+  subject: { type: 'issue'; number: number } | { type: 'comment'; id: number },
+) {
   const content = ctx.query.get('content');
   const items = ctx.world.reactionsFor(subject).filter((r) => !content || r.content === content);
   return list(ctx, items, (r) => reactionJson(ctx.world, r));
@@ -251,536 +276,794 @@ const R = '/repos/{owner}/{repo}';
 
 const defs: Array<[string, string, Route['handler']]> = [
   ['GET', '/rate_limit', () => ({ status: 200, body: {} })], // body filled by the server (needs the token's counters)
-  ['GET', R, (ctx) => {
-    const body = repoJson(ctx.world) as Record<string, unknown>;
-    const p = ctx.actor.permission;
-    body.permissions = {
-      admin: p === 'admin',
-      maintain: PERMISSION_RANK[p] >= PERMISSION_RANK.maintain,
-      push: PERMISSION_RANK[p] >= PERMISSION_RANK.write,
-      triage: PERMISSION_RANK[p] >= PERMISSION_RANK.triage,
-      pull: true,
-    };
-    return { status: 200, body };
-  }],
+  [
+    'GET',
+    R,
+    (ctx) => {
+      const body = repoJson(ctx.world) as Record<string, unknown>;
+      const p = ctx.actor.permission;
+      body.permissions = {
+        admin: p === 'admin',
+        maintain: PERMISSION_RANK[p] >= PERMISSION_RANK.maintain,
+        push: PERMISSION_RANK[p] >= PERMISSION_RANK.write,
+        triage: PERMISSION_RANK[p] >= PERMISSION_RANK.triage,
+        pull: true,
+      };
+      return { status: 200, body };
+    },
+  ],
 
   // issues
-  ['GET', `${R}/issues`, (ctx) => {
-    const state = ctx.query.get('state') ?? 'open';
-    const labels = (ctx.query.get('labels') ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
-    const creator = ctx.query.get('creator');
-    const items = [...ctx.world.issues.values()]
-      .filter((i) => state === 'all' || i.state === state)
-      .filter((i) => labels.every((l) => i.labels.some((n) => n.toLowerCase() === l)))
-      .filter((i) => !creator || i.user === creator)
-      .sort((a, b) => (ctx.query.get('direction') === 'asc' ? a.number - b.number : b.number - a.number));
-    return list(ctx, items, (i) => issueJson(ctx.world, i));
-  }],
-  ['POST', `${R}/issues`, (ctx) => {
-    const b = obj(ctx);
-    requirePermission(ctx, 'read');
-    const title = b.title;
-    if (title === undefined || title === null || String(title).trim() === '') throw validationFailed('Issue', 'title', 'missing_field');
-    const issue = ctx.world.issue({ title: String(title), body: (b.body as string | undefined) ?? null, author: ctx.actor.login });
-    if (hasPermission(ctx, 'triage')) {
-      for (const n of labelNamesFromBody({ labels: b.labels ?? [] })) applyLabel(ctx, issue, n);
-      issue.assignees = ((b.assignees as string[] | undefined) ?? []).slice(0, 10);
-    }
-    return { status: 201, body: issueJson(ctx.world, issue) };
-  }],
+  [
+    'GET',
+    `${R}/issues`,
+    (ctx) => {
+      const state = ctx.query.get('state') ?? 'open';
+      const labels = (ctx.query.get('labels') ?? '')
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
+      const creator = ctx.query.get('creator');
+      const items = [...ctx.world.issues.values()]
+        .filter((i) => state === 'all' || i.state === state)
+        .filter((i) => labels.every((l) => i.labels.some((n) => n.toLowerCase() === l)))
+        .filter((i) => !creator || i.user === creator)
+        .sort((a, b) => (ctx.query.get('direction') === 'asc' ? a.number - b.number : b.number - a.number));
+      return list(ctx, items, (i) => issueJson(ctx.world, i));
+    },
+  ],
+  [
+    'POST',
+    `${R}/issues`,
+    (ctx) => {
+      const b = obj(ctx);
+      requirePermission(ctx, 'read');
+      const title = b.title;
+      if (title === undefined || title === null || String(title).trim() === '')
+        throw validationFailed('Issue', 'title', 'missing_field');
+      const issue = ctx.world.issue({
+        title: String(title),
+        body: (b.body as string | undefined) ?? null,
+        author: ctx.actor.login,
+      });
+      if (hasPermission(ctx, 'triage')) {
+        for (const n of labelNamesFromBody({ labels: b.labels ?? [] })) applyLabel(ctx, issue, n);
+        issue.assignees = ((b.assignees as string[] | undefined) ?? []).slice(0, 10);
+      }
+      return { status: 201, body: issueJson(ctx.world, issue) };
+    },
+  ],
   ['GET', `${R}/issues/{issue_number}`, (ctx) => ({ status: 200, body: issueJson(ctx.world, getIssue(ctx)) })],
-  ['PATCH', `${R}/issues/{issue_number}`, (ctx) => {
-    const issue = getIssue(ctx);
-    const b = obj(ctx);
-    const isAuthor = issue.user === ctx.actor.login;
-    if (!isAuthor) requirePermission(ctx, 'triage');
-    if (('title' in b || 'body' in b) && !isAuthor) requirePermission(ctx, 'write');
-    if (b.title !== undefined && b.title !== null) issue.title = String(b.title);
-    if ('body' in b) issue.body = (b.body as string | null) ?? null;
-    if (b.labels !== undefined && hasPermission(ctx, 'triage')) {
-      issue.labels = [];
-      for (const n of labelNamesFromBody({ labels: b.labels })) applyLabel(ctx, issue, n);
-    }
-    if (b.assignees !== undefined && hasPermission(ctx, 'triage')) issue.assignees = [...(b.assignees as string[])];
-    closeOrOpen(ctx, issue, b.state, b.state_reason);
-    touch(ctx, issue);
-    return { status: 200, body: issueJson(ctx.world, issue) };
-  }],
+  [
+    'PATCH',
+    `${R}/issues/{issue_number}`,
+    (ctx) => {
+      const issue = getIssue(ctx);
+      const b = obj(ctx);
+      const isAuthor = issue.user === ctx.actor.login;
+      if (!isAuthor) requirePermission(ctx, 'triage');
+      if (('title' in b || 'body' in b) && !isAuthor) requirePermission(ctx, 'write');
+      if (b.title !== undefined && b.title !== null) issue.title = String(b.title);
+      if ('body' in b) issue.body = (b.body as string | null) ?? null;
+      if (b.labels !== undefined && hasPermission(ctx, 'triage')) {
+        issue.labels = [];
+        for (const n of labelNamesFromBody({ labels: b.labels })) applyLabel(ctx, issue, n);
+      }
+      if (b.assignees !== undefined && hasPermission(ctx, 'triage')) issue.assignees = [...(b.assignees as string[])];
+      closeOrOpen(ctx, issue, b.state, b.state_reason);
+      touch(ctx, issue);
+      return { status: 200, body: issueJson(ctx.world, issue) };
+    },
+  ],
 
   // repository labels
   ['GET', `${R}/labels`, (ctx) => list(ctx, [...ctx.world.labels.values()], (l) => labelJson(ctx.world, l))],
-  ['POST', `${R}/labels`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const b = obj(ctx);
-    const name = String(b.name ?? '');
-    if (!name) throw validationFailed('Label', 'name', 'missing_field');
-    if (ctx.world.getLabel(name)) throw validationFailed('Label', 'name', 'already_exists');
-    const color = String(b.color ?? 'ededed').replace(/^#/, '');
-    if (!/^[0-9a-fA-F]{6}$/.test(color)) throw validationFailed('Label', 'color', 'invalid');
-    const l = ctx.world.label(name, color.toLowerCase(), (b.description as string | undefined) ?? null);
-    return { status: 201, body: labelJson(ctx.world, l) };
-  }],
-  ['GET', `${R}/labels/{name}`, (ctx) => {
-    const l = ctx.world.getLabel(ctx.params.name!);
-    if (!l) throw notFound();
-    return { status: 200, body: labelJson(ctx.world, l) };
-  }],
-  ['PATCH', `${R}/labels/{name}`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const l = ctx.world.getLabel(ctx.params.name!);
-    if (!l) throw notFound();
-    const b = obj(ctx);
-    if (typeof b.new_name === 'string' && b.new_name !== l.name) {
-      if (ctx.world.getLabel(b.new_name) && b.new_name.toLowerCase() !== l.name.toLowerCase()) {
-        throw validationFailed('Label', 'name', 'already_exists');
+  [
+    'POST',
+    `${R}/labels`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const b = obj(ctx);
+      const name = String(b.name ?? '');
+      if (!name) throw validationFailed('Label', 'name', 'missing_field');
+      if (ctx.world.getLabel(name)) throw validationFailed('Label', 'name', 'already_exists');
+      const color = String(b.color ?? 'ededed').replace(/^#/, '');
+      if (!/^[0-9a-fA-F]{6}$/.test(color)) throw validationFailed('Label', 'color', 'invalid');
+      const l = ctx.world.label(name, color.toLowerCase(), (b.description as string | undefined) ?? null);
+      return { status: 201, body: labelJson(ctx.world, l) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/labels/{name}`,
+    (ctx) => {
+      const l = ctx.world.getLabel(ctx.params.name!);
+      if (!l) throw notFound();
+      return { status: 200, body: labelJson(ctx.world, l) };
+    },
+  ],
+  [
+    'PATCH',
+    `${R}/labels/{name}`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const l = ctx.world.getLabel(ctx.params.name!);
+      if (!l) throw notFound();
+      const b = obj(ctx);
+      if (typeof b.new_name === 'string' && b.new_name !== l.name) {
+        if (ctx.world.getLabel(b.new_name) && b.new_name.toLowerCase() !== l.name.toLowerCase()) {
+          throw validationFailed('Label', 'name', 'already_exists');
+        }
+        const old = l.name;
+        ctx.world.labels.delete(old.toLowerCase());
+        l.name = b.new_name;
+        ctx.world.labels.set(l.name.toLowerCase(), l);
+        for (const i of ctx.world.issues.values()) i.labels = i.labels.map((n) => (n === old ? l.name : n));
       }
-      const old = l.name;
-      ctx.world.labels.delete(old.toLowerCase());
-      l.name = b.new_name;
-      ctx.world.labels.set(l.name.toLowerCase(), l);
-      for (const i of ctx.world.issues.values()) i.labels = i.labels.map((n) => (n === old ? l.name : n));
-    }
-    if (typeof b.color === 'string') l.color = b.color.replace(/^#/, '').toLowerCase();
-    if ('description' in b) l.description = (b.description as string | null) ?? null;
-    return { status: 200, body: labelJson(ctx.world, l) };
-  }],
-  ['DELETE', `${R}/labels/{name}`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const l = ctx.world.getLabel(ctx.params.name!);
-    if (!l) throw notFound();
-    ctx.world.labels.delete(l.name.toLowerCase());
-    for (const i of ctx.world.issues.values()) i.labels = i.labels.filter((n) => n !== l.name);
-    return { status: 204 };
-  }],
+      if (typeof b.color === 'string') l.color = b.color.replace(/^#/, '').toLowerCase();
+      if ('description' in b) l.description = (b.description as string | null) ?? null;
+      return { status: 200, body: labelJson(ctx.world, l) };
+    },
+  ],
+  [
+    'DELETE',
+    `${R}/labels/{name}`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const l = ctx.world.getLabel(ctx.params.name!);
+      if (!l) throw notFound();
+      ctx.world.labels.delete(l.name.toLowerCase());
+      for (const i of ctx.world.issues.values()) i.labels = i.labels.filter((n) => n !== l.name);
+      return { status: 204 };
+    },
+  ],
 
   // issue labels
   ['GET', `${R}/issues/{issue_number}/labels`, (ctx) => list(ctx, issueLabelsJson(ctx.world, getIssue(ctx)), (l) => l)],
-  ['POST', `${R}/issues/{issue_number}/labels`, (ctx) => {
-    const issue = getIssue(ctx);
-    requirePermission(ctx, 'triage');
-    const names = labelNamesFromBody(ctx.body);
-    if (names.length === 0) throw validationFailed('Label', 'labels', 'missing_field');
-    for (const n of names) applyLabel(ctx, issue, n);
-    touch(ctx, issue);
-    return { status: 200, body: issueLabelsJson(ctx.world, issue) };
-  }],
-  ['PUT', `${R}/issues/{issue_number}/labels`, (ctx) => {
-    const issue = getIssue(ctx);
-    requirePermission(ctx, 'triage');
-    issue.labels = [];
-    for (const n of labelNamesFromBody(ctx.body)) applyLabel(ctx, issue, n);
-    touch(ctx, issue);
-    return { status: 200, body: issueLabelsJson(ctx.world, issue) };
-  }],
-  ['DELETE', `${R}/issues/{issue_number}/labels`, (ctx) => {
-    const issue = getIssue(ctx);
-    requirePermission(ctx, 'triage');
-    issue.labels = [];
-    touch(ctx, issue);
-    return { status: 204 };
-  }],
-  ['DELETE', `${R}/issues/{issue_number}/labels/{name}`, (ctx) => {
-    const issue = getIssue(ctx);
-    requirePermission(ctx, 'triage');
-    const name = ctx.params.name!.toLowerCase();
-    const idx = issue.labels.findIndex((n) => n.toLowerCase() === name);
-    if (idx < 0) throw new HttpError(404, 'Label does not exist');
-    issue.labels.splice(idx, 1);
-    touch(ctx, issue);
-    return { status: 200, body: issueLabelsJson(ctx.world, issue) };
-  }],
+  [
+    'POST',
+    `${R}/issues/{issue_number}/labels`,
+    (ctx) => {
+      const issue = getIssue(ctx);
+      requirePermission(ctx, 'triage');
+      const names = labelNamesFromBody(ctx.body);
+      if (names.length === 0) throw validationFailed('Label', 'labels', 'missing_field');
+      for (const n of names) applyLabel(ctx, issue, n);
+      touch(ctx, issue);
+      return { status: 200, body: issueLabelsJson(ctx.world, issue) };
+    },
+  ],
+  [
+    'PUT',
+    `${R}/issues/{issue_number}/labels`,
+    (ctx) => {
+      const issue = getIssue(ctx);
+      requirePermission(ctx, 'triage');
+      issue.labels = [];
+      for (const n of labelNamesFromBody(ctx.body)) applyLabel(ctx, issue, n);
+      touch(ctx, issue);
+      return { status: 200, body: issueLabelsJson(ctx.world, issue) };
+    },
+  ],
+  [
+    'DELETE',
+    `${R}/issues/{issue_number}/labels`,
+    (ctx) => {
+      const issue = getIssue(ctx);
+      requirePermission(ctx, 'triage');
+      issue.labels = [];
+      touch(ctx, issue);
+      return { status: 204 };
+    },
+  ],
+  [
+    'DELETE',
+    `${R}/issues/{issue_number}/labels/{name}`,
+    (ctx) => {
+      const issue = getIssue(ctx);
+      requirePermission(ctx, 'triage');
+      const name = ctx.params.name!.toLowerCase();
+      const idx = issue.labels.findIndex((n) => n.toLowerCase() === name);
+      if (idx < 0) throw new HttpError(404, 'Label does not exist');
+      issue.labels.splice(idx, 1);
+      touch(ctx, issue);
+      return { status: 200, body: issueLabelsJson(ctx.world, issue) };
+    },
+  ],
 
   // issue comments
-  ['GET', `${R}/issues/{issue_number}/comments`, (ctx) => {
-    const issue = getIssue(ctx);
-    const since = ctx.query.get('since');
-    const items = ctx.world.commentsOn(issue.number).filter((c) => !since || c.updated_at >= since);
-    return list(ctx, items, (c) => commentJson(ctx.world, c));
-  }],
-  ['POST', `${R}/issues/{issue_number}/comments`, (ctx) => {
-    const issue = getIssue(ctx);
-    const body = obj(ctx).body;
-    if (typeof body !== 'string' || body.length === 0) throw validationFailed('IssueComment', 'body', 'missing_field');
-    checkCommentBody(body);
-    if (issue.locked && !hasPermission(ctx, 'write')) throw new HttpError(403, 'Unable to create comment because issue is locked.');
-    const c = ctx.world.comment(issue.number, { author: ctx.actor.login, body });
-    return {
-      status: 201,
-      body: commentJson(ctx.world, c),
-      headers: { location: `${urls(ctx.world).repoApi}/issues/comments/${c.id}` },
-    };
-  }],
-  ['GET', `${R}/issues/comments`, (ctx) => {
-    const items = [...ctx.world.comments.values()].sort((a, b) => a.id - b.id);
-    return list(ctx, items, (c) => commentJson(ctx.world, c));
-  }],
-  ['GET', `${R}/issues/comments/{comment_id}`, (ctx) => ({ status: 200, body: commentJson(ctx.world, getComment(ctx)) })],
-  ['PATCH', `${R}/issues/comments/{comment_id}`, (ctx) => {
-    const c = getComment(ctx);
-    if (c.user !== ctx.actor.login) requirePermission(ctx, 'write');
-    const body = obj(ctx).body;
-    if (typeof body !== 'string') throw validationFailed('IssueComment', 'body', 'missing_field');
-    checkCommentBody(body);
-    c.body = body;
-    c.updated_at = ctx.world.now();
-    return { status: 200, body: commentJson(ctx.world, c) };
-  }],
-  ['DELETE', `${R}/issues/comments/{comment_id}`, (ctx) => {
-    const c = getComment(ctx);
-    if (c.user !== ctx.actor.login) requirePermission(ctx, 'write');
-    ctx.world.comments.delete(c.id);
-    const issue = ctx.world.issues.get(c.issue_number);
-    if (issue) issue.comments = Math.max(0, issue.comments - 1);
-    return { status: 204 };
-  }],
+  [
+    'GET',
+    `${R}/issues/{issue_number}/comments`,
+    (ctx) => {
+      const issue = getIssue(ctx);
+      const since = ctx.query.get('since');
+      const items = ctx.world.commentsOn(issue.number).filter((c) => !since || c.updated_at >= since);
+      return list(ctx, items, (c) => commentJson(ctx.world, c));
+    },
+  ],
+  [
+    'POST',
+    `${R}/issues/{issue_number}/comments`,
+    (ctx) => {
+      const issue = getIssue(ctx);
+      const body = obj(ctx).body;
+      if (typeof body !== 'string' || body.length === 0)
+        throw validationFailed('IssueComment', 'body', 'missing_field');
+      checkCommentBody(body);
+      if (issue.locked && !hasPermission(ctx, 'write'))
+        throw new HttpError(403, 'Unable to create comment because issue is locked.');
+      const c = ctx.world.comment(issue.number, { author: ctx.actor.login, body });
+      return {
+        status: 201,
+        body: commentJson(ctx.world, c),
+        headers: { location: `${urls(ctx.world).repoApi}/issues/comments/${c.id}` },
+      };
+    },
+  ],
+  [
+    'GET',
+    `${R}/issues/comments`,
+    (ctx) => {
+      const items = [...ctx.world.comments.values()].sort((a, b) => a.id - b.id);
+      return list(ctx, items, (c) => commentJson(ctx.world, c));
+    },
+  ],
+  [
+    'GET',
+    `${R}/issues/comments/{comment_id}`,
+    (ctx) => ({ status: 200, body: commentJson(ctx.world, getComment(ctx)) }),
+  ],
+  [
+    'PATCH',
+    `${R}/issues/comments/{comment_id}`,
+    (ctx) => {
+      const c = getComment(ctx);
+      if (c.user !== ctx.actor.login) requirePermission(ctx, 'write');
+      const body = obj(ctx).body;
+      if (typeof body !== 'string') throw validationFailed('IssueComment', 'body', 'missing_field');
+      checkCommentBody(body);
+      c.body = body;
+      c.updated_at = ctx.world.now();
+      return { status: 200, body: commentJson(ctx.world, c) };
+    },
+  ],
+  [
+    'DELETE',
+    `${R}/issues/comments/{comment_id}`,
+    (ctx) => {
+      const c = getComment(ctx);
+      if (c.user !== ctx.actor.login) requirePermission(ctx, 'write');
+      ctx.world.comments.delete(c.id);
+      const issue = ctx.world.issues.get(c.issue_number);
+      if (issue) issue.comments = Math.max(0, issue.comments - 1);
+      return { status: 204 };
+    },
+  ],
 
   // reactions
-  ['GET', `${R}/issues/comments/{comment_id}/reactions`, (ctx) => listReactions(ctx, { type: 'comment', id: getComment(ctx).id })],
-  ['POST', `${R}/issues/comments/{comment_id}/reactions`, (ctx) => createReaction(ctx, { type: 'comment', id: getComment(ctx).id })],
-  ['DELETE', `${R}/issues/comments/{comment_id}/reactions/{reaction_id}`, (ctx) =>
-    deleteReaction(ctx, { type: 'comment', id: getComment(ctx).id })],
-  ['GET', `${R}/issues/{issue_number}/reactions`, (ctx) => listReactions(ctx, { type: 'issue', number: getIssue(ctx).number })],
-  ['POST', `${R}/issues/{issue_number}/reactions`, (ctx) => createReaction(ctx, { type: 'issue', number: getIssue(ctx).number })],
-  ['DELETE', `${R}/issues/{issue_number}/reactions/{reaction_id}`, (ctx) =>
-    deleteReaction(ctx, { type: 'issue', number: getIssue(ctx).number })],
+  [
+    'GET',
+    `${R}/issues/comments/{comment_id}/reactions`,
+    (ctx) => listReactions(ctx, { type: 'comment', id: getComment(ctx).id }),
+  ],
+  [
+    'POST',
+    `${R}/issues/comments/{comment_id}/reactions`,
+    (ctx) => createReaction(ctx, { type: 'comment', id: getComment(ctx).id }),
+  ],
+  [
+    'DELETE',
+    `${R}/issues/comments/{comment_id}/reactions/{reaction_id}`,
+    (ctx) => deleteReaction(ctx, { type: 'comment', id: getComment(ctx).id }),
+  ],
+  [
+    'GET',
+    `${R}/issues/{issue_number}/reactions`,
+    (ctx) => listReactions(ctx, { type: 'issue', number: getIssue(ctx).number }),
+  ],
+  [
+    'POST',
+    `${R}/issues/{issue_number}/reactions`,
+    (ctx) => createReaction(ctx, { type: 'issue', number: getIssue(ctx).number }),
+  ],
+  [
+    'DELETE',
+    `${R}/issues/{issue_number}/reactions/{reaction_id}`,
+    (ctx) => deleteReaction(ctx, { type: 'issue', number: getIssue(ctx).number }),
+  ],
 
   // collaborators
-  ['GET', `${R}/collaborators/{username}/permission`, (ctx) => {
-    const u = ctx.world.users.get(ctx.params.username!);
-    if (!u || u.permission === 'none') throw new HttpError(404, `${ctx.params.username} is not a user`);
-    // GitHub's quirk: `permission` folds maintain → write and triage → read; role_name has the real role.
-    const legacy = { admin: 'admin', maintain: 'write', write: 'write', triage: 'read', read: 'read', none: 'none' }[u.permission];
-    const rank = PERMISSION_RANK[u.permission];
-    const user = {
-      ...userJson(ctx.world, u.login),
-      permissions: {
-        admin: u.permission === 'admin',
-        maintain: rank >= PERMISSION_RANK.maintain,
-        push: rank >= PERMISSION_RANK.write,
-        triage: rank >= PERMISSION_RANK.triage,
-        pull: rank >= PERMISSION_RANK.read,
-      },
-      role_name: u.permission,
-    };
-    return { status: 200, body: { permission: legacy, role_name: u.permission, user } };
-  }],
+  [
+    'GET',
+    `${R}/collaborators/{username}/permission`,
+    (ctx) => {
+      const u = ctx.world.users.get(ctx.params.username!);
+      if (!u || u.permission === 'none') throw new HttpError(404, `${ctx.params.username} is not a user`);
+      // GitHub's quirk: `permission` folds maintain → write and triage → read; role_name has the real role.
+      const legacy = { admin: 'admin', maintain: 'write', write: 'write', triage: 'read', read: 'read', none: 'none' }[
+        u.permission
+      ];
+      const rank = PERMISSION_RANK[u.permission];
+      const user = {
+        ...userJson(ctx.world, u.login),
+        permissions: {
+          admin: u.permission === 'admin',
+          maintain: rank >= PERMISSION_RANK.maintain,
+          push: rank >= PERMISSION_RANK.write,
+          triage: rank >= PERMISSION_RANK.triage,
+          pull: rank >= PERMISSION_RANK.read,
+        },
+        role_name: u.permission,
+      };
+      return { status: 200, body: { permission: legacy, role_name: u.permission, user } };
+    },
+  ],
 
   // pulls
-  ['GET', `${R}/pulls`, (ctx) => {
-    const state = ctx.query.get('state') ?? 'open';
-    const head = ctx.query.get('head');
-    const base = ctx.query.get('base');
-    const items = [...ctx.world.pulls.values()]
-      .filter((p) => state === 'all' || ctx.world.issues.get(p.number)!.state === state)
-      .filter((p) => !head || `${ctx.world.owner}:${p.head.ref}` === head || p.head.ref === head)
-      .filter((p) => !base || p.base.ref === base)
-      .sort((a, b) => b.number - a.number);
-    return list(ctx, items, (p) => pullJson(ctx.world, p));
-  }],
-  ['POST', `${R}/pulls`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const b = obj(ctx);
-    const head = String(b.head ?? '').replace(new RegExp(`^${ctx.world.owner}:`), '');
-    const base = String(b.base ?? '');
-    if (!ctx.world.refs.has(`refs/heads/${head}`)) throw validationFailed('PullRequest', 'head', 'invalid');
-    if (!ctx.world.refs.has(`refs/heads/${base}`)) throw validationFailed('PullRequest', 'base', 'invalid');
-    if (head === base) throw validationFailed('PullRequest', 'base', 'custom', `No commits between ${base} and ${head}`);
-    for (const p of ctx.world.pulls.values()) {
-      if (p.head.ref === head && p.base.ref === base && ctx.world.issues.get(p.number)!.state === 'open') {
-        throw validationFailed('PullRequest', 'head', 'custom', `A pull request already exists for ${ctx.world.owner}:${head}.`);
+  [
+    'GET',
+    `${R}/pulls`,
+    (ctx) => {
+      const state = ctx.query.get('state') ?? 'open';
+      const head = ctx.query.get('head');
+      const base = ctx.query.get('base');
+      const items = [...ctx.world.pulls.values()]
+        .filter((p) => state === 'all' || ctx.world.issues.get(p.number)!.state === state)
+        .filter((p) => !head || `${ctx.world.owner}:${p.head.ref}` === head || p.head.ref === head)
+        .filter((p) => !base || p.base.ref === base)
+        .sort((a, b) => b.number - a.number);
+      return list(ctx, items, (p) => pullJson(ctx.world, p));
+    },
+  ],
+  [
+    'POST',
+    `${R}/pulls`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const b = obj(ctx);
+      const head = String(b.head ?? '').replace(new RegExp(`^${ctx.world.owner}:`), '');
+      const base = String(b.base ?? '');
+      if (!ctx.world.refs.has(`refs/heads/${head}`)) throw validationFailed('PullRequest', 'head', 'invalid');
+      if (!ctx.world.refs.has(`refs/heads/${base}`)) throw validationFailed('PullRequest', 'base', 'invalid');
+      if (head === base)
+        throw validationFailed('PullRequest', 'base', 'custom', `No commits between ${base} and ${head}`);
+      for (const p of ctx.world.pulls.values()) {
+        if (p.head.ref === head && p.base.ref === base && ctx.world.issues.get(p.number)!.state === 'open') {
+          throw validationFailed(
+            'PullRequest',
+            'head',
+            'custom',
+            `A pull request already exists for ${ctx.world.owner}:${head}.`,
+          );
+        }
       }
-    }
-    const { pull } = ctx.world.pull({
-      title: String(b.title ?? ''),
-      body: (b.body as string | undefined) ?? null,
-      author: ctx.actor.login,
-      head,
-      base,
-      draft: b.draft === true,
-    });
-    return { status: 201, body: pullJson(ctx.world, pull) };
-  }],
-  ['GET', `${R}/pulls/{pull_number}`, (ctx) => ({ status: 200, body: pullJson(ctx.world, getPull(ctx).pull) })],
-  ['PATCH', `${R}/pulls/{pull_number}`, (ctx) => {
-    const { pull, issue } = getPull(ctx);
-    if (issue.user !== ctx.actor.login) requirePermission(ctx, 'write');
-    const b = obj(ctx);
-    if (typeof b.title === 'string') issue.title = b.title;
-    if ('body' in b) issue.body = (b.body as string | null) ?? null;
-    if (typeof b.base === 'string') pull.base = { ref: b.base, sha: ctx.world.refs.get(`refs/heads/${b.base}`) ?? fakeSha(b.base) };
-    if (b.state === 'closed' || b.state === 'open') closeOrOpen(ctx, issue, b.state, undefined);
-    touch(ctx, issue);
-    return { status: 200, body: pullJson(ctx.world, pull) };
-  }],
-  ['GET', `${R}/pulls/{pull_number}/files`, (ctx) => {
-    const { pull } = getPull(ctx);
-    return list(ctx, pull.files, (f) => pullFileJson(ctx.world, pull, f));
-  }],
-  ['PUT', `${R}/pulls/{pull_number}/merge`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const { pull, issue } = getPull(ctx);
-    const b = obj(ctx);
-    if (pull.merged || issue.state === 'closed' || pull.draft || pull.mergeable === false) {
-      throw new HttpError(405, 'Pull Request is not mergeable');
-    }
-    if (typeof b.sha === 'string' && b.sha !== pull.head.sha) {
-      throw new HttpError(409, 'Head branch was modified. Review and try the merge again.');
-    }
-    const sha = fakeSha(`merge:${pull.number}:${pull.head.sha}`);
-    pull.merged = true;
-    pull.merged_at = ctx.world.now();
-    pull.merged_by = ctx.actor.login;
-    pull.merge_commit_sha = sha;
-    ctx.world.refs.set(`refs/heads/${pull.base.ref}`, sha);
-    closeOrOpen(ctx, issue, 'closed', 'completed');
-    return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
-  }],
-  ['GET', `${R}/pulls/{pull_number}/reviews`, (ctx) => {
-    const { pull } = getPull(ctx);
-    const items = [...ctx.world.reviews.values()].filter((r) => r.pull_number === pull.number);
-    return list(ctx, items, (r) => reviewJson(ctx.world, r));
-  }],
-  ['POST', `${R}/pulls/{pull_number}/reviews`, (ctx) => {
-    const { pull, issue } = getPull(ctx);
-    const b = obj(ctx);
-    const event = b.event as string | undefined;
-    if (event === 'APPROVE' && issue.user === ctx.actor.login) {
-      throw new HttpError(422, 'Unprocessable Entity', { errors: ['Can not approve your own pull request'] });
-    }
-    if ((event === 'REQUEST_CHANGES' || event === 'COMMENT') && !b.body && !(b.comments as unknown[] | undefined)?.length) {
-      throw new HttpError(422, 'Unprocessable Entity', { errors: [`Review Can not ${event === 'COMMENT' ? 'comment' : 'request changes'} without a body`] });
-    }
-    const comments = (b.comments as Array<Record<string, unknown>> | undefined) ?? [];
-    for (const c of comments) {
-      const file = pull.files.find((f) => f.filename === c.path);
-      if (pull.files.length && !file) throw new HttpError(422, 'Unprocessable Entity', { errors: ['Path could not be resolved'] });
-      if (file?.patch !== undefined && typeof c.line === 'number' && (c.side ?? 'RIGHT') === 'RIGHT' && !rightLines(file.patch).has(c.line)) {
-        throw new HttpError(422, 'Unprocessable Entity', { errors: ['Line could not be resolved'] });
-      }
-    }
-    const id = ctx.world.nextId('review');
-    const state = event === 'APPROVE' ? 'APPROVED' : event === 'REQUEST_CHANGES' ? 'CHANGES_REQUESTED' : event === 'COMMENT' ? 'COMMENTED' : 'PENDING';
-    const review = {
-      id,
-      node_id: ctx.world.nodeId('PRR', id),
-      pull_number: pull.number,
-      user: ctx.actor.login,
-      body: String(b.body ?? ''),
-      state: state as 'APPROVED',
-      commit_id: String(b.commit_id ?? pull.head.sha),
-      submitted_at: state === 'PENDING' ? null : ctx.world.now(),
-    };
-    ctx.world.reviews.set(id, review);
-    for (const c of comments) {
-      const cid = ctx.world.nextId('reviewComment');
-      ctx.world.reviewComments.set(cid, {
-        id: cid,
-        node_id: ctx.world.nodeId('PRRC', cid),
-        pull_number: pull.number,
-        review_id: id,
-        user: ctx.actor.login,
-        body: String(c.body ?? ''),
-        path: String(c.path ?? ''),
-        line: typeof c.line === 'number' ? c.line : typeof c.position === 'number' ? c.position : null,
-        side: c.side === 'LEFT' ? 'LEFT' : 'RIGHT',
-        commit_id: review.commit_id,
-        created_at: ctx.world.now(),
-        updated_at: ctx.world.now(),
+      const { pull } = ctx.world.pull({
+        title: String(b.title ?? ''),
+        body: (b.body as string | undefined) ?? null,
+        author: ctx.actor.login,
+        head,
+        base,
+        draft: b.draft === true,
       });
-    }
-    return { status: 200, body: reviewJson(ctx.world, review) };
-  }],
-  ['GET', `${R}/pulls/{pull_number}/comments`, (ctx) => {
-    const { pull } = getPull(ctx);
-    const items = [...ctx.world.reviewComments.values()].filter((c) => c.pull_number === pull.number);
-    return list(ctx, items, (c) => reviewCommentJson(ctx.world, c));
-  }],
+      return { status: 201, body: pullJson(ctx.world, pull) };
+    },
+  ],
+  ['GET', `${R}/pulls/{pull_number}`, (ctx) => ({ status: 200, body: pullJson(ctx.world, getPull(ctx).pull) })],
+  [
+    'PATCH',
+    `${R}/pulls/{pull_number}`,
+    (ctx) => {
+      const { pull, issue } = getPull(ctx);
+      if (issue.user !== ctx.actor.login) requirePermission(ctx, 'write');
+      const b = obj(ctx);
+      if (typeof b.title === 'string') issue.title = b.title;
+      if ('body' in b) issue.body = (b.body as string | null) ?? null;
+      if (typeof b.base === 'string')
+        pull.base = { ref: b.base, sha: ctx.world.refs.get(`refs/heads/${b.base}`) ?? fakeSha(b.base) };
+      if (b.state === 'closed' || b.state === 'open') closeOrOpen(ctx, issue, b.state, undefined);
+      touch(ctx, issue);
+      return { status: 200, body: pullJson(ctx.world, pull) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/pulls/{pull_number}/files`,
+    (ctx) => {
+      const { pull } = getPull(ctx);
+      return list(ctx, pull.files, (f) => pullFileJson(ctx.world, pull, f));
+    },
+  ],
+  [
+    'PUT',
+    `${R}/pulls/{pull_number}/merge`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const { pull, issue } = getPull(ctx);
+      const b = obj(ctx);
+      if (pull.merged || issue.state === 'closed' || pull.draft || pull.mergeable === false) {
+        throw new HttpError(405, 'Pull Request is not mergeable');
+      }
+      if (typeof b.sha === 'string' && b.sha !== pull.head.sha) {
+        throw new HttpError(409, 'Head branch was modified. Review and try the merge again.');
+      }
+      const sha = fakeSha(`merge:${pull.number}:${pull.head.sha}`);
+      pull.merged = true;
+      pull.merged_at = ctx.world.now();
+      pull.merged_by = ctx.actor.login;
+      pull.merge_commit_sha = sha;
+      ctx.world.refs.set(`refs/heads/${pull.base.ref}`, sha);
+      closeOrOpen(ctx, issue, 'closed', 'completed');
+      return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+    },
+  ],
+  [
+    'GET',
+    `${R}/pulls/{pull_number}/reviews`,
+    (ctx) => {
+      const { pull } = getPull(ctx);
+      const items = [...ctx.world.reviews.values()].filter((r) => r.pull_number === pull.number);
+      return list(ctx, items, (r) => reviewJson(ctx.world, r));
+    },
+  ],
+  [
+    'POST',
+    `${R}/pulls/{pull_number}/reviews`,
+    (ctx) => {
+      const { pull, issue } = getPull(ctx);
+      const b = obj(ctx);
+      const event = b.event as string | undefined;
+      if (event === 'APPROVE' && issue.user === ctx.actor.login) {
+        throw new HttpError(422, 'Unprocessable Entity', { errors: ['Can not approve your own pull request'] });
+      }
+      if (
+        (event === 'REQUEST_CHANGES' || event === 'COMMENT') &&
+        !b.body &&
+        !(b.comments as unknown[] | undefined)?.length
+      ) {
+        throw new HttpError(422, 'Unprocessable Entity', {
+          errors: [`Review Can not ${event === 'COMMENT' ? 'comment' : 'request changes'} without a body`],
+        });
+      }
+      const comments = (b.comments as Array<Record<string, unknown>> | undefined) ?? [];
+      for (const c of comments) {
+        const file = pull.files.find((f) => f.filename === c.path);
+        if (pull.files.length && !file)
+          throw new HttpError(422, 'Unprocessable Entity', { errors: ['Path could not be resolved'] });
+        if (
+          file?.patch !== undefined &&
+          typeof c.line === 'number' &&
+          (c.side ?? 'RIGHT') === 'RIGHT' &&
+          !rightLines(file.patch).has(c.line)
+        ) {
+          throw new HttpError(422, 'Unprocessable Entity', { errors: ['Line could not be resolved'] });
+        }
+      }
+      const id = ctx.world.nextId('review');
+      const state =
+        event === 'APPROVE'
+          ? 'APPROVED'
+          : event === 'REQUEST_CHANGES'
+            ? 'CHANGES_REQUESTED'
+            : event === 'COMMENT'
+              ? 'COMMENTED'
+              : 'PENDING';
+      const review = {
+        id,
+        node_id: ctx.world.nodeId('PRR', id),
+        pull_number: pull.number,
+        user: ctx.actor.login,
+        body: String(b.body ?? ''),
+        state: state as 'APPROVED',
+        commit_id: String(b.commit_id ?? pull.head.sha),
+        submitted_at: state === 'PENDING' ? null : ctx.world.now(),
+      };
+      ctx.world.reviews.set(id, review);
+      for (const c of comments) {
+        const cid = ctx.world.nextId('reviewComment');
+        ctx.world.reviewComments.set(cid, {
+          id: cid,
+          node_id: ctx.world.nodeId('PRRC', cid),
+          pull_number: pull.number,
+          review_id: id,
+          user: ctx.actor.login,
+          body: String(c.body ?? ''),
+          path: String(c.path ?? ''),
+          line: typeof c.line === 'number' ? c.line : typeof c.position === 'number' ? c.position : null,
+          side: c.side === 'LEFT' ? 'LEFT' : 'RIGHT',
+          commit_id: review.commit_id,
+          created_at: ctx.world.now(),
+          updated_at: ctx.world.now(),
+        });
+      }
+      return { status: 200, body: reviewJson(ctx.world, review) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/pulls/{pull_number}/comments`,
+    (ctx) => {
+      const { pull } = getPull(ctx);
+      const items = [...ctx.world.reviewComments.values()].filter((c) => c.pull_number === pull.number);
+      return list(ctx, items, (c) => reviewCommentJson(ctx.world, c));
+    },
+  ],
 
   // git refs
-  ['GET', `${R}/git/ref/{ref}`, (ctx) => {
-    const ref = fullRef(ctx.params.ref!);
-    const sha = ctx.world.refs.get(ref);
-    if (!sha) throw notFound();
-    return { status: 200, body: refJson(ctx.world, ref, sha) };
-  }],
-  ['GET', `${R}/git/matching-refs/{ref}`, (ctx) => {
-    const prefix = fullRef(ctx.params.ref!);
-    const items = [...ctx.world.refs.entries()].filter(([r]) => r.startsWith(prefix)).sort(([a], [b]) => a.localeCompare(b));
-    return { status: 200, body: items.map(([r, s]) => refJson(ctx.world, r, s)) };
-  }],
-  ['POST', `${R}/git/refs`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const b = obj(ctx);
-    const ref = String(b.ref ?? '');
-    if (!/^refs\/.+\/.+/.test(ref)) throw new HttpError(422, 'Reference name must start with \'refs/\' and have at least two slashes.');
-    if (typeof b.sha !== 'string' || !/^[0-9a-f]{40}$/.test(b.sha)) throw new HttpError(422, 'Object does not exist');
-    if (ctx.world.refs.has(ref)) throw new HttpError(422, 'Reference already exists');
-    ctx.world.refs.set(ref, b.sha);
-    return { status: 201, body: refJson(ctx.world, ref, b.sha), headers: { location: `${urls(ctx.world).repoApi}/git/${ref}` } };
-  }],
-  ['PATCH', `${R}/git/refs/{ref}`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const ref = fullRef(ctx.params.ref!);
-    if (!ctx.world.refs.has(ref)) throw new HttpError(422, 'Reference does not exist');
-    const sha = String(obj(ctx).sha ?? '');
-    if (!/^[0-9a-f]{40}$/.test(sha)) throw new HttpError(422, 'Object does not exist');
-    // Without commit ancestry every update is accepted (force semantics).
-    ctx.world.refs.set(ref, sha);
-    return { status: 200, body: refJson(ctx.world, ref, sha) };
-  }],
-  ['DELETE', `${R}/git/refs/{ref}`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const ref = fullRef(ctx.params.ref!);
-    if (!ctx.world.refs.delete(ref)) throw new HttpError(422, 'Reference does not exist');
-    return { status: 204 };
-  }],
+  [
+    'GET',
+    `${R}/git/ref/{ref}`,
+    (ctx) => {
+      const ref = fullRef(ctx.params.ref!);
+      const sha = ctx.world.refs.get(ref);
+      if (!sha) throw notFound();
+      return { status: 200, body: refJson(ctx.world, ref, sha) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/git/matching-refs/{ref}`,
+    (ctx) => {
+      const prefix = fullRef(ctx.params.ref!);
+      const items = [...ctx.world.refs.entries()]
+        .filter(([r]) => r.startsWith(prefix))
+        .sort(([a], [b]) => a.localeCompare(b));
+      return { status: 200, body: items.map(([r, s]) => refJson(ctx.world, r, s)) };
+    },
+  ],
+  [
+    'POST',
+    `${R}/git/refs`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const b = obj(ctx);
+      const ref = String(b.ref ?? '');
+      if (!/^refs\/.+\/.+/.test(ref))
+        throw new HttpError(422, "Reference name must start with 'refs/' and have at least two slashes.");
+      if (typeof b.sha !== 'string' || !/^[0-9a-f]{40}$/.test(b.sha)) throw new HttpError(422, 'Object does not exist');
+      if (ctx.world.refs.has(ref)) throw new HttpError(422, 'Reference already exists');
+      ctx.world.refs.set(ref, b.sha);
+      return {
+        status: 201,
+        body: refJson(ctx.world, ref, b.sha),
+        headers: { location: `${urls(ctx.world).repoApi}/git/${ref}` },
+      };
+    },
+  ],
+  [
+    'PATCH',
+    `${R}/git/refs/{ref}`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const ref = fullRef(ctx.params.ref!);
+      if (!ctx.world.refs.has(ref)) throw new HttpError(422, 'Reference does not exist');
+      const sha = String(obj(ctx).sha ?? '');
+      if (!/^[0-9a-f]{40}$/.test(sha)) throw new HttpError(422, 'Object does not exist');
+      // Without commit ancestry every update is accepted (force semantics).
+      ctx.world.refs.set(ref, sha);
+      return { status: 200, body: refJson(ctx.world, ref, sha) };
+    },
+  ],
+  [
+    'DELETE',
+    `${R}/git/refs/{ref}`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const ref = fullRef(ctx.params.ref!);
+      if (!ctx.world.refs.delete(ref)) throw new HttpError(422, 'Reference does not exist');
+      return { status: 204 };
+    },
+  ],
 
   // actions
-  ['POST', `${R}/actions/workflows/{workflow_id}/dispatches`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const b = obj(ctx);
-    const inputs = (b.inputs ?? {}) as Record<string, unknown>;
-    const keys = Object.keys(inputs);
-    if (keys.length > 25) throw new HttpError(422, `you may only define up to 25 \`inputs\` for a \`workflow_dispatch\` event`);
-    for (const k of keys) {
-      if (typeof inputs[k] !== 'string') {
-        throw new HttpError(422, `Invalid request.\n\nFor 'properties/${k}', ${JSON.stringify(inputs[k])} is not a string.`);
+  [
+    'POST',
+    `${R}/actions/workflows/{workflow_id}/dispatches`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const b = obj(ctx);
+      const inputs = (b.inputs ?? {}) as Record<string, unknown>;
+      const keys = Object.keys(inputs);
+      if (keys.length > 25)
+        throw new HttpError(422, `you may only define up to 25 \`inputs\` for a \`workflow_dispatch\` event`);
+      for (const k of keys) {
+        if (typeof inputs[k] !== 'string') {
+          throw new HttpError(
+            422,
+            `Invalid request.\n\nFor 'properties/${k}', ${JSON.stringify(inputs[k])} is not a string.`,
+          );
+        }
       }
-    }
-    const ref = String(b.ref ?? '');
-    const refName = ref.replace(/^refs\/(heads|tags)\//, '');
-    if (!ctx.world.refs.has(`refs/heads/${refName}`) && !ctx.world.refs.has(`refs/tags/${refName}`)) {
-      throw new HttpError(422, `No ref found for: ${ref}`);
-    }
-    const wf = ctx.params.workflow_id!;
-    const at = ctx.world.clock();
-    ctx.world.dispatches.push({ workflow_id: /^\d+$/.test(wf) ? Number(wf) : wf, ref, inputs: inputs as Record<string, string>, actor: ctx.actor.login, at });
-    ctx.world.workflowRuns.push({
-      id: ctx.world.nextId('run'),
-      name: wf,
-      workflow_id: /^\d+$/.test(wf) ? Number(wf) : 100_000 + ctx.world.dispatches.length,
-      head_branch: refName,
-      head_sha: ctx.world.refs.get(`refs/heads/${refName}`) ?? fakeSha(refName),
-      event: 'workflow_dispatch',
-      status: 'queued',
-      conclusion: null,
-      actor: ctx.actor.login,
-      created_at: ctx.world.now(),
-    });
-    return { status: 204 };
-  }],
-  ['GET', `${R}/actions/runs`, (ctx) => {
-    const event = ctx.query.get('event');
-    const items = ctx.world.workflowRuns.filter((r) => !event || r.event === event).slice().reverse();
-    const { page, headers } = paginate(ctx, items);
-    return { status: 200, body: { total_count: items.length, workflow_runs: page.map((r) => workflowRunJson(ctx.world, r)) }, headers };
-  }],
+      const ref = String(b.ref ?? '');
+      const refName = ref.replace(/^refs\/(heads|tags)\//, '');
+      if (!ctx.world.refs.has(`refs/heads/${refName}`) && !ctx.world.refs.has(`refs/tags/${refName}`)) {
+        throw new HttpError(422, `No ref found for: ${ref}`);
+      }
+      const wf = ctx.params.workflow_id!;
+      const at = ctx.world.clock();
+      ctx.world.dispatches.push({
+        workflow_id: /^\d+$/.test(wf) ? Number(wf) : wf,
+        ref,
+        inputs: inputs as Record<string, string>,
+        actor: ctx.actor.login,
+        at,
+      });
+      ctx.world.workflowRuns.push({
+        id: ctx.world.nextId('run'),
+        name: wf,
+        workflow_id: /^\d+$/.test(wf) ? Number(wf) : 100_000 + ctx.world.dispatches.length,
+        head_branch: refName,
+        head_sha: ctx.world.refs.get(`refs/heads/${refName}`) ?? fakeSha(refName),
+        event: 'workflow_dispatch',
+        status: 'queued',
+        conclusion: null,
+        actor: ctx.actor.login,
+        created_at: ctx.world.now(),
+      });
+      return { status: 204 };
+    },
+  ],
+  [
+    'GET',
+    `${R}/actions/runs`,
+    (ctx) => {
+      const event = ctx.query.get('event');
+      const items = ctx.world.workflowRuns
+        .filter((r) => !event || r.event === event)
+        .slice()
+        .reverse();
+      const { page, headers } = paginate(ctx, items);
+      return {
+        status: 200,
+        body: { total_count: items.length, workflow_runs: page.map((r) => workflowRunJson(ctx.world, r)) },
+        headers,
+      };
+    },
+  ],
 
   // checks & statuses
-  ['POST', `${R}/check-runs`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const b = obj(ctx);
-    const id = ctx.world.nextId('checkRun');
-    const output = (b.output ?? {}) as Record<string, string | undefined>;
-    const status = (b.conclusion ? 'completed' : (b.status as string | undefined) ?? 'queued') as EmulatedCheckRun['status'];
-    const run = {
-      id,
-      node_id: ctx.world.nodeId('CR', id),
-      name: String(b.name ?? ''),
-      head_sha: String(b.head_sha ?? ''),
-      status,
-      conclusion: (b.conclusion as string | undefined) ?? null,
-      started_at: (b.started_at as string | undefined) ?? ctx.world.now(),
-      completed_at: status === 'completed' ? ((b.completed_at as string | undefined) ?? ctx.world.now()) : null,
-      output: { title: output.title ?? null, summary: output.summary ?? null, text: output.text ?? null },
-      external_id: (b.external_id as string | undefined) ?? null,
-      details_url: (b.details_url as string | undefined) ?? null,
-      app: ctx.actor.login,
-    };
-    ctx.world.checkRuns.set(id, run);
-    return { status: 201, body: checkRunJson(ctx.world, run) };
-  }],
-  ['PATCH', `${R}/check-runs/{check_run_id}`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const run = ctx.world.checkRuns.get(num(ctx.params.check_run_id));
-    if (!run) throw notFound();
-    const b = obj(ctx);
-    if (typeof b.name === 'string') run.name = b.name;
-    if (typeof b.status === 'string') run.status = b.status as 'queued';
-    if (typeof b.conclusion === 'string') {
-      run.conclusion = b.conclusion;
-      run.status = 'completed';
-    }
-    if (run.status === 'completed' && !run.completed_at) run.completed_at = (b.completed_at as string | undefined) ?? ctx.world.now();
-    if (b.output && typeof b.output === 'object') {
-      const o = b.output as Record<string, string | undefined>;
-      run.output = { title: o.title ?? run.output.title, summary: o.summary ?? run.output.summary, text: o.text ?? run.output.text };
-    }
-    if (typeof b.details_url === 'string') run.details_url = b.details_url;
-    return { status: 200, body: checkRunJson(ctx.world, run) };
-  }],
-  ['GET', `${R}/check-runs/{check_run_id}`, (ctx) => {
-    const run = ctx.world.checkRuns.get(num(ctx.params.check_run_id));
-    if (!run) throw notFound();
-    return { status: 200, body: checkRunJson(ctx.world, run) };
-  }],
-  ['GET', `${R}/commits/{ref}/check-runs`, (ctx) => {
-    const sha = resolveSha(ctx.world, ctx.params.ref!);
-    const name = ctx.query.get('check_name');
-    const items = [...ctx.world.checkRuns.values()].filter((c) => c.head_sha === sha && (!name || c.name === name));
-    const { page, headers } = paginate(ctx, items);
-    return { status: 200, body: { total_count: items.length, check_runs: page.map((c) => checkRunJson(ctx.world, c)) }, headers };
-  }],
-  ['POST', `${R}/statuses/{sha}`, (ctx) => {
-    requirePermission(ctx, 'write');
-    const b = obj(ctx);
-    const id = ctx.world.nextId('status');
-    const now = ctx.world.now();
-    const s = {
-      id,
-      node_id: ctx.world.nodeId('SC', id),
-      sha: ctx.params.sha!,
-      state: b.state as 'success',
-      context: String(b.context ?? 'default'),
-      description: (b.description as string | undefined) ?? null,
-      target_url: (b.target_url as string | undefined) ?? null,
-      creator: ctx.actor.login,
-      created_at: now,
-      updated_at: now,
-    };
-    ctx.world.statuses.push(s);
-    return { status: 201, body: statusJson(ctx.world, s) };
-  }],
-  ['GET', `${R}/commits/{ref}/status`, (ctx) => {
-    const sha = resolveSha(ctx.world, ctx.params.ref!);
-    const latest = new Map<string, (typeof ctx.world.statuses)[number]>();
-    for (const s of ctx.world.statuses) if (s.sha === sha) latest.set(s.context, s);
-    const statuses = [...latest.values()];
-    const state = statuses.length === 0 || statuses.some((s) => s.state === 'pending')
-      ? 'pending'
-      : statuses.some((s) => s.state === 'error' || s.state === 'failure')
-        ? 'failure'
-        : 'success';
-    const { repoApi } = urls(ctx.world);
-    const repo = repoJson(ctx.world);
-    return {
-      status: 200,
-      body: {
-        state,
-        statuses: statuses.map((s) => statusJson(ctx.world, s)),
-        sha,
-        total_count: statuses.length,
-        repository: repo,
-        commit_url: `${repoApi}/commits/${sha}`,
-        url: `${repoApi}/commits/${sha}/status`,
-      },
-    };
-  }],
+  [
+    'POST',
+    `${R}/check-runs`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const b = obj(ctx);
+      const id = ctx.world.nextId('checkRun');
+      const output = (b.output ?? {}) as Record<string, string | undefined>;
+      const status = (
+        b.conclusion ? 'completed' : ((b.status as string | undefined) ?? 'queued')
+      ) as EmulatedCheckRun['status'];
+      const run = {
+        id,
+        node_id: ctx.world.nodeId('CR', id),
+        name: String(b.name ?? ''),
+        head_sha: String(b.head_sha ?? ''),
+        status,
+        conclusion: (b.conclusion as string | undefined) ?? null,
+        started_at: (b.started_at as string | undefined) ?? ctx.world.now(),
+        completed_at: status === 'completed' ? ((b.completed_at as string | undefined) ?? ctx.world.now()) : null,
+        output: { title: output.title ?? null, summary: output.summary ?? null, text: output.text ?? null },
+        external_id: (b.external_id as string | undefined) ?? null,
+        details_url: (b.details_url as string | undefined) ?? null,
+        app: ctx.actor.login,
+      };
+      ctx.world.checkRuns.set(id, run);
+      return { status: 201, body: checkRunJson(ctx.world, run) };
+    },
+  ],
+  [
+    'PATCH',
+    `${R}/check-runs/{check_run_id}`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const run = ctx.world.checkRuns.get(num(ctx.params.check_run_id));
+      if (!run) throw notFound();
+      const b = obj(ctx);
+      if (typeof b.name === 'string') run.name = b.name;
+      if (typeof b.status === 'string') run.status = b.status as 'queued';
+      if (typeof b.conclusion === 'string') {
+        run.conclusion = b.conclusion;
+        run.status = 'completed';
+      }
+      if (run.status === 'completed' && !run.completed_at)
+        run.completed_at = (b.completed_at as string | undefined) ?? ctx.world.now();
+      if (b.output && typeof b.output === 'object') {
+        const o = b.output as Record<string, string | undefined>;
+        run.output = {
+          title: o.title ?? run.output.title,
+          summary: o.summary ?? run.output.summary,
+          text: o.text ?? run.output.text,
+        };
+      }
+      if (typeof b.details_url === 'string') run.details_url = b.details_url;
+      return { status: 200, body: checkRunJson(ctx.world, run) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/check-runs/{check_run_id}`,
+    (ctx) => {
+      const run = ctx.world.checkRuns.get(num(ctx.params.check_run_id));
+      if (!run) throw notFound();
+      return { status: 200, body: checkRunJson(ctx.world, run) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/commits/{ref}/check-runs`,
+    (ctx) => {
+      const sha = resolveSha(ctx.world, ctx.params.ref!);
+      const name = ctx.query.get('check_name');
+      const items = [...ctx.world.checkRuns.values()].filter((c) => c.head_sha === sha && (!name || c.name === name));
+      const { page, headers } = paginate(ctx, items);
+      return {
+        status: 200,
+        body: { total_count: items.length, check_runs: page.map((c) => checkRunJson(ctx.world, c)) },
+        headers,
+      };
+    },
+  ],
+  [
+    'POST',
+    `${R}/statuses/{sha}`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const b = obj(ctx);
+      const id = ctx.world.nextId('status');
+      const now = ctx.world.now();
+      const s = {
+        id,
+        node_id: ctx.world.nodeId('SC', id),
+        sha: ctx.params.sha!,
+        state: b.state as 'success',
+        context: String(b.context ?? 'default'),
+        description: (b.description as string | undefined) ?? null,
+        target_url: (b.target_url as string | undefined) ?? null,
+        creator: ctx.actor.login,
+        created_at: now,
+        updated_at: now,
+      };
+      ctx.world.statuses.push(s);
+      return { status: 201, body: statusJson(ctx.world, s) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/commits/{ref}/status`,
+    (ctx) => {
+      const sha = resolveSha(ctx.world, ctx.params.ref!);
+      const latest = new Map<string, (typeof ctx.world.statuses)[number]>();
+      for (const s of ctx.world.statuses) if (s.sha === sha) latest.set(s.context, s);
+      const statuses = [...latest.values()];
+      const state =
+        statuses.length === 0 || statuses.some((s) => s.state === 'pending')
+          ? 'pending'
+          : statuses.some((s) => s.state === 'error' || s.state === 'failure')
+            ? 'failure'
+            : 'success';
+      const { repoApi } = urls(ctx.world);
+      const repo = repoJson(ctx.world);
+      return {
+        status: 200,
+        body: {
+          state,
+          statuses: statuses.map((s) => statusJson(ctx.world, s)),
+          sha,
+          total_count: statuses.length,
+          repository: repo,
+          commit_url: `${repoApi}/commits/${sha}`,
+          url: `${repoApi}/commits/${sha}/status`,
+        },
+      };
+    },
+  ],
 ];
 
 function resolveSha(world: GitHubWorld, ref: string): string {
   if (/^[0-9a-f]{40}$/.test(ref)) return ref;
-  return world.refs.get(fullRef(ref)) ?? world.refs.get(`refs/heads/${ref}`) ?? world.refs.get(`refs/tags/${ref}`) ?? ref;
+  return (
+    world.refs.get(fullRef(ref)) ?? world.refs.get(`refs/heads/${ref}`) ?? world.refs.get(`refs/tags/${ref}`) ?? ref
+  );
 }
 
 export const ROUTES: Route[] = defs

@@ -62,7 +62,10 @@ export function labelJson(w: GitHubWorld, l: EmulatedLabel) {
 }
 
 export function issueLabelsJson(w: GitHubWorld, issue: EmulatedIssue) {
-  return issue.labels.map((n) => w.getLabel(n)).filter((l): l is EmulatedLabel => !!l).map((l) => labelJson(w, l));
+  return issue.labels
+    .map((n) => w.getLabel(n))
+    .filter((l): l is EmulatedLabel => !!l)
+    .map((l) => labelJson(w, l));
 }
 
 export function repoJson(w: GitHubWorld) {
@@ -381,7 +384,10 @@ export function refJson(w: GitHubWorld, ref: string, sha: string) {
   const { repoApi } = urls(w);
   return {
     ref,
-    node_id: w.nodeId('REF', [...ref].reduce((a, ch) => (a * 31 + ch.charCodeAt(0)) >>> 0, 7)),
+    node_id: w.nodeId(
+      'REF',
+      [...ref].reduce((a, ch) => (a * 31 + ch.charCodeAt(0)) >>> 0, 7),
+    ),
     url: `${repoApi}/git/${ref}`,
     object: { type: 'commit', sha, url: `${repoApi}/git/commits/${sha}` },
   };

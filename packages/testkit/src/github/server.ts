@@ -7,13 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Faults, WRITE_METHODS } from './faults';
-import {
-  fillRequired,
-  formatAjvErrors,
-  getValidators,
-  matchSpecOperation,
-  responseSchema,
-} from './openapi';
+import { fillRequired, formatAjvErrors, getValidators, matchSpecOperation, responseSchema } from './openapi';
 import { DOCS, HttpError, matchRoute, type RouteResult } from './routes';
 import { BOT_ID, BOT_LOGIN, GitHubWorld, type EmulatedUser, type Permission } from './world';
 
@@ -56,7 +50,11 @@ export interface GitHubEmulator {
   readonly violations: Violation[];
   readonly faults: Faults;
   readonly botToken: string;
-  addUser(u: { login: string; type?: 'User' | 'Bot'; permission: Permission }): { login: string; id: number; token: string };
+  addUser(u: { login: string; type?: 'User' | 'Bot'; permission: Permission }): {
+    login: string;
+    id: number;
+    token: string;
+  };
   close(): Promise<void>;
 }
 
@@ -152,7 +150,10 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
       if (template !== '/rate_limit') {
         if (bucket.used >= limit) {
           headers = rateHeaders(bucket);
-          return err(403, `API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID.`);
+          return err(
+            403,
+            `API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID.`,
+          );
         }
         bucket.used++;
       }
@@ -194,7 +195,13 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
       if (validate) {
         const v = getValidators(method, template);
         if (!v) {
-          violations.push({ kind: 'not-emulated', method, path, operationId: null, errors: [`${template} is not in the OpenAPI description`] });
+          violations.push({
+            kind: 'not-emulated',
+            method,
+            path,
+            operationId: null,
+            errors: [`${template} is not in the OpenAPI description`],
+          });
         } else {
           operationId = v.operationId;
           const data: Record<string, unknown> = {};
@@ -202,7 +209,9 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
           for (const n of v.paramNames.query) if (queryObj[n] !== undefined) data[n] = queryObj[n];
           if (v.params && !v.params(data)) {
             const errors = formatAjvErrors(v.params.errors, 'params');
-            const pathErr = (v.params.errors ?? []).some((e) => v.paramNames.path.some((n) => e.instancePath === `/${n}`));
+            const pathErr = (v.params.errors ?? []).some((e) =>
+              v.paramNames.path.some((n) => e.instancePath === `/${n}`),
+            );
             violations.push({ kind: 'request', method, path, operationId, status: pathErr ? 404 : 422, errors });
             return pathErr ? err(404, 'Not Found') : validationError(errors, operationId);
           }
@@ -231,13 +240,17 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
           body: parsedBody as Record<string, unknown> | undefined,
         });
         if (template === '/rate_limit') r.body = rateLimitBody(bucket);
-        const after = WRITE_METHODS.includes(method) && r.status < 400 ? faults.takeAfterWrite(method, path) : undefined;
+        const after =
+          WRITE_METHODS.includes(method) && r.status < 400 ? faults.takeAfterWrite(method, path) : undefined;
         if (after !== undefined) return err(after, 'Server Error');
         return r;
       } catch (e) {
         if (e instanceof HttpError) {
           Object.assign(headers, e.headers);
-          return { status: e.status, body: { message: e.message, documentation_url: docsFor(operationId), ...e.extra, status: String(e.status) } };
+          return {
+            status: e.status,
+            body: { message: e.message, documentation_url: docsFor(operationId), ...e.extra, status: String(e.status) },
+          };
         }
         return err(500, `Emulator error: ${(e as Error).stack ?? String(e)}`);
       }
@@ -263,11 +276,26 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
           }
         }
       } catch (e) {
-        violations.push({ kind: 'response', method, path, operationId, status: result.status, errors: [`validator error: ${(e as Error).message}`] });
+        violations.push({
+          kind: 'response',
+          method,
+          path,
+          operationId,
+          status: result.status,
+          errors: [`validator error: ${(e as Error).message}`],
+        });
       }
     }
 
-    const entry: RequestLogEntry = { method, path, query: queryObj, status: result.status, actor: actor?.login ?? null, operationId, at };
+    const entry: RequestLogEntry = {
+      method,
+      path,
+      query: queryObj,
+      status: result.status,
+      actor: actor?.login ?? null,
+      operationId,
+      at,
+    };
     if (parsedBody !== undefined) entry.body = parsedBody;
     requests.push(entry);
 
@@ -342,7 +370,11 @@ function err(status: number, message: string, documentation_url = DOCS): RouteRe
 function validationError(errors: string[], operationId: string | null): RouteResult {
   return {
     status: 422,
-    body: { message: `Invalid request.\n\n${errors.join('\n')}`, documentation_url: docsFor(operationId), status: '422' },
+    body: {
+      message: `Invalid request.\n\n${errors.join('\n')}`,
+      documentation_url: docsFor(operationId),
+      status: '422',
+    },
   };
 }
 
@@ -350,7 +382,8 @@ function validationError(errors: string[], operationId: string | null): RouteRes
 export function expectNoViolations(gh: Pick<GitHubEmulator, 'violations'>): void {
   if (gh.violations.length === 0) return;
   const lines = gh.violations.map(
-    (v) => `- [${v.kind}] ${v.method} ${v.path}${v.operationId ? ` (${v.operationId})` : ''}${v.status ? ` → ${v.status}` : ''}\n    ${v.errors.slice(0, 8).join('\n    ')}`,
+    (v) =>
+      `- [${v.kind}] ${v.method} ${v.path}${v.operationId ? ` (${v.operationId})` : ''}${v.status ? ` → ${v.status}` : ''}\n    ${v.errors.slice(0, 8).join('\n    ')}`,
   );
   throw new Error(`GitHub emulator recorded ${gh.violations.length} OpenAPI violation(s):\n${lines.join('\n')}`);
 }

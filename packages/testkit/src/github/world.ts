@@ -33,7 +33,16 @@ export interface EmulatedLabel {
 }
 
 export type ReactionContent = '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes';
-export const REACTION_CONTENTS: ReactionContent[] = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
+export const REACTION_CONTENTS: ReactionContent[] = [
+  '+1',
+  '-1',
+  'laugh',
+  'confused',
+  'heart',
+  'hooray',
+  'rocket',
+  'eyes',
+];
 
 export interface EmulatedReaction {
   id: number;
@@ -251,7 +260,13 @@ export class GitHubWorld {
 
   // -- users ----------------------------------------------------------------------------------------------------
 
-  addUser(u: { login: string; type?: 'User' | 'Bot'; permission?: Permission; id?: number; token?: string }): EmulatedUser {
+  addUser(u: {
+    login: string;
+    type?: 'User' | 'Bot';
+    permission?: Permission;
+    id?: number;
+    token?: string;
+  }): EmulatedUser {
     const existing = this.users.get(u.login);
     if (existing) {
       if (u.permission) existing.permission = u.permission;
@@ -275,7 +290,14 @@ export class GitHubWorld {
 
   /** A user referenced by a builder but never registered: a read-only stranger. */
   ensureUser(login: string): EmulatedUser {
-    return this.users.get(login) ?? this.addUser({ login, permission: login.endsWith('[bot]') ? 'none' : 'read', type: login.endsWith('[bot]') ? 'Bot' : 'User' });
+    return (
+      this.users.get(login) ??
+      this.addUser({
+        login,
+        permission: login.endsWith('[bot]') ? 'none' : 'read',
+        type: login.endsWith('[bot]') ? 'Bot' : 'User',
+      })
+    );
   }
 
   authorAssociation(login: string): string {
@@ -387,7 +409,12 @@ export class GitHubWorld {
     files?: EmulatedPullFile[];
     labels?: string[];
   }): { issue: EmulatedIssue; pull: EmulatedPull } {
-    const issue = this.issue({ title: p.title, body: p.body ?? null, author: p.author ?? 'octocat', labels: p.labels ?? [] });
+    const issue = this.issue({
+      title: p.title,
+      body: p.body ?? null,
+      author: p.author ?? 'octocat',
+      labels: p.labels ?? [],
+    });
     issue.isPullRequest = true;
     const base = p.base ?? this.defaultBranch;
     const headSha = p.headSha ?? this.refs.get(`refs/heads/${p.head}`) ?? fakeSha(`${p.head}#${issue.number}`);

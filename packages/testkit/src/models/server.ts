@@ -71,7 +71,7 @@ export interface ModelServer {
 }
 
 const JUNK_PROSE =
-  "Sure! I looked at this carefully. Overall it seems mostly fine, although a couple of points might deserve a second look before anyone proceeds.";
+  'Sure! I looked at this carefully. Overall it seems mostly fine, although a couple of points might deserve a second look before anyone proceeds.';
 
 function randomId(prefix: string, length: number): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -142,7 +142,8 @@ export function anthropicCacheParts(body: Record<string, unknown>): CachePart[] 
 export function openaiPrompt(body: Record<string, unknown>): string {
   const parts: string[] = [];
   if (Array.isArray(body.tools) && body.tools.length > 0) parts.push(JSON.stringify(body.tools));
-  if (body.response_format && typeof body.response_format === 'object') parts.push(JSON.stringify(body.response_format));
+  if (body.response_format && typeof body.response_format === 'object')
+    parts.push(JSON.stringify(body.response_format));
   for (const message of Array.isArray(body.messages) ? body.messages : []) {
     const m = message as { role?: unknown; content?: unknown; tool_calls?: unknown };
     parts.push(`${String(m.role)}: ${textOf(m.content)}${m.tool_calls ? JSON.stringify(m.tool_calls) : ''}`);
@@ -151,10 +152,12 @@ export function openaiPrompt(body: Record<string, unknown>): string {
 }
 
 function parseOpenAI(body: Record<string, unknown>): ParsedRequest {
-  const messages = (Array.isArray(body.messages) ? body.messages : []).map((m: { role?: unknown; content?: unknown }) => ({
-    role: String(m.role),
-    content: textOf(m.content),
-  }));
+  const messages = (Array.isArray(body.messages) ? body.messages : []).map(
+    (m: { role?: unknown; content?: unknown }) => ({
+      role: String(m.role),
+      content: textOf(m.content),
+    }),
+  );
   const systemMessages = messages.filter((m) => m.role === 'system' || m.role === 'developer');
   const firstUser = messages.find((m) => m.role === 'user')?.content ?? '';
   const rf = body.response_format as { type?: string; json_schema?: { schema?: unknown } } | undefined;
@@ -191,10 +194,12 @@ function parseAnthropic(body: Record<string, unknown>): ParsedRequest {
       : Array.isArray(body.system)
         ? body.system.map((b: { text?: unknown }) => String(b.text ?? ''))
         : [];
-  const messages = (Array.isArray(body.messages) ? body.messages : []).map((m: { role?: unknown; content?: unknown }) => ({
-    role: String(m.role),
-    content: textOf(m.content),
-  }));
+  const messages = (Array.isArray(body.messages) ? body.messages : []).map(
+    (m: { role?: unknown; content?: unknown }) => ({
+      role: String(m.role),
+      content: textOf(m.content),
+    }),
+  );
   const firstUser = messages.find((m) => m.role === 'user')?.content ?? '';
   const tc = body.tool_choice as { type?: string; name?: string } | undefined;
   const toolList = (Array.isArray(body.tools) ? body.tools : []) as { name?: string; input_schema?: unknown }[];
@@ -226,8 +231,9 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const clock = options.clock;
   const now = (): number => (clock === undefined ? Date.now() : typeof clock === 'function' ? clock() : clock.now());
   const runner = new ScriptRunner(options.script);
-  const anthropicCache = new AnthropicPromptCache(now, (model) =>
-    options.anthropicMinCacheTokens ?? anthropicMinCacheableTokens(model),
+  const anthropicCache = new AnthropicPromptCache(
+    now,
+    (model) => options.anthropicMinCacheTokens ?? anthropicMinCacheableTokens(model),
   );
   const openaiCache = new OpenAIPromptCache(now);
   const calls: ModelCall[] = [];
@@ -346,11 +352,22 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     } else {
       const headerKey = req.headers['x-api-key'];
       const key = (typeof headerKey === 'string' ? headerKey : undefined) ?? bearer;
-      if (!key) return reply(401, anthropicError('authentication_error', 'x-api-key header is required'), {}, 'authentication_error');
+      if (!key)
+        return reply(
+          401,
+          anthropicError('authentication_error', 'x-api-key header is required'),
+          {},
+          'authentication_error',
+        );
       if (options.apiKeys && !options.apiKeys.includes(key))
         return reply(401, anthropicError('authentication_error', 'invalid x-api-key'), {}, 'authentication_error');
       if (!req.headers['anthropic-version'])
-        return reply(400, anthropicError('invalid_request_error', 'anthropic-version: header is required'), {}, 'invalid_request_error');
+        return reply(
+          400,
+          anthropicError('invalid_request_error', 'anthropic-version: header is required'),
+          {},
+          'invalid_request_error',
+        );
     }
 
     let body: Record<string, unknown>;
@@ -360,28 +377,70 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       body = parsed as Record<string, unknown>;
     } catch {
       return wire === 'openai'
-        ? reply(400, openaiError("We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)", 'invalid_request_error', null), {}, 'invalid_json')
-        : reply(400, anthropicError('invalid_request_error', 'There was an issue with the request body: invalid JSON'), {}, 'invalid_request_error');
+        ? reply(
+            400,
+            openaiError(
+              "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)",
+              'invalid_request_error',
+              null,
+            ),
+            {},
+            'invalid_json',
+          )
+        : reply(
+            400,
+            anthropicError('invalid_request_error', 'There was an issue with the request body: invalid JSON'),
+            {},
+            'invalid_request_error',
+          );
     }
 
     // Minimal request validation, with the real services' wording where it matters.
     if (typeof body.model !== 'string' || !Array.isArray(body.messages) || body.messages.length === 0) {
       return wire === 'openai'
-        ? reply(400, openaiError("Missing required parameter: 'model' or 'messages'.", 'invalid_request_error', 'missing_required_parameter'), {}, 'invalid_request_error')
-        : reply(400, anthropicError('invalid_request_error', 'model and messages: Field required'), {}, 'invalid_request_error');
+        ? reply(
+            400,
+            openaiError(
+              "Missing required parameter: 'model' or 'messages'.",
+              'invalid_request_error',
+              'missing_required_parameter',
+            ),
+            {},
+            'invalid_request_error',
+          )
+        : reply(
+            400,
+            anthropicError('invalid_request_error', 'model and messages: Field required'),
+            {},
+            'invalid_request_error',
+          );
     }
     if (wire === 'anthropic' && typeof body.max_tokens !== 'number') {
-      return reply(400, anthropicError('invalid_request_error', 'max_tokens: Field required'), {}, 'invalid_request_error');
+      return reply(
+        400,
+        anthropicError('invalid_request_error', 'max_tokens: Field required'),
+        {},
+        'invalid_request_error',
+      );
     }
     const request = wire === 'openai' ? parseOpenAI(body) : parseAnthropic(body);
     call.request = request;
     call.model = request.model;
     call.role = request.role;
     call.issue = request.issue;
-    if (wire === 'openai' && options.rejectJsonSchema && (body.response_format as { type?: string } | undefined)?.type === 'json_schema') {
+    if (
+      wire === 'openai' &&
+      options.rejectJsonSchema &&
+      (body.response_format as { type?: string } | undefined)?.type === 'json_schema'
+    ) {
       return reply(
         400,
-        openaiError("Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", 'invalid_request_error', null, 'response_format'),
+        openaiError(
+          "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+          'invalid_request_error',
+          null,
+          'response_format',
+        ),
         {},
         'invalid_request_error',
       );
@@ -390,9 +449,16 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     if (wire === 'anthropic') {
       const breakpoints = cacheParts.filter((p) => p.breakpointTtlMs !== undefined).length;
       if (breakpoints > 4)
-        return reply(400, anthropicError('invalid_request_error', `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`), {}, 'invalid_request_error');
+        return reply(
+          400,
+          anthropicError(
+            'invalid_request_error',
+            `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`,
+          ),
+          {},
+          'invalid_request_error',
+        );
     }
-
 
     const resolved = runner.next(request);
     if (!resolved) {
@@ -408,10 +474,13 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     if (entry.fault === 'timeout') {
       // Hold the connection past the client's timeout, then drop it without a response.
       await new Promise<void>((resolve) => {
-        const t = setTimeout(() => {
-          timers.delete(t);
-          resolve();
-        }, entry.latencyMs ?? options.timeoutHoldMs ?? 10_000);
+        const t = setTimeout(
+          () => {
+            timers.delete(t);
+            resolve();
+          },
+          entry.latencyMs ?? options.timeoutHoldMs ?? 10_000,
+        );
         timers.add(t);
         res.on('close', () => {
           clearTimeout(t);
@@ -438,7 +507,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
               'requests',
               'rate_limit_exceeded',
             ),
-            { 'retry-after': retryAfter, 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': `${retryAfter}s` },
+            {
+              'retry-after': retryAfter,
+              'x-ratelimit-remaining-requests': '0',
+              'x-ratelimit-reset-requests': `${retryAfter}s`,
+            },
             'rate_limit_exceeded',
           )
         : reply(
@@ -453,12 +526,26 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     }
     if (fault === '529') {
       return wire === 'openai'
-        ? reply(503, openaiError('The engine is currently overloaded, please try again later.', 'server_error', null), {}, 'overloaded')
+        ? reply(
+            503,
+            openaiError('The engine is currently overloaded, please try again later.', 'server_error', null),
+            {},
+            'overloaded',
+          )
         : reply(529, anthropicError('overloaded_error', 'Overloaded'), {}, 'overloaded_error');
     }
     if (fault === '500') {
       return wire === 'openai'
-        ? reply(500, openaiError('The server had an error while processing your request. Sorry about that!', 'server_error', null), {}, 'server_error')
+        ? reply(
+            500,
+            openaiError(
+              'The server had an error while processing your request. Sorry about that!',
+              'server_error',
+              null,
+            ),
+            {},
+            'server_error',
+          )
         : reply(500, anthropicError('api_error', 'Internal server error'), {}, 'api_error');
     }
     if (fault === 'credit') {
@@ -500,20 +587,35 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       text = truncate(text);
       toolInput = {};
     }
-    const outputText = useForcedTool ? JSON.stringify(toolInput) : text + toolCalls.map((c) => JSON.stringify(c.input)).join('');
-    const outputTokens = truncated && request.maxTokens !== undefined ? request.maxTokens : (entry.outputTokens ?? Math.max(1, estimateTokens(outputText)));
+    const outputText = useForcedTool
+      ? JSON.stringify(toolInput)
+      : text + toolCalls.map((c) => JSON.stringify(c.input)).join('');
+    const outputTokens =
+      truncated && request.maxTokens !== undefined
+        ? request.maxTokens
+        : (entry.outputTokens ?? Math.max(1, estimateTokens(outputText)));
 
     if (wire === 'openai') {
-      const cache = openaiCache.apply(request.model, openaiPrompt(body), body.prompt_cache_retention as string | undefined);
+      const cache = openaiCache.apply(
+        request.model,
+        openaiPrompt(body),
+        body.prompt_cache_retention as string | undefined,
+      );
       const usage = {
         prompt_tokens: cache.promptTokens,
         completion_tokens: outputTokens,
         total_tokens: cache.promptTokens + outputTokens,
         prompt_tokens_details: { cached_tokens: cache.cachedTokens, audio_tokens: 0 },
-        completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+        completion_tokens_details: {
+          reasoning_tokens: 0,
+          audio_tokens: 0,
+          accepted_prediction_tokens: 0,
+          rejected_prediction_tokens: 0,
+        },
       };
       const calledTools = useForcedTool ? [{ name: request.forcedTool ?? '', input: toolInput }] : toolCalls;
-      const argsOf = (input: unknown) => (truncated && useForcedTool ? truncate(JSON.stringify(entry.json)) : JSON.stringify(input));
+      const argsOf = (input: unknown) =>
+        truncated && useForcedTool ? truncate(JSON.stringify(entry.json)) : JSON.stringify(input);
       const message: Record<string, unknown> = {
         role: 'assistant',
         content: calledTools.length > 0 ? (text && !useForcedTool ? text : null) : text,
@@ -558,7 +660,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       content.push({ type: 'tool_use', id: randomId('toolu_01', 22), name: request.forcedTool, input: toolInput });
     } else {
       if (text) content.push({ type: 'text', text });
-      for (const c of toolCalls) content.push({ type: 'tool_use', id: randomId('toolu_01', 22), name: c.name, input: c.input });
+      for (const c of toolCalls)
+        content.push({ type: 'tool_use', id: randomId('toolu_01', 22), name: c.name, input: c.input });
     }
     const stopReason = truncated ? 'max_tokens' : useForcedTool || toolCalls.length > 0 ? 'tool_use' : 'end_turn';
     call.usage = usage;
@@ -580,7 +683,12 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `model server bug: ${String(error)}` } }));
+        res.end(
+          JSON.stringify({
+            type: 'error',
+            error: { type: 'api_error', message: `model server bug: ${String(error)}` },
+          }),
+        );
       }
     });
   });
