@@ -1,3 +1,4 @@
 export * from './client';
 export * from './port';
 export * from './rest-issues';
+export * from './pulls-port';
