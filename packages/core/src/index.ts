@@ -8,3 +8,5 @@ export * from './cost/index';
 export * from './config/index';
 export * from './router/index';
 export * from './text/sanitize';
+export * from './implement/safe-outputs';
+export * from './merge/policy';
