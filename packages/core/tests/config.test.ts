@@ -42,6 +42,16 @@ describe('loadConfig defaults', () => {
       commands: { min_permission: 'write', allowed_bots: [] },
       bot_logins: ['github-actions[bot]'],
       workflow: 'hydraflow.yml',
+      implement: {
+        commands: { test: 'npm test' },
+        protected_paths: [],
+        max_turns: 40,
+        max_minutes: 20,
+        max_files: 30,
+        max_lines: 1_500,
+      },
+      review: { max_rounds: 3, threshold: 7 },
+      merge: { policy: 'human', method: 'squash' },
       pricing: {},
     });
     expect(loadConfig({ fileText: '', ...none }).clarity_threshold).toBe(7);

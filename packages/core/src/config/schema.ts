@@ -151,6 +151,85 @@ export const configSchema = z
         .describe(
           "HydraFlow's own identities: its state comments are trusted only from these, and their events never start work. Add your App's \"name[bot]\" or the PAT user's login.",
         ),
+      implement: z
+        .strictObject({
+          commands: z
+            .record(
+              z.string().regex(/^[a-z][a-z0-9_-]*$/, e('a command name (lower-case letters, digits, - and _)')),
+              z.string(e('a shell command such as "npm test"')).min(1).max(500),
+            )
+            .default({ test: 'npm test' })
+            .describe(
+              'Commands the coding agent may run, by name (it can only ask for a name, never a command line). `test` also decides whether the work is done.',
+            ),
+          protected_paths: z
+            .array(z.string(e('a path glob such as "infra/**"')).min(1).max(200))
+            .max(100)
+            .default([])
+            .describe('Globs the agent may not change, in addition to .github/** and .git/** (always protected).'),
+          max_turns: z
+            .number(e('a whole number from 1 to 200'))
+            .int()
+            .min(1)
+            .max(200)
+            .default(40)
+            .describe('Model turns per implement run.'),
+          max_minutes: z
+            .number(e('a number of minutes from 1 to 120'))
+            .min(1)
+            .max(120)
+            .default(20)
+            .describe('Wall time per implement run.'),
+          max_files: z
+            .number(e('a whole number from 1 to 500'))
+            .int()
+            .min(1)
+            .max(500)
+            .default(30)
+            .describe('Files one change may touch.'),
+          max_lines: z
+            .number(e('a whole number from 1 to 50000'))
+            .int()
+            .min(1)
+            .max(50_000)
+            .default(1_500)
+            .describe('Lines one change may add and remove.'),
+        })
+        .prefault({})
+        .describe('The coding agent (implement phase) and the checks on what it produced.'),
+      review: z
+        .strictObject({
+          max_rounds: z
+            .number(e('a whole number from 1 to 10'))
+            .int()
+            .min(1)
+            .max(10)
+            .default(3)
+            .describe('Review rounds before a human decides.'),
+          threshold: z
+            .number(e('a number from 0 to 10'))
+            .min(0)
+            .max(10)
+            .default(7)
+            .describe('Review score at or above which HydraFlow approves (with no critical finding open).'),
+        })
+        .prefault({})
+        .describe('The reviewer (review phase).'),
+      merge: z
+        .strictObject({
+          policy: z
+            .enum(['human', 'auto'], e('human or auto'))
+            .default('human')
+            .describe(
+              'human: a person must approve the pull request or comment /ship-it before HydraFlow merges; auto: HydraFlow merges when its review approved and checks are green.',
+            ),
+          method: z
+            .enum(['squash', 'merge', 'rebase'], e('squash, merge or rebase'))
+            .default('squash')
+            .describe('How pull requests are merged.'),
+        })
+        .prefault({})
+        .describe('When and how HydraFlow merges.'),
       workflow: z
         .string(e('a workflow file name such as "hydraflow.yml"'))
         .regex(/^[A-Za-z0-9._-]+\.ya?ml$/, e('a workflow file name such as "hydraflow.yml"'))
