@@ -4,10 +4,28 @@
  * carry `cache_control: {type: 'ephemeral'}` so the stable prefix (tools → system) is cached.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages';
 import { schemaName } from './openai';
 import { withRetries, type RetryOptions } from './retry';
-import type { CompletionRequest, CompletionResult, ModelProvider, Usage } from './types';
+import { anthropicStopReason, toolCallFromInput } from './tool-calls';
+import type {
+  CompletionRequest,
+  CompletionResult,
+  ModelProvider,
+  ToolTurnRequest,
+  ToolTurnResult,
+  TurnMessage,
+  Usage,
+} from './types';
+
+/** The Messages API accepts at most 4 blocks with cache_control per request. */
+const MAX_CACHE_BREAKPOINTS = 4;
 
 export interface AnthropicProviderOptions extends RetryOptions {
   model: string;
@@ -63,13 +81,18 @@ export class AnthropicProvider implements ModelProvider {
     };
   }
 
-  private async run(params: MessageCreateParamsNonStreaming): Promise<CompletionResult> {
+  private async create(params: MessageCreateParamsNonStreaming) {
     const started = Date.now();
     const { value, attempts } = await withRetries(
       { provider: this.name, model: this.model, isConnectionError },
       this.options,
       () => this.client.messages.create(params),
     );
+    return { value, attempts, started };
+  }
+
+  private async run(params: MessageCreateParamsNonStreaming): Promise<CompletionResult> {
+    const { value, attempts, started } = await this.create(params);
     const toolUse = value.content.find((b) => b.type === 'tool_use');
     const text =
       toolUse && toolUse.type === 'tool_use'
@@ -90,6 +113,55 @@ export class AnthropicProvider implements ModelProvider {
     return this.run(this.params(request));
   }
 
+  /**
+   * A tool-using turn on the Messages API: `tools`, assistant `tool_use` blocks, and `tool_result` blocks (with
+   * `is_error`) gathered into the user message that follows. Cache breakpoints: the last tool definition (so the stable
+   * prefix tools → system is cached even without a cached system segment), every system segment marked `cache: true`,
+   * and — unless `cacheConversation: false` — the last block of the conversation, so the next turn of the loop reads
+   * everything before it from the cache. Never more than the API's 4.
+   */
+  async turn(request: ToolTurnRequest): Promise<ToolTurnResult> {
+    const base = this.params({ ...request, messages: [] });
+    const systemBreakpoints = request.system.filter((s) => s.cache).length;
+    let budget = MAX_CACHE_BREAKPOINTS - systemBreakpoints;
+    const tools: Tool[] = request.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: { type: 'object', ...t.inputSchema } as Tool.InputSchema,
+    }));
+    const lastTool = tools[tools.length - 1];
+    if (lastTool && budget > 0) {
+      lastTool.cache_control = { type: 'ephemeral' };
+      budget--;
+    }
+    const messages = anthropicMessages(request.messages);
+    if (request.cacheConversation !== false && budget > 0) {
+      const lastContent = messages[messages.length - 1]?.content;
+      const lastBlock = Array.isArray(lastContent) ? lastContent[lastContent.length - 1] : undefined;
+      if (lastBlock && lastBlock.type !== 'thinking' && lastBlock.type !== 'redacted_thinking')
+        lastBlock.cache_control = { type: 'ephemeral' };
+    }
+    const { value, attempts, started } = await this.create({
+      ...base,
+      messages,
+      ...(tools.length > 0 ? { tools } : {}),
+    });
+    return {
+      text: value.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+      toolCalls: value.content.flatMap((b) =>
+        b.type === 'tool_use' ? [toolCallFromInput(b.id, b.name, b.input)] : [],
+      ),
+      stopReason: anthropicStopReason(value.stop_reason),
+      rawStopReason: value.stop_reason ?? null,
+      usage: anthropicUsage(value.usage),
+      model: value.model || this.model,
+      provider: this.name,
+      durationMs: Date.now() - started,
+      truncated: value.stop_reason === 'max_tokens',
+      attempts,
+    };
+  }
+
   completeJson(
     request: CompletionRequest,
     schema: { name: string; jsonSchema: Record<string, unknown> },
@@ -107,4 +179,37 @@ export class AnthropicProvider implements ModelProvider {
       tool_choice: { type: 'tool', name },
     });
   }
+}
+
+/**
+ * TurnMessage[] → Messages API turns. Tool results become `tool_result` blocks of a user turn; adjacent turns of the
+ * same role are merged (the API wants user/assistant alternation, and tool results first in their user turn, which
+ * the order of the conversation already gives). Empty text blocks are dropped (the API rejects them).
+ */
+export function anthropicMessages(conversation: readonly TurnMessage[]): MessageParam[] {
+  const out: { role: 'user' | 'assistant'; content: ContentBlockParam[] }[] = [];
+  const push = (role: 'user' | 'assistant', blocks: ContentBlockParam[]) => {
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  for (const m of conversation) {
+    if (m.role === 'user') push('user', m.content === '' ? [] : [{ type: 'text', text: m.content }]);
+    else if (m.role === 'tool')
+      push('user', [
+        {
+          type: 'tool_result',
+          tool_use_id: m.toolCallId,
+          content: m.content,
+          ...(m.isError ? { is_error: true } : {}),
+        },
+      ]);
+    else {
+      const blocks: ContentBlockParam[] = m.content === '' ? [] : [{ type: 'text', text: m.content }];
+      for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.input });
+      push('assistant', blocks.length > 0 ? blocks : [{ type: 'text', text: '(no output)' }]);
+    }
+  }
+  for (const m of out) if (m.content.length === 0) m.content.push({ type: 'text', text: '(empty)' });
+  return out;
 }

@@ -7,6 +7,12 @@ export type {
   ProviderName,
   StructuredRequest,
   Usage,
+  ToolDefinition,
+  ToolCall,
+  TurnMessage,
+  ToolTurnRequest,
+  ToolTurnResult,
+  StopReason,
 } from './types';
 // The adapters (and their SDKs) are not re-exported: createProvider loads the one a run uses, on demand.
 export type { OpenAIProviderOptions, JsonMode } from './openai';

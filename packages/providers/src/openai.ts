@@ -10,7 +10,16 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { withRetries, type RetryOptions } from './retry';
-import type { CompletionRequest, CompletionResult, ModelProvider, Usage } from './types';
+import { openaiStopReason, toolCallFromArguments } from './tool-calls';
+import type {
+  CompletionRequest,
+  CompletionResult,
+  ModelProvider,
+  ToolTurnRequest,
+  ToolTurnResult,
+  TurnMessage,
+  Usage,
+} from './types';
 
 export type JsonMode = 'json_schema' | 'json_object' | 'auto';
 
@@ -89,13 +98,18 @@ export class OpenAIProvider implements ModelProvider {
     };
   }
 
-  private async run(params: ChatCompletionCreateParamsNonStreaming): Promise<CompletionResult> {
+  private async create(params: ChatCompletionCreateParamsNonStreaming) {
     const started = Date.now();
     const { value, attempts } = await withRetries(
       { provider: this.name, model: this.model, isConnectionError },
       this.options,
       () => this.client.chat.completions.create(params),
     );
+    return { value, attempts, started };
+  }
+
+  private async run(params: ChatCompletionCreateParamsNonStreaming): Promise<CompletionResult> {
+    const { value, attempts, started } = await this.create(params);
     const choice = value.choices[0];
     const message = choice?.message;
     const toolArgs = message?.tool_calls?.map((c) => (c.type === 'function' ? c.function.arguments : '')).join('');
@@ -112,6 +126,50 @@ export class OpenAIProvider implements ModelProvider {
 
   complete(request: CompletionRequest): Promise<CompletionResult> {
     return this.run(this.params(request));
+  }
+
+  /**
+   * A tool-using turn on Chat Completions: function tools (non-strict, so any JSON Schema the tools use is accepted),
+   * assistant `tool_calls` and `role: 'tool'` results. OpenAI has no error flag on a tool result, so an error result is
+   * sent as `Error: <content>`. Tools are sent first and never change within a loop, so OpenAI's automatic prefix cache
+   * covers tools → system → earlier turns.
+   */
+  async turn(request: ToolTurnRequest): Promise<ToolTurnResult> {
+    const system = request.system.map((s) => s.text).join('\n\n');
+    const messages: ChatCompletionMessageParam[] = [
+      ...(system ? [{ role: 'system' as const, content: system }] : []),
+      ...request.messages.map(openaiMessage),
+    ];
+    const params: ChatCompletionCreateParamsNonStreaming = {
+      ...this.params({ ...request, messages: [] }),
+      messages,
+      ...(request.tools.length > 0
+        ? {
+            tools: request.tools.map((t) => ({
+              type: 'function' as const,
+              function: { name: t.name, description: t.description, parameters: t.inputSchema },
+            })),
+          }
+        : {}),
+    };
+    const { value, attempts, started } = await this.create(params);
+    const choice = value.choices[0];
+    const message = choice?.message;
+    const toolCalls = (message?.tool_calls ?? []).flatMap((c) =>
+      c.type === 'function' ? [toolCallFromArguments(c.id, c.function.name, c.function.arguments)] : [],
+    );
+    return {
+      text: message?.content ?? message?.refusal ?? '',
+      toolCalls,
+      stopReason: openaiStopReason(choice?.finish_reason),
+      rawStopReason: choice?.finish_reason ?? null,
+      usage: openaiUsage(value.usage),
+      model: value.model || this.model,
+      provider: this.name,
+      durationMs: Date.now() - started,
+      truncated: choice?.finish_reason === 'length',
+      attempts,
+    };
   }
 
   async completeJson(
@@ -134,6 +192,27 @@ export class OpenAIProvider implements ModelProvider {
     }
     const instruction = `Respond with a single JSON object and nothing else (no prose, no code fences). It must match this JSON Schema, named ${schema.name}:\n${JSON.stringify(schema.jsonSchema)}`;
     return this.run({ ...this.params(request, instruction), response_format: { type: 'json_object' } });
+  }
+}
+
+function openaiMessage(m: TurnMessage): ChatCompletionMessageParam {
+  switch (m.role) {
+    case 'user':
+      return { role: 'user', content: m.content };
+    case 'assistant':
+      return m.toolCalls && m.toolCalls.length > 0
+        ? {
+            role: 'assistant',
+            content: m.content === '' ? null : m.content,
+            tool_calls: m.toolCalls.map((c) => ({
+              id: c.id,
+              type: 'function' as const,
+              function: { name: c.name, arguments: c.invalidInput ?? JSON.stringify(c.input) },
+            })),
+          }
+        : { role: 'assistant', content: m.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.toolCallId, content: m.isError ? `Error: ${m.content}` : m.content };
   }
 }
 

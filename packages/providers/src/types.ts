@@ -60,6 +60,57 @@ export interface ModelProvider {
     request: CompletionRequest,
     schema: { name: string; jsonSchema: Record<string, unknown> },
   ): Promise<CompletionResult>;
+  /**
+   * One tool-using turn: the model sees the tools and the conversation so far (including its earlier tool calls and
+   * their results) and answers with text, tool calls, or both. Same retry, credit and usage rules as `complete`.
+   */
+  turn(request: ToolTurnRequest): Promise<ToolTurnResult>;
+}
+
+/** A tool the model may call. `inputSchema` is a JSON Schema whose root is an object. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A tool call the model made. `id` is the provider's id, echoed back with the result. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The parsed arguments; `{}` when they were not a JSON object (see `invalidInput`). */
+  input: Record<string, unknown>;
+  /** The raw arguments when they were not a JSON object (OpenAI sends a string; a truncated turn cuts it). */
+  invalidInput?: string;
+}
+
+/** A conversation of a tool-using agent: user text, assistant text + tool calls, and tool results. */
+export type TurnMessage =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string; isError?: boolean };
+
+export interface ToolTurnRequest extends Omit<CompletionRequest, 'messages'> {
+  tools: ToolDefinition[];
+  messages: TurnMessage[];
+  /**
+   * Anthropic only: also put a cache breakpoint on the last message, so each turn of an agent loop reads the previous
+   * turn's prefix from the cache (default true; skipped when it would exceed the API's 4 breakpoints).
+   */
+  cacheConversation?: boolean;
+}
+
+/**
+ * Why the model stopped: `end` (finished its answer), `tool_use` (wants tool results), `max_tokens` (cut off at the
+ * output limit), `refusal` (safety refusal / content filter), `other` (anything else, e.g. Anthropic `pause_turn`).
+ */
+export type StopReason = 'end' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
+
+export interface ToolTurnResult extends CompletionResult {
+  toolCalls: ToolCall[];
+  stopReason: StopReason;
+  /** The provider's own value (OpenAI finish_reason, Anthropic stop_reason). */
+  rawStopReason: string | null;
 }
 
 export interface StructuredRequest<T> extends CompletionRequest {

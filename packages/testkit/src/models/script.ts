@@ -9,8 +9,12 @@ export interface ScriptEntry {
   json?: unknown;
   /** Plain text answer (used when `json` is absent). */
   text?: string;
-  /** Tool calls the model makes (Anthropic tool_use blocks / OpenAI tool_calls). */
-  toolCalls?: { name: string; input: unknown }[];
+  /**
+   * Tool calls the model makes (Anthropic tool_use blocks / OpenAI tool_calls, finish 'tool_calls' / stop 'tool_use').
+   * `id` defaults to a fresh provider-style id (`toolu_01…` / `call_…`). Script a multi-turn agent as an array: one
+   * entry per turn, consumed in order per key.
+   */
+  toolCalls?: { name: string; input: unknown; id?: string }[];
   /** Wait this long (real time) before answering; for `timeout`, how long to hold the connection. */
   latencyMs?: number;
   /** Reported output tokens (default: estimated from the output). */
@@ -33,6 +37,13 @@ export interface ParsedRequest {
   messages: { role: string; content: string }[];
   /** Names of the tools offered. */
   tools: string[];
+  /** Tool calls the assistant made earlier in the conversation, in order. */
+  toolCalls: { id: string; name: string; input: unknown }[];
+  /**
+   * Tool results the request carries (what the agent's tools answered), in conversation order, with the called tool's
+   * name resolved from the matching call. OpenAI has no error flag: `isError` is false there.
+   */
+  toolResults: { toolCallId: string; name: string | undefined; content: string; isError: boolean }[];
   /** Tool the request forces (Anthropic `tool_choice: {type:'tool'}`, OpenAI `tool_choice: {type:'function'}`). */
   forcedTool: string | undefined;
   /** OpenAI `response_format.type`, Anthropic `output_config.format.type` ('json_schema') or 'text'. */

@@ -171,8 +171,33 @@ function parseOpenAI(body: Record<string, unknown>): ParsedRequest {
   )?.function?.parameters;
   const maxTokens = (body.max_completion_tokens ?? body.max_tokens) as number | undefined;
   const { role, issue } = parseRoleAndIssue(systemMessages[0]?.content ?? '', firstUser);
+  const toolCalls: ParsedRequest['toolCalls'] = [];
+  const toolResults: ParsedRequest['toolResults'] = [];
+  for (const m of (Array.isArray(body.messages) ? body.messages : []) as Record<string, unknown>[]) {
+    if (m.role === 'assistant' && Array.isArray(m.tool_calls))
+      for (const c of m.tool_calls as { id?: unknown; function?: { name?: unknown; arguments?: unknown } }[]) {
+        let input: unknown = c.function?.arguments;
+        try {
+          input = JSON.parse(String(c.function?.arguments ?? ''));
+        } catch {
+          // keep the raw string
+        }
+        toolCalls.push({ id: String(c.id), name: String(c.function?.name ?? ''), input });
+      }
+    if (m.role === 'tool') {
+      const id = String(m.tool_call_id);
+      toolResults.push({
+        toolCallId: id,
+        name: toolCalls.find((c) => c.id === id)?.name,
+        content: textOf(m.content),
+        isError: false,
+      });
+    }
+  }
   return {
     wire: 'openai',
+    toolCalls,
+    toolResults,
     model: String(body.model),
     role,
     issue,
@@ -207,8 +232,27 @@ function parseAnthropic(body: Record<string, unknown>): ParsedRequest {
     tc?.type === 'tool' ? tc.name : tc?.type === 'any' && toolList.length === 1 ? toolList[0]?.name : undefined;
   const format = (body.output_config as { format?: { type?: string; schema?: unknown } } | undefined)?.format;
   const { role, issue } = parseRoleAndIssue(systemBlocks[0] ?? '', firstUser);
+  const toolCalls: ParsedRequest['toolCalls'] = [];
+  const toolResults: ParsedRequest['toolResults'] = [];
+  for (const m of (Array.isArray(body.messages) ? body.messages : []) as { content?: unknown }[]) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as Record<string, unknown>[]) {
+      if (b?.type === 'tool_use') toolCalls.push({ id: String(b.id), name: String(b.name), input: b.input });
+      if (b?.type === 'tool_result') {
+        const id = String(b.tool_use_id);
+        toolResults.push({
+          toolCallId: id,
+          name: toolCalls.find((c) => c.id === id)?.name,
+          content: textOf(b.content),
+          isError: b.is_error === true,
+        });
+      }
+    }
+  }
   return {
     wire: 'anthropic',
+    toolCalls,
+    toolResults,
     model: String(body.model),
     role,
     issue,
@@ -221,6 +265,68 @@ function parseAnthropic(body: Record<string, unknown>): ParsedRequest {
     maxTokens: typeof body.max_tokens === 'number' ? body.max_tokens : undefined,
     body,
   };
+}
+
+/**
+ * The real Chat Completions API rejects a conversation where an assistant message's `tool_calls` are not all answered
+ * by the `role: 'tool'` messages right after it, or a tool message that answers no preceding call (same wording).
+ */
+function openaiToolPairingError(body: Record<string, unknown>): string | undefined {
+  const messages = (Array.isArray(body.messages) ? body.messages : []) as Record<string, unknown>[];
+  let open: string[] = [];
+  let openIndex = -1;
+  for (const [i, m] of messages.entries()) {
+    if (m.role === 'tool') {
+      const id = String(m.tool_call_id);
+      if (!open.includes(id))
+        return `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.`;
+      open = open.filter((x) => x !== id);
+      continue;
+    }
+    if (open.length > 0)
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(', ')} (messages.[${openIndex}])`;
+    if (m.role === 'assistant' && Array.isArray(m.tool_calls)) {
+      open = (m.tool_calls as { id?: unknown }[]).map((c) => String(c.id));
+      openIndex = i;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The real Messages API requires every `tool_use` of an assistant turn to be answered by a `tool_result` in the next
+ * (user) turn, and every `tool_result` to answer a `tool_use` of the previous turn (same wording as the API).
+ */
+function anthropicToolPairingError(body: Record<string, unknown>): string | undefined {
+  const messages = (Array.isArray(body.messages) ? body.messages : []) as { role?: unknown; content?: unknown }[];
+  const blocks = (m: { content?: unknown } | undefined) =>
+    (Array.isArray(m?.content) ? m.content : []) as Record<string, unknown>[];
+  for (const [i, m] of messages.entries()) {
+    const uses = blocks(m)
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => String(b.id));
+    if (m.role === 'assistant' && uses.length > 0) {
+      const answered = new Set(
+        blocks(messages[i + 1])
+          .filter((b) => b.type === 'tool_result')
+          .map((b) => String(b.tool_use_id)),
+      );
+      const missing = uses.filter((id) => !answered.has(id));
+      if (missing.length > 0 && i + 1 < messages.length)
+        return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+    }
+    if (m.role === 'user') {
+      const previous = new Set(
+        blocks(messages[i - 1])
+          .filter((b) => b.type === 'tool_use')
+          .map((b) => String(b.id)),
+      );
+      for (const [j, b] of blocks(m).entries())
+        if (b.type === 'tool_result' && !previous.has(String(b.tool_use_id)))
+          return `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(b.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+    }
+  }
+  return undefined;
 }
 
 function truncate(text: string): string {
@@ -423,6 +529,12 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         'invalid_request_error',
       );
     }
+    const pairing = wire === 'openai' ? openaiToolPairingError(body) : anthropicToolPairingError(body);
+    if (pairing) {
+      return wire === 'openai'
+        ? reply(400, openaiError(pairing, 'invalid_request_error', null, 'messages'), {}, 'invalid_request_error')
+        : reply(400, anthropicError('invalid_request_error', pairing), {}, 'invalid_request_error');
+    }
     const request = wire === 'openai' ? parseOpenAI(body) : parseAnthropic(body);
     call.request = request;
     call.model = request.model;
@@ -624,7 +736,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       };
       if (calledTools.length > 0)
         message.tool_calls = calledTools.map((c) => ({
-          id: randomId('call_', 24),
+          id: ('id' in c && typeof c.id === 'string' ? c.id : undefined) ?? randomId('call_', 24),
           type: 'function',
           function: { name: c.name, arguments: argsOf(c.input) },
         }));
@@ -661,7 +773,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     } else {
       if (text) content.push({ type: 'text', text });
       for (const c of toolCalls)
-        content.push({ type: 'tool_use', id: randomId('toolu_01', 22), name: c.name, input: c.input });
+        content.push({ type: 'tool_use', id: c.id ?? randomId('toolu_01', 22), name: c.name, input: c.input });
     }
     const stopReason = truncated ? 'max_tokens' : useForcedTool || toolCalls.length > 0 ? 'tool_use' : 'end_turn';
     call.usage = usage;
