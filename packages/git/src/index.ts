@@ -1,0 +1,11 @@
+export {
+  GitWorkspace,
+  GitError,
+  assertSafeBranchName,
+  isSafeBranchName,
+  scrubGitEnv,
+  type ChangedFile,
+  type ChangeStatus,
+  type GitIdentity,
+  type GitWorkspaceOptions,
+} from './workspace';

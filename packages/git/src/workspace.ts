@@ -1,0 +1,376 @@
+/**
+ * GitWorkspace: the git CLI at one directory, through execFile (no shell, arguments never interpolated).
+ *
+ * Hardening, because the working tree is written by an agent and by commands the agent can influence:
+ * - every git call disables hooks (`core.hooksPath=/dev/null`, and `commit --no-verify`) and fsmonitor, so nothing the
+ *   agent planted in the repository runs inside HydraFlow's process tree with its environment;
+ * - git runs with a scrubbed environment (no GITHUB_*, ACTIONS_*, INPUT_*, *TOKEN*, *KEY*, *SECRET*, *PASSWORD*), and no
+ *   terminal prompts;
+ * - a push token goes only on the command line, as `-c http.<origin>/.extraheader=AUTHORIZATION: basic …` scoped to
+ *   the push URL's origin: never written to .git/config, never in an error message (redacted), never logged;
+ * - the push URL is captured when the workspace is opened (`GitWorkspace.open`), before any agent ran, so a rewritten
+ *   `remote.origin.url` cannot redirect the token;
+ * - branch names are checked (`[A-Za-z0-9._/-]`, no leading `-`, `git check-ref-format --branch`), so a model-chosen
+ *   name can never become a flag of `git push` / `git checkout`.
+ *
+ * Not covered here (see the report): a repository-local `url.<x>.insteadOf` or `http.proxy` written by an agent's
+ * command still applies to our push; the header being origin-scoped means it is not sent to a rewritten host, but the
+ * robust fix is to push from a separate step or a fresh clone that the agent never touched.
+ */
+import { execFile } from 'node:child_process';
+import { HydraflowError } from '@hydraflow/core';
+
+export class GitError extends HydraflowError {
+  override name = 'GitError';
+  constructor(
+    message: string,
+    readonly args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface GitIdentity {
+  name: string;
+  email: string;
+}
+
+export type ChangeStatus =
+  'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'typechange' | 'untracked' | 'conflicted';
+
+export interface ChangedFile {
+  path: string;
+  status: ChangeStatus;
+  /** For renames and copies: the path it came from. */
+  from?: string;
+  /** True when the change (or part of it) is staged. */
+  staged: boolean;
+  /** Raw porcelain v1 XY code, e.g. ' M', 'A ', '??'. */
+  code: string;
+}
+
+export interface GitWorkspaceOptions {
+  /** The git executable (default `git` from PATH). */
+  gitPath?: string;
+  /** Remote name (default `origin`). */
+  remote?: string;
+  /**
+   * The URL pushes and fetches go to. Default: the remote's URL as read by `GitWorkspace.open` (captured before any
+   * agent touched the repository). Without it (plain constructor), the remote name is used.
+   */
+  remoteUrl?: string;
+  /** Environment for git (default: process.env, scrubbed). */
+  env?: NodeJS.ProcessEnv;
+  /** Per-command timeout in ms (default 5 minutes). */
+  timeoutMs?: number;
+}
+
+const SAFE_BRANCH = /^[A-Za-z0-9._/-]+$/;
+
+/** Branch names HydraFlow will pass to git: `[A-Za-z0-9._/-]`, not starting with `-` or `/`, no `..`, `//`, `.lock`. */
+export function isSafeBranchName(name: string): boolean {
+  return (
+    typeof name === 'string' &&
+    name.length > 0 &&
+    name.length <= 200 &&
+    SAFE_BRANCH.test(name) &&
+    !name.startsWith('-') &&
+    !name.startsWith('/') &&
+    !name.startsWith('.') &&
+    !name.endsWith('/') &&
+    !name.endsWith('.') &&
+    !name.endsWith('.lock') &&
+    !name.includes('..') &&
+    !name.includes('//') &&
+    !name.includes('/.') &&
+    name !== 'HEAD'
+  );
+}
+
+export function assertSafeBranchName(name: string): void {
+  if (!isSafeBranchName(name))
+    throw new GitError(
+      `Refusing branch name ${JSON.stringify(name)}: only [A-Za-z0-9._/-] is allowed, not starting with '-'`,
+      [],
+      null,
+      '',
+    );
+}
+
+const SECRET_ENV = [
+  /^GITHUB_/i,
+  /^ACTIONS_/i,
+  /^INPUT_/i,
+  /^RUNNER_/i,
+  /TOKEN/i,
+  /KEY/i,
+  /SECRET/i,
+  /PASSW/i,
+  /CREDENTIAL/i,
+  /^HYDRAFLOW_/i,
+];
+
+/** process.env without anything that looks like a secret or runner plumbing; git-specific settings forced. */
+export function scrubGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined || SECRET_ENV.some((p) => p.test(k))) continue;
+    // Git's own env overrides could point git elsewhere (GIT_DIR, GIT_CONFIG_*, GIT_SSH_COMMAND…): none inherited.
+    if (/^GIT_/i.test(k)) continue;
+    out[k] = v;
+  }
+  out.GIT_TERMINAL_PROMPT = '0';
+  out.GCM_INTERACTIVE = 'never';
+  out.LC_ALL = 'C';
+  return out;
+}
+
+/** Config every call carries: no hooks, no fsmonitor, no pager, no signing prompts. */
+const HARDENING = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'commit.gpgsign=false'];
+
+function originOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') return undefined;
+    return `${u.protocol}//${u.host}/`;
+  } catch {
+    return undefined;
+  }
+}
+
+export class GitWorkspace {
+  private readonly git: string;
+  private readonly remote: string;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly timeoutMs: number;
+  private readonly secrets: string[] = [];
+
+  constructor(
+    readonly dir: string,
+    private readonly options: GitWorkspaceOptions = {},
+  ) {
+    this.git = options.gitPath ?? 'git';
+    this.remote = options.remote ?? 'origin';
+    this.env = scrubGitEnv(options.env ?? process.env);
+    this.timeoutMs = options.timeoutMs ?? 5 * 60_000;
+  }
+
+  /** Open a workspace and capture the remote's URL now, before any agent can rewrite .git/config. */
+  static async open(dir: string, options: GitWorkspaceOptions = {}): Promise<GitWorkspace> {
+    const probe = new GitWorkspace(dir, options);
+    if (options.remoteUrl !== undefined) return probe;
+    const url = await probe.run(['remote', 'get-url', probe.remote], { allowFail: true });
+    return url.code === 0 && url.stdout.trim()
+      ? new GitWorkspace(dir, { ...options, remoteUrl: url.stdout.trim() })
+      : probe;
+  }
+
+  /** Where pushes and fetches go: the captured URL, else the remote name. */
+  get pushTarget(): string {
+    return this.options.remoteUrl ?? this.remote;
+  }
+
+  private redact(text: string): string {
+    let out = text;
+    for (const s of this.secrets) if (s) out = out.split(s).join('***');
+    return out.replace(/(AUTHORIZATION:\s*\w+\s+)\S+/gi, '$1***');
+  }
+
+  /** Run git; throws GitError (redacted) on a non-zero exit unless allowFail. */
+  private run(
+    args: string[],
+    opts: { allowFail?: boolean; config?: string[]; stdin?: string } = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    const full = [...HARDENING, ...(opts.config ?? []), ...args];
+    return new Promise((resolve, reject) => {
+      const child = execFile(
+        this.git,
+        full,
+        { cwd: this.dir, env: this.env, timeout: this.timeoutMs, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+          if (error && (!opts.allowFail || code === -1)) {
+            const shown = args.map((a) => this.redact(a)).join(' ');
+            const why = code === -1 ? (error.killed ? 'timed out' : this.redact(error.message)) : `exit ${code}`;
+            reject(
+              new GitError(
+                `git ${shown} failed (${why}): ${this.redact(String(stderr)).trim().slice(-2000)}`,
+                args.map((a) => this.redact(a)),
+                code === -1 ? null : code,
+                this.redact(String(stderr)),
+              ),
+            );
+            return;
+          }
+          resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+        },
+      );
+      if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
+      else child.stdin?.end();
+    });
+  }
+
+  async headSha(): Promise<string> {
+    return (await this.run(['rev-parse', '--verify', 'HEAD^{commit}'])).stdout.trim();
+  }
+
+  /** The checked-out branch, or null on a detached HEAD. */
+  async currentBranch(): Promise<string | null> {
+    const r = await this.run(['symbolic-ref', '--quiet', '--short', 'HEAD'], { allowFail: true });
+    return r.code === 0 ? r.stdout.trim() : null;
+  }
+
+  private async refExists(ref: string): Promise<boolean> {
+    return (await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { allowFail: true })).code === 0;
+  }
+
+  private async checkRefFormat(name: string): Promise<void> {
+    assertSafeBranchName(name);
+    const r = await this.run(['check-ref-format', '--branch', name], { allowFail: true });
+    if (r.code !== 0)
+      throw new GitError(`Refusing branch name ${JSON.stringify(name)}: git check-ref-format rejects it`, [], null, '');
+  }
+
+  private auth(token: string | undefined): string[] {
+    if (!token) return [];
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    this.secrets.push(token, basic);
+    const origin = originOf(this.pushTarget);
+    const key = origin ? `http.${origin}.extraheader` : 'http.extraheader';
+    return ['-c', `${key}=AUTHORIZATION: basic ${basic}`];
+  }
+
+  /**
+   * Fetch one branch from the remote into `refs/remotes/<remote>/<branch>`. Returns false when the remote has no such
+   * branch.
+   */
+  async fetch(branch: string, options: { token?: string } = {}): Promise<boolean> {
+    await this.checkRefFormat(branch);
+    const r = await this.run(
+      ['fetch', '--no-tags', '--quiet', this.pushTarget, `+refs/heads/${branch}:refs/remotes/${this.remote}/${branch}`],
+      { allowFail: true, config: this.auth(options.token) },
+    );
+    if (r.code === 0) return true;
+    if (/couldn't find remote ref|no such ref|not our ref/i.test(r.stderr)) return false;
+    throw new GitError(
+      `git fetch ${branch} failed (exit ${r.code}): ${this.redact(r.stderr).trim().slice(-2000)}`,
+      ['fetch', branch],
+      r.code,
+      this.redact(r.stderr),
+    );
+  }
+
+  /**
+   * Switch to `name`, idempotent across re-runs: if the remote has the branch (it is fetched first), continue from it
+   * (`resumed: true`); otherwise create or reset it at `from`. Uncommitted changes are discarded by neither path: git
+   * refuses the switch if they would be overwritten.
+   */
+  async checkoutBranch(
+    name: string,
+    options: { from: string; token?: string },
+  ): Promise<{ resumed: boolean; head: string }> {
+    await this.checkRefFormat(name);
+    const remoteRef = `refs/remotes/${this.remote}/${name}`;
+    let onRemote = false;
+    try {
+      onRemote = await this.fetch(name, options.token ? { token: options.token } : {});
+    } catch {
+      onRemote = false; // no remote / offline: fall back to what we have locally
+    }
+    if (!onRemote) onRemote = await this.refExists(remoteRef);
+    const start = onRemote ? remoteRef : options.from;
+    if (!onRemote && (start.startsWith('-') || !(await this.refExists(start))))
+      throw new GitError(
+        `Cannot create branch ${name}: start point ${JSON.stringify(start)} does not exist`,
+        [],
+        null,
+        '',
+      );
+    await this.run(['checkout', '--quiet', '--no-track', '-B', name, start, '--']);
+    return { resumed: onRemote, head: await this.headSha() };
+  }
+
+  /** Staged, unstaged and untracked (not ignored) changes, one entry per path. */
+  async changedFiles(): Promise<ChangedFile[]> {
+    const r = await this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']);
+    const fields = r.stdout.split('\0');
+    const out: ChangedFile[] = [];
+    for (let i = 0; i < fields.length; i++) {
+      const entry = fields[i];
+      if (!entry || entry.length < 4) continue;
+      const code = entry.slice(0, 2);
+      const path = entry.slice(3);
+      const [x, y] = [code[0] ?? ' ', code[1] ?? ' '];
+      let from: string | undefined;
+      if (x === 'R' || x === 'C') from = fields[++i];
+      const status: ChangeStatus =
+        code === '??'
+          ? 'untracked'
+          : x === 'U' || y === 'U' || code === 'AA' || code === 'DD'
+            ? 'conflicted'
+            : x === 'R'
+              ? 'renamed'
+              : x === 'C'
+                ? 'copied'
+                : x === 'D' || y === 'D'
+                  ? 'deleted'
+                  : x === 'A'
+                    ? 'added'
+                    : x === 'T' || y === 'T'
+                      ? 'typechange'
+                      : 'modified';
+      out.push({ path, status, staged: code !== '??' && x !== ' ', code, ...(from !== undefined ? { from } : {}) });
+    }
+    return out;
+  }
+
+  /** Unified diff of tracked files: the working tree against the index, or (`staged`) the index against HEAD. */
+  async diff(options: { staged?: boolean } = {}): Promise<string> {
+    return (
+      await this.run([
+        'diff',
+        '--no-color',
+        '--no-ext-diff',
+        '--no-textconv',
+        ...(options.staged ? ['--cached'] : []),
+        '--',
+      ])
+    ).stdout;
+  }
+
+  /** Stage everything (`add -A`) and commit as `author`; null when there is nothing to commit. */
+  async commitAll(message: string, author: GitIdentity): Promise<string | null> {
+    await this.run(['add', '--all', '--', '.']);
+    const staged = await this.run(['diff', '--cached', '--quiet', '--no-ext-diff'], { allowFail: true });
+    if (staged.code === 0) return null;
+    await this.run(['commit', '--quiet', '--no-verify', '--file=-'], {
+      stdin: message,
+      config: [
+        '-c',
+        `user.name=${author.name}`,
+        '-c',
+        `user.email=${author.email}`,
+        '-c',
+        `committer.name=${author.name}`,
+        '-c',
+        `committer.email=${author.email}`,
+      ],
+    });
+    return this.headSha();
+  }
+
+  /**
+   * Push HEAD to `refs/heads/<branch>` on the captured remote URL. With a token, it authenticates with an HTTP header
+   * given on the command line only. Never forces.
+   */
+  async push(branch: string, options: { token?: string } = {}): Promise<void> {
+    await this.checkRefFormat(branch);
+    await this.run(['push', '--quiet', '--no-verify', this.pushTarget, `HEAD:refs/heads/${branch}`], {
+      config: this.auth(options.token),
+    });
+    // Keep the remote-tracking ref in step when pushing to the named remote's URL.
+    await this.run(['update-ref', `refs/remotes/${this.remote}/${branch}`, 'HEAD'], { allowFail: true });
+  }
+}

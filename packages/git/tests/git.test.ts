@@ -1,0 +1,177 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GitError, GitWorkspace, isSafeBranchName, scrubGitEnv } from '../src/index';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmpdir() };
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8' }).trim();
+}
+const ME = { name: 'HydraFlow', email: 'hydraflow@example.com' };
+
+/** A bare "remote" with one commit on main, and a clone of it. */
+function world(): { remote: string; clone: string; root: string } {
+  const root = mkdtempSync(join(tmpdir(), 'hf-git-'));
+  dirs.push(root);
+  const remote = join(root, 'remote.git');
+  const seed = join(root, 'seed');
+  git(root, 'init', '--quiet', '--bare', '--initial-branch=main', remote);
+  git(root, 'init', '--quiet', '--initial-branch=main', seed);
+  writeFileSync(join(seed, 'README.md'), 'hello\n');
+  writeFileSync(join(seed, 'a.txt'), 'one\n');
+  git(seed, 'add', '.');
+  git(seed, '-c', 'user.name=Seed', '-c', 'user.email=seed@example.com', 'commit', '--quiet', '-m', 'seed');
+  git(seed, 'push', '--quiet', remote, 'main');
+  const clone = join(root, 'clone');
+  git(root, 'clone', '--quiet', remote, clone);
+  return { remote, clone, root };
+}
+
+describe('GitWorkspace against real repositories', () => {
+  it('head, branch, changed files with status, diff, commit, nothing-to-commit', async () => {
+    const { clone } = world();
+    const ws = await GitWorkspace.open(clone);
+    expect(await ws.currentBranch()).toBe('main');
+    const head = await ws.headSha();
+    expect(head).toMatch(/^[0-9a-f]{40}$/);
+
+    writeFileSync(join(clone, 'a.txt'), 'two\n');
+    writeFileSync(join(clone, 'new file.txt'), 'x\n');
+    mkdirSync(join(clone, 'dir'));
+    writeFileSync(join(clone, 'dir', 'b.txt'), 'b\n');
+    rmSync(join(clone, 'README.md'));
+    git(clone, 'add', 'dir/b.txt');
+    const changed = await ws.changedFiles();
+    expect(changed.sort((a, b) => (a.path < b.path ? -1 : 1))).toEqual([
+      { path: 'README.md', status: 'deleted', staged: false, code: ' D' },
+      { path: 'a.txt', status: 'modified', staged: false, code: ' M' },
+      { path: 'dir/b.txt', status: 'added', staged: true, code: 'A ' },
+      { path: 'new file.txt', status: 'untracked', staged: false, code: '??' },
+    ]);
+    expect(await ws.diff()).toContain('-one\n+two');
+    expect(await ws.diff({ staged: true })).toContain('+b');
+    expect(await ws.diff({ staged: true })).not.toContain('+two');
+
+    const sha = await ws.commitAll('fix: two\n\nBody line', ME);
+    expect(sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(sha).not.toBe(head);
+    expect(git(clone, 'log', '-1', '--format=%an <%ae>|%cn|%s|%b')).toBe(
+      'HydraFlow <hydraflow@example.com>|HydraFlow|fix: two|Body line',
+    );
+    expect(await ws.changedFiles()).toEqual([]);
+    expect(await ws.commitAll('again', ME)).toBeNull();
+  });
+
+  it('checkoutBranch creates from a base, pushes, and a re-run continues from the remote branch', async () => {
+    const { clone, root, remote } = world();
+    const ws = await GitWorkspace.open(clone);
+    const first = await ws.checkoutBranch('hydraflow/issue-7', { from: 'origin/main' });
+    expect(first.resumed).toBe(false);
+    writeFileSync(join(clone, 'a.txt'), 'fixed\n');
+    const sha = await ws.commitAll('fix', ME);
+    await ws.push('hydraflow/issue-7');
+    expect(git(remote, 'rev-parse', 'refs/heads/hydraflow/issue-7')).toBe(sha);
+
+    // A re-run: a fresh clone that only knows main.
+    const again = join(root, 'rerun');
+    git(root, 'clone', '--quiet', '--single-branch', '--branch', 'main', remote, again);
+    const ws2 = await GitWorkspace.open(again);
+    const second = await ws2.checkoutBranch('hydraflow/issue-7', { from: 'origin/main' });
+    expect(second).toEqual({ resumed: true, head: sha });
+    expect(readFileSync(join(again, 'a.txt'), 'utf8')).toBe('fixed\n');
+    // Same call twice is a no-op.
+    expect(await ws2.checkoutBranch('hydraflow/issue-7', { from: 'origin/main' })).toEqual({
+      resumed: true,
+      head: sha,
+    });
+    expect(await ws2.currentBranch()).toBe('hydraflow/issue-7');
+
+    // fetch: true for an existing branch, false for a missing one.
+    expect(await ws2.fetch('main')).toBe(true);
+    expect(await ws2.fetch('no-such-branch')).toBe(false);
+  });
+
+  it('refuses branch names that could be flags or odd refs, before running git', async () => {
+    const { clone } = world();
+    const ws = await GitWorkspace.open(clone);
+    for (const bad of [
+      '--upload-pack=touch /tmp/pwned',
+      '-f',
+      'a b',
+      'a..b',
+      'x;rm',
+      'x\nrm',
+      '/abs',
+      'a/',
+      'HEAD',
+      'x.lock',
+      '',
+    ]) {
+      expect(isSafeBranchName(bad)).toBe(false);
+      await expect(ws.push(bad)).rejects.toBeInstanceOf(GitError);
+      await expect(ws.checkoutBranch(bad, { from: 'main' })).rejects.toBeInstanceOf(GitError);
+    }
+    expect(isSafeBranchName('hydraflow/issue-12.fix_2')).toBe(true);
+    await expect(ws.checkoutBranch('ok', { from: '--orphan' })).rejects.toBeInstanceOf(GitError);
+  });
+
+  it('a push token goes on the command line only: not in .git/config, not in errors', async () => {
+    const { clone, root } = world();
+    const token = 'ghs_SECRETTOKEN123456';
+    // A remote that does not exist: the push fails and the error must not carry the token (plain or base64).
+    const ws = new GitWorkspace(clone, { remoteUrl: join(root, 'missing.git') });
+    writeFileSync(join(clone, 'a.txt'), 'x\n');
+    await ws.commitAll('x', ME);
+    const error = (await ws.push('feature', { token }).catch((e: unknown) => e)) as GitError;
+    expect(error).toBeInstanceOf(GitError);
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    const shown = `${error.message} ${error.args.join(' ')} ${error.stderr}`;
+    expect(shown).not.toContain(token);
+    expect(shown).not.toContain(basic);
+    expect(readFileSync(join(clone, '.git', 'config'), 'utf8')).not.toMatch(/extraheader|SECRETTOKEN/);
+
+    // A successful push with a token leaves no trace in the config either.
+    const ok = await GitWorkspace.open(clone);
+    await ok.push('feature', { token });
+    expect(readFileSync(join(clone, '.git', 'config'), 'utf8')).not.toMatch(/extraheader|SECRETTOKEN/);
+  });
+
+  it('planted hooks never run inside HydraFlow (commit and push)', async () => {
+    const { clone } = world();
+    const marker = join(clone, '..', 'hook-ran');
+    for (const hook of ['pre-commit', 'commit-msg', 'pre-push', 'post-commit'])
+      writeFileSync(join(clone, '.git', 'hooks', hook), `#!/bin/sh\necho ran > ${JSON.stringify(marker)}\n`, {
+        mode: 0o755,
+      });
+    mkdirSync(join(clone, '.husky'));
+    writeFileSync(join(clone, '.husky', 'pre-commit'), `#!/bin/sh\necho ran > ${JSON.stringify(marker)}\n`, {
+      mode: 0o755,
+    });
+    git(clone, 'config', 'core.hooksPath', '.husky');
+    const ws = await GitWorkspace.open(clone);
+    writeFileSync(join(clone, 'a.txt'), 'x\n');
+    expect(await ws.commitAll('x', ME)).not.toBeNull();
+    await ws.push('main');
+    expect(() => readFileSync(marker)).toThrow();
+  });
+
+  it('git runs without secrets in its environment', () => {
+    const env = scrubGitEnv({
+      PATH: '/bin',
+      GITHUB_TOKEN: 'x',
+      INPUT_GITHUB_TOKEN: 'x',
+      OPENAI_API_KEY: 'x',
+      MY_SECRET: 'x',
+      GIT_DIR: '/x',
+      HOME: '/h',
+    });
+    expect(env).toEqual({ PATH: '/bin', HOME: '/h', GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never', LC_ALL: 'C' });
+  });
+});
