@@ -4,6 +4,8 @@ export * from './pipeline/transitions';
 export * from './pipeline/doc';
 export * from './state/index';
 export * from './triage/index';
+export * from './plan/index';
+export * from './review/index';
 export * from './cost/index';
 export * from './config/index';
 export * from './router/index';

@@ -8,6 +8,8 @@
  */
 import { z } from 'zod';
 import { PIPELINE_STAGES, type PipelineStage } from '../pipeline/labels';
+import { planRecordSchema } from '../plan/record';
+import { reviewRecordSchema } from '../review/record';
 
 export const STATE_VERSION = 1 as const;
 
@@ -123,6 +125,10 @@ export const issueStateSchema = z.object({
   stage: pipelineStageSchema.nullable().optional(),
   claim: claimSchema.optional(),
   triage: triageRecordSchema.optional(),
+  /** The accepted (or rejected) plan: its comment id, hash, scores, revisions — no plan text (plan/record.ts). */
+  plan: planRecordSchema.optional(),
+  /** Review rounds of the issue's pull request: shas, scores, finding keys — no finding text (review/record.ts). */
+  review: reviewRecordSchema.optional(),
   ledger: z.array(ledgerEntrySchema).max(STATE_LIMITS.ledger),
   dispatches: z.array(dispatchSchema).max(STATE_LIMITS.dispatches).optional(),
   history: z.array(historyEntrySchema).max(STATE_LIMITS.history),

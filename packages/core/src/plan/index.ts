@@ -1,0 +1,5 @@
+export * from './schema';
+export * from './record';
+export * from './gate';
+export * from './context';
+export * from './render';
