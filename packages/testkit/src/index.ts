@@ -3,3 +3,5 @@ export * from './github/index';
 export * from './events/index';
 export * from './runner/run-action';
 export * from './world';
+export * from './github/git';
+export * from './sample-repo/index';

@@ -1,11 +1,14 @@
 /** Route handlers of the GitHub emulator. Each route names the OpenAPI path template it implements. */
+import { GitError, ZERO_SHA } from './git';
 import {
   BOT_LOGIN,
   PERMISSION_RANK,
   REACTION_CONTENTS,
   fakeSha,
   type EmulatedCheckRun,
+  type EmulatedEvent,
   type EmulatedIssue,
+  type EmulatedPull,
   type EmulatedUser,
   type GitHubWorld,
   type Permission,
@@ -211,7 +214,23 @@ function rightLines(patch: string): Set<number> {
       n = Number(h[1]);
       continue;
     }
-    if (line.startsWith('-')) continue;
+    if (line.startsWith('-') || line.startsWith('\\')) continue;
+    lines.add(n++);
+  }
+  return lines;
+}
+
+/** Valid LEFT-side line numbers of a unified-diff patch (deleted and context lines, old numbering). */
+function leftLines(patch: string): Set<number> {
+  const lines = new Set<number>();
+  let n = 0;
+  for (const line of patch.split('\n')) {
+    const h = /^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@/.exec(line);
+    if (h) {
+      n = Number(h[1]);
+      continue;
+    }
+    if (line.startsWith('+') || line.startsWith('\\')) continue;
     lines.add(n++);
   }
   return lines;
@@ -265,6 +284,59 @@ function getComment(ctx: RouteContext) {
   if (!c) throw notFound();
   return c;
 }
+
+// -- events ---------------------------------------------------------------------------------------------------
+
+function emit(ctx: RouteContext, e: Omit<EmulatedEvent, 'seq' | 'at' | 'viaToken' | 'actor'>): void {
+  ctx.world.emit({ ...e, actor: ctx.actor.login });
+}
+
+/** issues.* for an issue, pull_request.* for a pull request's issue. */
+function issueEvent(ctx: RouteContext, issue: EmulatedIssue, action: string, extra: Partial<EmulatedEvent> = {}) {
+  if (issue.isPullRequest) emit(ctx, { name: 'pull_request', action, pull: issue.number, ...extra });
+  else emit(ctx, { name: 'issues', action, issue: issue.number, ...extra });
+}
+
+function labelEvents(ctx: RouteContext, issue: EmulatedIssue, before: string[]) {
+  const lower = (l: string[]) => l.map((n) => n.toLowerCase());
+  for (const n of before)
+    if (!lower(issue.labels).includes(n.toLowerCase())) issueEvent(ctx, issue, 'unlabeled', { label: n });
+  for (const n of issue.labels)
+    if (!lower(before).includes(n.toLowerCase())) issueEvent(ctx, issue, 'labeled', { label: n });
+}
+
+function stateEvents(ctx: RouteContext, issue: EmulatedIssue, before: EmulatedIssue['state']) {
+  if (before === issue.state) return;
+  issueEvent(
+    ctx,
+    issue,
+    issue.state === 'closed' ? 'closed' : 'reopened',
+    issue.isPullRequest ? { merged: false } : {},
+  );
+}
+
+// -- git ------------------------------------------------------------------------------------------------------
+
+/** The pull request with files/mergeability recomputed from git when its branches moved. */
+function freshPull(ctx: RouteContext, pull: EmulatedPull): EmulatedPull {
+  if (ctx.world.git) ctx.world.refreshPullGit(pull);
+  return pull;
+}
+
+function gitIdentity(ctx: RouteContext, login: string) {
+  const u = ctx.world.users.get(login);
+  return {
+    name: login,
+    email: `${u?.id ?? 0}+${login}@users.noreply.github.com`,
+    date: Math.floor(ctx.world.clock() / 1000),
+  };
+}
+
+const GITHUB_COMMITTER = (ctx: RouteContext) => ({
+  name: 'GitHub',
+  email: 'noreply@github.com',
+  date: Math.floor(ctx.world.clock() / 1000),
+});
 
 function fullRef(ref: string): string {
   return ref.startsWith('refs/') ? ref : `refs/${ref}`;
@@ -330,6 +402,8 @@ const defs: Array<[string, string, Route['handler']]> = [
         for (const n of labelNamesFromBody({ labels: b.labels ?? [] })) applyLabel(ctx, issue, n);
         issue.assignees = ((b.assignees as string[] | undefined) ?? []).slice(0, 10);
       }
+      emit(ctx, { name: 'issues', action: 'opened', issue: issue.number });
+      labelEvents(ctx, issue, []);
       return { status: 201, body: issueJson(ctx.world, issue) };
     },
   ],
@@ -343,6 +417,7 @@ const defs: Array<[string, string, Route['handler']]> = [
       const isAuthor = issue.user === ctx.actor.login;
       if (!isAuthor) requirePermission(ctx, 'triage');
       if (('title' in b || 'body' in b) && !isAuthor) requirePermission(ctx, 'write');
+      const before = { labels: [...issue.labels], state: issue.state, title: issue.title, body: issue.body };
       if (b.title !== undefined && b.title !== null) issue.title = String(b.title);
       if ('body' in b) issue.body = (b.body as string | null) ?? null;
       if (b.labels !== undefined && hasPermission(ctx, 'triage')) {
@@ -352,6 +427,9 @@ const defs: Array<[string, string, Route['handler']]> = [
       if (b.assignees !== undefined && hasPermission(ctx, 'triage')) issue.assignees = [...(b.assignees as string[])];
       closeOrOpen(ctx, issue, b.state, b.state_reason);
       touch(ctx, issue);
+      if (issue.title !== before.title || issue.body !== before.body) issueEvent(ctx, issue, 'edited');
+      labelEvents(ctx, issue, before.labels);
+      stateEvents(ctx, issue, before.state);
       return { status: 200, body: issueJson(ctx.world, issue) };
     },
   ],
@@ -428,8 +506,10 @@ const defs: Array<[string, string, Route['handler']]> = [
       requirePermission(ctx, 'triage');
       const names = labelNamesFromBody(ctx.body);
       if (names.length === 0) throw validationFailed('Label', 'labels', 'missing_field');
+      const before = [...issue.labels];
       for (const n of names) applyLabel(ctx, issue, n);
       touch(ctx, issue);
+      labelEvents(ctx, issue, before);
       return { status: 200, body: issueLabelsJson(ctx.world, issue) };
     },
   ],
@@ -439,9 +519,11 @@ const defs: Array<[string, string, Route['handler']]> = [
     (ctx) => {
       const issue = getIssue(ctx);
       requirePermission(ctx, 'triage');
+      const before = [...issue.labels];
       issue.labels = [];
       for (const n of labelNamesFromBody(ctx.body)) applyLabel(ctx, issue, n);
       touch(ctx, issue);
+      labelEvents(ctx, issue, before);
       return { status: 200, body: issueLabelsJson(ctx.world, issue) };
     },
   ],
@@ -451,8 +533,10 @@ const defs: Array<[string, string, Route['handler']]> = [
     (ctx) => {
       const issue = getIssue(ctx);
       requirePermission(ctx, 'triage');
+      const before = [...issue.labels];
       issue.labels = [];
       touch(ctx, issue);
+      labelEvents(ctx, issue, before);
       return { status: 204 };
     },
   ],
@@ -465,8 +549,9 @@ const defs: Array<[string, string, Route['handler']]> = [
       const name = ctx.params.name!.toLowerCase();
       const idx = issue.labels.findIndex((n) => n.toLowerCase() === name);
       if (idx < 0) throw new HttpError(404, 'Label does not exist');
-      issue.labels.splice(idx, 1);
+      const [removed] = issue.labels.splice(idx, 1);
       touch(ctx, issue);
+      issueEvent(ctx, issue, 'unlabeled', { label: removed! });
       return { status: 200, body: issueLabelsJson(ctx.world, issue) };
     },
   ],
@@ -494,6 +579,7 @@ const defs: Array<[string, string, Route['handler']]> = [
       if (issue.locked && !hasPermission(ctx, 'write'))
         throw new HttpError(403, 'Unable to create comment because issue is locked.');
       const c = ctx.world.comment(issue.number, { author: ctx.actor.login, body });
+      emit(ctx, { name: 'issue_comment', action: 'created', issue: issue.number, comment: c.id });
       return {
         status: 201,
         body: commentJson(ctx.world, c),
@@ -523,8 +609,10 @@ const defs: Array<[string, string, Route['handler']]> = [
       const body = obj(ctx).body;
       if (typeof body !== 'string') throw validationFailed('IssueComment', 'body', 'missing_field');
       checkCommentBody(body);
+      const changed = c.body !== body;
       c.body = body;
       c.updated_at = ctx.world.now();
+      if (changed) emit(ctx, { name: 'issue_comment', action: 'edited', issue: c.issue_number, comment: c.id });
       return { status: 200, body: commentJson(ctx.world, c) };
     },
   ],
@@ -534,6 +622,7 @@ const defs: Array<[string, string, Route['handler']]> = [
     (ctx) => {
       const c = getComment(ctx);
       if (c.user !== ctx.actor.login) requirePermission(ctx, 'write');
+      emit(ctx, { name: 'issue_comment', action: 'deleted', issue: c.issue_number, comment: c.id });
       ctx.world.comments.delete(c.id);
       const issue = ctx.world.issues.get(c.issue_number);
       if (issue) issue.comments = Math.max(0, issue.comments - 1);
@@ -628,6 +717,9 @@ const defs: Array<[string, string, Route['handler']]> = [
       if (!ctx.world.refs.has(`refs/heads/${base}`)) throw validationFailed('PullRequest', 'base', 'invalid');
       if (head === base)
         throw validationFailed('PullRequest', 'base', 'custom', `No commits between ${base} and ${head}`);
+      const git = ctx.world.git;
+      if (git && git.isAncestor(ctx.world.refs.get(`refs/heads/${head}`)!, ctx.world.refs.get(`refs/heads/${base}`)!))
+        throw validationFailed('PullRequest', 'base', 'custom', `No commits between ${base} and ${head}`);
       for (const p of ctx.world.pulls.values()) {
         if (p.head.ref === head && p.base.ref === base && ctx.world.issues.get(p.number)!.state === 'open') {
           throw validationFailed(
@@ -646,10 +738,16 @@ const defs: Array<[string, string, Route['handler']]> = [
         base,
         draft: b.draft === true,
       });
+      freshPull(ctx, pull);
+      emit(ctx, { name: 'pull_request', action: 'opened', pull: pull.number, sha: pull.head.sha });
       return { status: 201, body: pullJson(ctx.world, pull) };
     },
   ],
-  ['GET', `${R}/pulls/{pull_number}`, (ctx) => ({ status: 200, body: pullJson(ctx.world, getPull(ctx).pull) })],
+  [
+    'GET',
+    `${R}/pulls/{pull_number}`,
+    (ctx) => ({ status: 200, body: pullJson(ctx.world, freshPull(ctx, getPull(ctx).pull)) }),
+  ],
   [
     'PATCH',
     `${R}/pulls/{pull_number}`,
@@ -657,12 +755,20 @@ const defs: Array<[string, string, Route['handler']]> = [
       const { pull, issue } = getPull(ctx);
       if (issue.user !== ctx.actor.login) requirePermission(ctx, 'write');
       const b = obj(ctx);
+      const before = { state: issue.state, title: issue.title, body: issue.body, base: pull.base.ref };
       if (typeof b.title === 'string') issue.title = b.title;
       if ('body' in b) issue.body = (b.body as string | null) ?? null;
-      if (typeof b.base === 'string')
+      if (typeof b.base === 'string') {
+        if (ctx.world.git && !ctx.world.refs.has(`refs/heads/${b.base}`))
+          throw validationFailed('PullRequest', 'base', 'invalid');
         pull.base = { ref: b.base, sha: ctx.world.refs.get(`refs/heads/${b.base}`) ?? fakeSha(b.base) };
+        freshPull(ctx, pull);
+      }
       if (b.state === 'closed' || b.state === 'open') closeOrOpen(ctx, issue, b.state, undefined);
       touch(ctx, issue);
+      if (issue.title !== before.title || issue.body !== before.body || pull.base.ref !== before.base)
+        issueEvent(ctx, issue, 'edited');
+      stateEvents(ctx, issue, before.state);
       return { status: 200, body: pullJson(ctx.world, pull) };
     },
   ],
@@ -670,7 +776,7 @@ const defs: Array<[string, string, Route['handler']]> = [
     'GET',
     `${R}/pulls/{pull_number}/files`,
     (ctx) => {
-      const { pull } = getPull(ctx);
+      const pull = freshPull(ctx, getPull(ctx).pull);
       return list(ctx, pull.files, (f) => pullFileJson(ctx.world, pull, f));
     },
   ],
@@ -681,6 +787,7 @@ const defs: Array<[string, string, Route['handler']]> = [
       requirePermission(ctx, 'write');
       const { pull, issue } = getPull(ctx);
       const b = obj(ctx);
+      if (ctx.world.git) return gitMerge(ctx, freshPull(ctx, pull), issue, b);
       if (pull.merged || issue.state === 'closed' || pull.draft || pull.mergeable === false) {
         throw new HttpError(405, 'Pull Request is not mergeable');
       }
@@ -694,6 +801,7 @@ const defs: Array<[string, string, Route['handler']]> = [
       pull.merge_commit_sha = sha;
       ctx.world.refs.set(`refs/heads/${pull.base.ref}`, sha);
       closeOrOpen(ctx, issue, 'closed', 'completed');
+      emit(ctx, { name: 'pull_request', action: 'closed', pull: pull.number, merged: true, sha });
       return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
     },
   ],
@@ -726,10 +834,25 @@ const defs: Array<[string, string, Route['handler']]> = [
         });
       }
       const comments = (b.comments as Array<Record<string, unknown>> | undefined) ?? [];
+      freshPull(ctx, pull);
       for (const c of comments) {
         const file = pull.files.find((f) => f.filename === c.path);
-        if (pull.files.length && !file)
+        if ((pull.files.length || ctx.world.git) && !file)
           throw new HttpError(422, 'Unprocessable Entity', { errors: ['Path could not be resolved'] });
+        if (ctx.world.git) {
+          // a real diff: every line (and start_line) must be part of it, on its side
+          const check = (line: unknown, side: unknown) => {
+            if (line === undefined) return;
+            const lines = side === 'LEFT' ? leftLines(file?.patch ?? '') : rightLines(file?.patch ?? '');
+            if (typeof line !== 'number' || !lines.has(line))
+              throw new HttpError(422, 'Unprocessable Entity', {
+                errors: ['Pull request review thread line must be part of the diff'],
+              });
+          };
+          check(c.line, c.side ?? 'RIGHT');
+          check(c.start_line, c.start_side ?? c.side ?? 'RIGHT');
+          continue;
+        }
         if (
           file?.patch !== undefined &&
           typeof c.line === 'number' &&
@@ -759,6 +882,8 @@ const defs: Array<[string, string, Route['handler']]> = [
         submitted_at: state === 'PENDING' ? null : ctx.world.now(),
       };
       ctx.world.reviews.set(id, review);
+      if (state !== 'PENDING')
+        emit(ctx, { name: 'pull_request_review', action: 'submitted', pull: pull.number, review: id });
       for (const c of comments) {
         const cid = ctx.world.nextId('reviewComment');
         ctx.world.reviewComments.set(cid, {
@@ -822,7 +947,18 @@ const defs: Array<[string, string, Route['handler']]> = [
         throw new HttpError(422, "Reference name must start with 'refs/' and have at least two slashes.");
       if (typeof b.sha !== 'string' || !/^[0-9a-f]{40}$/.test(b.sha)) throw new HttpError(422, 'Object does not exist');
       if (ctx.world.refs.has(ref)) throw new HttpError(422, 'Reference already exists');
+      const git = ctx.world.git;
+      if (git) {
+        if (!git.commitExists(b.sha)) throw new HttpError(422, 'Object does not exist');
+        try {
+          git.updateRef(ref, b.sha, ZERO_SHA);
+        } catch (e) {
+          if (e instanceof GitError) throw new HttpError(422, 'Reference already exists');
+          throw e;
+        }
+      }
       ctx.world.refs.set(ref, b.sha);
+      if (ref.startsWith('refs/heads/')) reportRef(ctx, ref, ZERO_SHA, b.sha);
       return {
         status: 201,
         body: refJson(ctx.world, ref, b.sha),
@@ -839,8 +975,23 @@ const defs: Array<[string, string, Route['handler']]> = [
       if (!ctx.world.refs.has(ref)) throw new HttpError(422, 'Reference does not exist');
       const sha = String(obj(ctx).sha ?? '');
       if (!/^[0-9a-f]{40}$/.test(sha)) throw new HttpError(422, 'Object does not exist');
-      // Without commit ancestry every update is accepted (force semantics).
+      const git = ctx.world.git;
+      const old = ctx.world.refs.get(ref)!;
+      if (git) {
+        if (!git.commitExists(sha)) throw new HttpError(422, 'Object does not exist');
+        if (obj(ctx).force !== true && !git.isAncestor(old, sha))
+          throw new HttpError(422, 'Update is not a fast forward');
+        try {
+          git.updateRef(ref, sha, old);
+        } catch (e) {
+          // the ref moved under us (a concurrent push): GitHub answers the same way
+          if (e instanceof GitError) throw new HttpError(422, 'Update is not a fast forward');
+          throw e;
+        }
+      }
+      // Without git, commit ancestry is unknown: every update is accepted (force semantics).
       ctx.world.refs.set(ref, sha);
+      if (ref.startsWith('refs/heads/') && old !== sha) reportRef(ctx, ref, old, sha);
       return { status: 200, body: refJson(ctx.world, ref, sha) };
     },
   ],
@@ -850,7 +1001,11 @@ const defs: Array<[string, string, Route['handler']]> = [
     (ctx) => {
       requirePermission(ctx, 'write');
       const ref = fullRef(ctx.params.ref!);
-      if (!ctx.world.refs.delete(ref)) throw new HttpError(422, 'Reference does not exist');
+      const old = ctx.world.refs.get(ref);
+      if (old === undefined) throw new HttpError(422, 'Reference does not exist');
+      if (ctx.world.git) ctx.world.git.deleteRef(ref);
+      ctx.world.refs.delete(ref);
+      if (ref.startsWith('refs/heads/')) reportRef(ctx, ref, old, ZERO_SHA);
       return { status: 204 };
     },
   ],
@@ -881,6 +1036,13 @@ const defs: Array<[string, string, Route['handler']]> = [
       }
       const wf = ctx.params.workflow_id!;
       const at = ctx.world.clock();
+      emit(ctx, {
+        name: 'workflow_dispatch',
+        workflow: wf,
+        ref: ref.startsWith('refs/') ? ref : `refs/heads/${refName}`,
+        sha: ctx.world.refs.get(`refs/heads/${refName}`) ?? ctx.world.refs.get(`refs/tags/${refName}`)!,
+        inputs: inputs as Record<string, string>,
+      });
       ctx.world.dispatches.push({
         workflow_id: /^\d+$/.test(wf) ? Number(wf) : wf,
         ref,
@@ -948,6 +1110,8 @@ const defs: Array<[string, string, Route['handler']]> = [
         app: ctx.actor.login,
       };
       ctx.world.checkRuns.set(id, run);
+      checkRunEvent(ctx, run, 'created');
+      if (run.status === 'completed') checkRunEvent(ctx, run, 'completed');
       return { status: 201, body: checkRunJson(ctx.world, run) };
     },
   ],
@@ -959,6 +1123,7 @@ const defs: Array<[string, string, Route['handler']]> = [
       const run = ctx.world.checkRuns.get(num(ctx.params.check_run_id));
       if (!run) throw notFound();
       const b = obj(ctx);
+      const wasCompleted = run.status === 'completed';
       if (typeof b.name === 'string') run.name = b.name;
       if (typeof b.status === 'string') run.status = b.status as 'queued';
       if (typeof b.conclusion === 'string') {
@@ -976,6 +1141,7 @@ const defs: Array<[string, string, Route['handler']]> = [
         };
       }
       if (typeof b.details_url === 'string') run.details_url = b.details_url;
+      if (!wasCompleted && run.status === 'completed') checkRunEvent(ctx, run, 'completed');
       return { status: 200, body: checkRunJson(ctx.world, run) };
     },
   ],
@@ -1024,6 +1190,7 @@ const defs: Array<[string, string, Route['handler']]> = [
         updated_at: now,
       };
       ctx.world.statuses.push(s);
+      emit(ctx, { name: 'status', sha: s.sha, checkName: s.context, state: s.state });
       return { status: 201, body: statusJson(ctx.world, s) };
     },
   ],
@@ -1058,6 +1225,126 @@ const defs: Array<[string, string, Route['handler']]> = [
     },
   ],
 ];
+
+function reportRef(ctx: RouteContext, ref: string, before: string, after: string) {
+  ctx.world.reportPush(ref, before, after, { actor: ctx.actor.login });
+  if (after === ZERO_SHA) return;
+  // a pull request whose head branch moved through the REST API is synchronized too
+  for (const pull of ctx.world.pulls.values()) {
+    const issue = ctx.world.issues.get(pull.number)!;
+    if (pull.merged || issue.state !== 'open' || `refs/heads/${pull.head.ref}` !== ref) continue;
+    const reported = ctx.world.pullReportedHead.get(pull.number);
+    pull.head.sha = after;
+    freshPull(ctx, pull);
+    if (reported === after) continue;
+    ctx.world.pullReportedHead.set(pull.number, after);
+    emit(ctx, {
+      name: 'pull_request',
+      action: 'synchronize',
+      pull: pull.number,
+      before: reported ?? before,
+      after,
+      sha: after,
+    });
+  }
+}
+
+function checkRunEvent(ctx: RouteContext, run: EmulatedCheckRun, action: string) {
+  emit(ctx, {
+    name: 'check_run',
+    action,
+    checkRun: run.id,
+    checkName: run.name,
+    sha: run.head_sha,
+    conclusion: run.conclusion,
+  });
+}
+
+/**
+ * PUT /pulls/{n}/merge on a real repository: squash (one commit, base as sole parent, "title (#n)"), merge (two
+ * parents) or rebase (each commit replayed onto the base). The base branch moves by compare-and-swap.
+ */
+function gitMerge(
+  ctx: RouteContext,
+  pull: EmulatedPull,
+  issue: EmulatedIssue,
+  b: Record<string, unknown>,
+): RouteResult {
+  const git = ctx.world.git!;
+  if (pull.merged || issue.state === 'closed') throw new HttpError(405, 'Pull Request is not mergeable');
+  if (pull.draft) throw new HttpError(405, 'Pull Request is still a draft');
+  if (!ctx.world.refs.has(`refs/heads/${pull.head.ref}`)) throw new HttpError(405, 'Pull Request is not mergeable');
+  if (typeof b.sha === 'string' && b.sha !== pull.head.sha) {
+    throw new HttpError(409, 'Head branch was modified. Review and try the merge again.');
+  }
+  const method = (b.merge_method as string | undefined) ?? 'merge';
+  if (!['merge', 'squash', 'rebase'].includes(method)) throw validationFailed('PullRequest', 'merge_method', 'invalid');
+  const baseRef = `refs/heads/${pull.base.ref}`;
+  const base = pull.base.sha;
+  const head = pull.head.sha;
+  const merged = git.mergeTree(base, head);
+  if (!merged.clean) {
+    pull.mergeable = false;
+    throw new HttpError(405, 'Pull Request is not mergeable');
+  }
+  const author = gitIdentity(ctx, method === 'squash' ? issue.user : ctx.actor.login);
+  const committer = GITHUB_COMMITTER(ctx);
+  const title = typeof b.commit_title === 'string' ? b.commit_title : undefined;
+  const message = typeof b.commit_message === 'string' ? b.commit_message : undefined;
+  let sha: string;
+  if (method === 'squash') {
+    const subject = title ?? `${issue.title} (#${pull.number})`;
+    const body = message ?? issue.body ?? '';
+    sha = git.commitTree(
+      merged.tree,
+      [base],
+      body
+        ? `${subject}
+
+${body}
+`
+        : `${subject}
+`,
+      author,
+      committer,
+    );
+  } else if (method === 'merge') {
+    const subject = title ?? `Merge pull request #${pull.number} from ${ctx.world.owner}/${pull.head.ref}`;
+    const body = message ?? issue.title;
+    sha = git.commitTree(
+      merged.tree,
+      [base, head],
+      `${subject}
+
+${body}
+`,
+      author,
+      committer,
+    );
+  } else {
+    const mergeBase = git.mergeBase(base, head) ?? base;
+    const rebased = git.rebase(base, mergeBase, head, committer);
+    if (!rebased) throw new HttpError(405, 'This branch can’t be rebased');
+    sha = rebased;
+  }
+  try {
+    git.updateRef(baseRef, sha, base);
+  } catch (e) {
+    if (e instanceof GitError) throw new HttpError(409, 'Base branch was modified. Review and try the merge again.');
+    throw e;
+  }
+  ctx.world.refs.set(baseRef, sha);
+  pull.merged = true;
+  pull.merged_at = ctx.world.now();
+  pull.merged_by = ctx.actor.login;
+  pull.merge_commit_sha = sha;
+  pull.mergeable = null;
+  closeOrOpen(ctx, issue, 'closed', 'completed');
+  touch(ctx, issue);
+  ctx.world.reportPush(baseRef, base, sha, { actor: ctx.actor.login });
+  emit(ctx, { name: 'pull_request', action: 'closed', pull: pull.number, merged: true, sha });
+  return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+}
 
 function resolveSha(world: GitHubWorld, ref: string): string {
   if (/^[0-9a-f]{40}$/.test(ref)) return ref;

@@ -9,7 +9,17 @@ import { randomBytes } from 'node:crypto';
 import { Faults, WRITE_METHODS } from './faults';
 import { fillRequired, formatAjvErrors, getValidators, matchSpecOperation, responseSchema } from './openapi';
 import { DOCS, HttpError, matchRoute, type RouteResult } from './routes';
-import { BOT_ID, BOT_LOGIN, GitHubWorld, type EmulatedUser, type Permission } from './world';
+import {
+  BOT_ID,
+  BOT_LOGIN,
+  GitHubWorld,
+  type EmulatedEvent,
+  type EmulatedUser,
+  type Permission,
+  type TokenKind,
+} from './world';
+import { GitRepo } from './git';
+import { handleGraphql } from './graphql';
 
 export interface GitHubEmulatorOptions {
   owner: string;
@@ -21,6 +31,11 @@ export interface GitHubEmulatorOptions {
   clock?: () => number;
   /** primary rate limit per token per hour (default 1000, like GITHUB_TOKEN) */
   rateLimit?: number;
+  /**
+   * Back the repository's git data (refs, pull request files, mergeability, merges) with a real bare repository.
+   * The default branch is the bare repository's HEAD unless `defaultBranch` says otherwise.
+   */
+  git?: { bareRepo: string };
 }
 
 export interface RequestLogEntry {
@@ -50,11 +65,26 @@ export interface GitHubEmulator {
   readonly violations: Violation[];
   readonly faults: Faults;
   readonly botToken: string;
+  /** The bare repository behind git data, when `git` was given. */
+  readonly git: GitRepo | undefined;
+  /** Every state change a webhook would report, in order (see EmulatedEvent). */
+  readonly events: EmulatedEvent[];
   addUser(u: { login: string; type?: 'User' | 'Bot'; permission: Permission }): {
     login: string;
     id: number;
     token: string;
   };
+  /** A GitHub App (or PAT) identity: changes made with its token DO start workflows (viaToken 'app'). */
+  addApp(u: { login: string; permission?: Permission }): { login: string; id: number; token: string };
+  /** Called synchronously for each event as it happens (to snapshot payloads). Returns an unsubscribe function. */
+  onEvent(listener: (e: EmulatedEvent) => void): () => void;
+  /** Record an event that happened outside the REST API (a test's "user opened an issue", a check run from CI). */
+  emitEvent(e: Omit<EmulatedEvent, 'seq' | 'at' | 'viaToken'> & { viaToken?: TokenKind; at?: number }): EmulatedEvent;
+  /**
+   * Diff branch heads of the bare repository against the last report: emits `push` per moved branch and
+   * `pull_request.synchronize` per open pull request whose head moved, as made by `actor`. No-op without git.
+   */
+  syncGit(pusher: { actor: string; viaToken?: TokenKind }): EmulatedEvent[];
   close(): Promise<void>;
 }
 
@@ -73,6 +103,13 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
   const world = new GitHubWorld({ owner: opts.owner, repo: opts.repo, defaultBranch: opts.defaultBranch, clock });
   world.addUser({ login: opts.owner, type: 'User', permission: 'admin' });
   const bot = world.addUser({ login: BOT_LOGIN, type: 'Bot', permission: 'write', id: BOT_ID });
+  if (opts.git) {
+    const git = new GitRepo(opts.git.bareRepo);
+    world.git = git;
+    world.defaultBranch = opts.defaultBranch ?? git.headBranch() ?? world.defaultBranch;
+    world.refreshFromGit();
+    for (const [ref, sha] of world.refs) if (ref.startsWith('refs/heads/')) world.gitReported.set(ref, sha);
+  }
   const requests: RequestLogEntry[] = [];
   const violations: Violation[] = [];
   const faults = new Faults();
@@ -127,6 +164,19 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
       const login = m ? world.tokens.get(m[1]!) : undefined;
       actor = login ? world.users.get(login) : undefined;
       if (!actor) return err(401, 'Bad credentials', 'https://docs.github.com/rest');
+
+      if (world.git) world.refreshFromGit();
+
+      // -- GraphQL (not part of the REST description): the few mutations HydraFlow uses
+      if (method === 'POST' && path === '/graphql') {
+        operationId = 'graphql';
+        try {
+          parsedBody = raw.length > 0 ? JSON.parse(raw) : undefined;
+        } catch {
+          return err(400, 'Problems parsing JSON');
+        }
+        return handleGraphql(world, actor, parsedBody);
+      }
 
       // -- routing
       const match = matchRoute(method, path);
@@ -346,9 +396,30 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     violations,
     faults,
     botToken: bot.token,
+    git: world.git,
+    events: world.events,
     addUser(u) {
       const user = world.addUser(u);
       return { login: user.login, id: user.id, token: user.token };
+    },
+    addApp(u) {
+      const login = u.login.endsWith('[bot]') ? u.login : `${u.login}[bot]`;
+      const user = world.addUser({ login, type: 'Bot', permission: u.permission ?? 'write' });
+      world.appLogins.add(login);
+      return { login: user.login, id: user.id, token: user.token };
+    },
+    onEvent(listener) {
+      world.eventListeners.push(listener);
+      return () => {
+        const i = world.eventListeners.indexOf(listener);
+        if (i >= 0) world.eventListeners.splice(i, 1);
+      };
+    },
+    emitEvent(e) {
+      return world.emit(e);
+    },
+    syncGit(pusher) {
+      return world.syncGit(pusher);
     },
     close() {
       return new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@
  * Everything a test may want to assert on ("end state, not call counts") lives here.
  */
 import { createHash } from 'node:crypto';
+import { ZERO_SHA, type GitRepo } from './git';
 
 export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
 export const PERMISSION_RANK: Record<Permission, number> = {
@@ -89,6 +90,8 @@ export interface EmulatedComment {
 
 export interface EmulatedPullFile {
   filename: string;
+  /** renamed files: the old path */
+  previous_filename?: string;
   status: 'added' | 'removed' | 'modified' | 'renamed' | 'copied' | 'changed' | 'unchanged';
   additions: number;
   deletions: number;
@@ -186,6 +189,43 @@ export interface EmulatedWorkflowRun {
   created_at: string;
 }
 
+/** Which kind of credential made a change: GitHub starts no workflow for changes made with the GITHUB_TOKEN. */
+export type TokenKind = 'GITHUB_TOKEN' | 'user' | 'app';
+
+/**
+ * A state change a webhook would report (the simulator routes these to workflows). Ids name what changed; `payload`
+ * is the webhook payload snapshotted when the event happened, filled by an `onEvent` listener (the simulator).
+ */
+export interface EmulatedEvent {
+  seq: number;
+  name: string;
+  action?: string;
+  issue?: number;
+  comment?: number;
+  pull?: number;
+  review?: number;
+  label?: string;
+  checkRun?: number;
+  /** push / workflow_dispatch / status */
+  ref?: string;
+  sha?: string;
+  before?: string;
+  after?: string;
+  created?: boolean;
+  deleted?: boolean;
+  merged?: boolean;
+  workflow?: string;
+  inputs?: Record<string, string>;
+  /** check_run / status */
+  checkName?: string;
+  conclusion?: string | null;
+  state?: string;
+  actor: string;
+  viaToken: TokenKind;
+  at: number;
+  payload?: Record<string, unknown>;
+}
+
 export const BOT_LOGIN = 'github-actions[bot]';
 export const BOT_ID = 41898282;
 
@@ -220,6 +260,19 @@ export class GitHubWorld {
   readonly checkRuns = new Map<number, EmulatedCheckRun>();
   readonly statuses: EmulatedStatus[] = [];
   readonly workflowRuns: EmulatedWorkflowRun[] = [];
+  /** every state change a webhook would report, in order */
+  readonly events: EmulatedEvent[] = [];
+  readonly eventListeners: Array<(e: EmulatedEvent) => void> = [];
+  /** logins whose token is a GitHub App / PAT token (their events DO start workflows) */
+  readonly appLogins = new Set<string>();
+  /** set when the repository's git data comes from a real bare repository */
+  git: GitRepo | undefined;
+  /** branch heads as last reported by a push event (syncGit diffs against this) */
+  readonly gitReported = new Map<string, string>();
+  /** per pull request: the head sha its last opened/synchronize event reported */
+  readonly pullReportedHead = new Map<number, string>();
+  /** per pull request: the base/head shas its files and mergeability were computed for */
+  readonly pullGitKey = new Map<number, string>();
 
   private nextNumber = 1;
   private nextIds = {
@@ -242,6 +295,119 @@ export class GitHubWorld {
     this.defaultBranch = opts.defaultBranch ?? 'main';
     this.clock = opts.clock ?? Date.now;
     this.refs.set(`refs/heads/${this.defaultBranch}`, fakeSha(`${this.owner}/${this.repo}@${this.defaultBranch}`));
+  }
+
+  tokenKind(login: string): TokenKind {
+    if (login === BOT_LOGIN) return 'GITHUB_TOKEN';
+    return this.appLogins.has(login) ? 'app' : 'user';
+  }
+
+  /** Record a webhook-worthy state change; listeners (the simulator) snapshot its payload synchronously. */
+  emit(e: Omit<EmulatedEvent, 'seq' | 'at' | 'viaToken'> & { viaToken?: TokenKind; at?: number }): EmulatedEvent {
+    const event: EmulatedEvent = {
+      ...e,
+      seq: this.events.length + 1,
+      at: e.at ?? this.clock(),
+      viaToken: e.viaToken ?? this.tokenKind(e.actor),
+    };
+    this.events.push(event);
+    for (const l of this.eventListeners) l(event);
+    return event;
+  }
+
+  // -- git ------------------------------------------------------------------------------------------------------
+
+  /**
+   * Re-read refs from the bare repository; open pull requests follow their branches (head and base shas), and their
+   * files and mergeability are recomputed when either moved. No events: pushes are reported by syncGit().
+   */
+  refreshFromGit(): void {
+    const git = this.git;
+    if (!git) return;
+    const refs = git.refs();
+    this.refs.clear();
+    for (const [r, s] of refs) this.refs.set(r, s);
+    for (const pull of this.pulls.values()) {
+      const issue = this.issues.get(pull.number);
+      if (pull.merged || !issue || issue.state !== 'open') continue;
+      const head = refs.get(`refs/heads/${pull.head.ref}`);
+      const base = refs.get(`refs/heads/${pull.base.ref}`);
+      if (head) pull.head.sha = head;
+      if (base) pull.base.sha = base;
+      this.refreshPullGit(pull);
+    }
+  }
+
+  /** Files (base...head) and mergeability (merge-tree) of one pull request, cached per base/head sha pair. */
+  refreshPullGit(pull: EmulatedPull): void {
+    const git = this.git;
+    if (!git) return;
+    const key = `${pull.base.sha}...${pull.head.sha}`;
+    if (this.pullGitKey.get(pull.number) === key) return;
+    if (!git.commitExists(pull.head.sha) || !git.commitExists(pull.base.sha)) return;
+    pull.files = git.diffFiles(pull.base.sha, pull.head.sha);
+    pull.mergeable = git.mergeTree(pull.base.sha, pull.head.sha).clean;
+    this.pullGitKey.set(pull.number, key);
+  }
+
+  /**
+   * Report what changed in the bare repository since the last report: a push per moved branch, and a
+   * pull_request.synchronize per open pull request whose head moved. `actor`/`viaToken` say who pushed.
+   */
+  syncGit(pusher: { actor: string; viaToken?: TokenKind }): EmulatedEvent[] {
+    if (!this.git) return [];
+    this.refreshFromGit();
+    const emitted: EmulatedEvent[] = [];
+    const current = new Map([...this.refs].filter(([r]) => r.startsWith('refs/heads/')));
+    const names = new Set([...current.keys(), ...this.gitReported.keys()]);
+    for (const ref of [...names].sort()) {
+      const before = this.gitReported.get(ref) ?? ZERO_SHA;
+      const after = current.get(ref) ?? ZERO_SHA;
+      if (before === after) continue;
+      emitted.push(this.reportPush(ref, before, after, pusher));
+    }
+    for (const pull of this.pulls.values()) {
+      const issue = this.issues.get(pull.number);
+      if (pull.merged || !issue || issue.state !== 'open') continue;
+      const reported = this.pullReportedHead.get(pull.number);
+      if (reported === undefined || reported === pull.head.sha || !current.has(`refs/heads/${pull.head.ref}`)) continue;
+      this.pullReportedHead.set(pull.number, pull.head.sha);
+      emitted.push(
+        this.emit({
+          name: 'pull_request',
+          action: 'synchronize',
+          pull: pull.number,
+          before: reported,
+          after: pull.head.sha,
+          sha: pull.head.sha,
+          actor: pusher.actor,
+          ...(pusher.viaToken ? { viaToken: pusher.viaToken } : {}),
+        }),
+      );
+    }
+    return emitted;
+  }
+
+  /** Emit one push event and remember the reported head. */
+  reportPush(
+    ref: string,
+    before: string,
+    after: string,
+    pusher: { actor: string; viaToken?: TokenKind },
+  ): EmulatedEvent {
+    if (after === ZERO_SHA) this.gitReported.delete(ref);
+    else this.gitReported.set(ref, after);
+    return this.emit({
+      name: 'push',
+      ref,
+      before,
+      after,
+      sha: after,
+      created: before === ZERO_SHA,
+      deleted: after === ZERO_SHA,
+      actor: pusher.actor,
+      ...(pusher.viaToken ? { viaToken: pusher.viaToken } : {}),
+    });
   }
 
   nextId(kind: keyof GitHubWorld['nextIds']): number {
@@ -436,6 +602,8 @@ export class GitHubWorld {
       maintainer_can_modify: false,
     };
     this.pulls.set(issue.number, pull);
+    this.pullReportedHead.set(issue.number, headSha);
+    if (this.git) this.refreshPullGit(pull);
     return { issue, pull };
   }
 

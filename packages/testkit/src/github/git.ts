@@ -1,0 +1,244 @@
+/**
+ * A real bare git repository behind the emulator: refs, diffs, merges, all through the `git` CLI (execFileSync, no
+ * shell). Synchronous on purpose: route handlers are synchronous, and every call is a few milliseconds on the small
+ * repositories tests use. Needs git ≥ 2.38 (`merge-tree --write-tree`).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EmulatedPullFile } from './world';
+
+export const ZERO_SHA = '0000000000000000000000000000000000000000';
+
+export class GitError extends Error {
+  constructor(
+    readonly args: string[],
+    readonly status: number | null,
+    readonly stderr: string,
+    readonly stdout: string,
+  ) {
+    super(`git ${args.join(' ')} failed (${status}): ${stderr.trim() || stdout.trim()}`);
+  }
+}
+
+export interface GitIdentity {
+  name: string;
+  email: string;
+  /** seconds since the epoch */
+  date?: number;
+}
+
+export interface PullDiffFile extends EmulatedPullFile {
+  previous_filename?: string;
+}
+
+const BASE_ENV: Record<string, string> = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_TERMINAL_PROMPT: '0',
+  LC_ALL: 'C',
+};
+
+/** Run git with no shell; returns stdout. Throws GitError on a non-zero exit unless `okCodes` lists it. */
+export function runGit(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string>; input?: string; okCodes?: number[] } = {},
+): { stdout: string; status: number } {
+  try {
+    const stdout = execFileSync('git', args, {
+      cwd: opts.cwd,
+      env: { ...process.env, ...BASE_ENV, ...opts.env },
+      input: opts.input,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    return { stdout, status: 0 };
+  } catch (e) {
+    const err = e as { status: number | null; stderr?: string; stdout?: string };
+    if (err.status !== null && opts.okCodes?.includes(err.status))
+      return { stdout: err.stdout ?? '', status: err.status };
+    throw new GitError(args, err.status, String(err.stderr ?? ''), String(err.stdout ?? ''));
+  }
+}
+
+function identityEnv(author: GitIdentity, committer: GitIdentity): Record<string, string> {
+  const env: Record<string, string> = {
+    GIT_AUTHOR_NAME: author.name,
+    GIT_AUTHOR_EMAIL: author.email,
+    GIT_COMMITTER_NAME: committer.name,
+    GIT_COMMITTER_EMAIL: committer.email,
+  };
+  if (author.date !== undefined) env.GIT_AUTHOR_DATE = `${author.date} +0000`;
+  if (committer.date !== undefined) env.GIT_COMMITTER_DATE = `${committer.date} +0000`;
+  return env;
+}
+
+export class GitRepo {
+  constructor(readonly dir: string) {}
+
+  git(args: string[], opts: { env?: Record<string, string>; input?: string; okCodes?: number[] } = {}) {
+    return runGit(['--git-dir', this.dir, ...args], opts);
+  }
+
+  out(args: string[], opts: { env?: Record<string, string>; input?: string } = {}): string {
+    return this.git(args, opts).stdout.trim();
+  }
+
+  /** The branch HEAD points at ("main"). */
+  headBranch(): string | undefined {
+    const r = this.git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [1, 128] });
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  }
+
+  /** Every ref (branches and tags) → commit sha. */
+  refs(): Map<string, string> {
+    const out = this.out(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']);
+    const map = new Map<string, string>();
+    for (const line of out.split('\n')) {
+      if (!line) continue;
+      const i = line.lastIndexOf(' ');
+      map.set(line.slice(0, i), line.slice(i + 1));
+    }
+    return map;
+  }
+
+  revParse(rev: string): string | undefined {
+    const r = this.git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { okCodes: [1, 128] });
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  }
+
+  commitExists(sha: string): boolean {
+    return /^[0-9a-f]{40}$/.test(sha) && this.revParse(sha) === sha;
+  }
+
+  isAncestor(ancestor: string, descendant: string): boolean {
+    return this.git(['merge-base', '--is-ancestor', ancestor, descendant], { okCodes: [1] }).status === 0;
+  }
+
+  mergeBase(a: string, b: string): string | undefined {
+    const r = this.git(['merge-base', a, b], { okCodes: [1] });
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  }
+
+  /** Compare-and-swap a ref: `old` = ZERO_SHA means "must not exist yet"; undefined means unconditional. */
+  updateRef(ref: string, sha: string, old?: string): void {
+    this.git(['update-ref', ref, sha, ...(old !== undefined ? [old] : [])]);
+  }
+
+  deleteRef(ref: string): void {
+    this.git(['update-ref', '-d', ref]);
+  }
+
+  /** Commits in `base..head`, oldest first (`--first-parent` not applied). */
+  commitsBetween(base: string, head: string): string[] {
+    const out = this.out(['rev-list', '--reverse', '--topo-order', `${base}..${head}`]);
+    return out ? out.split('\n') : [];
+  }
+
+  /** A three-way merge without a worktree: the resulting tree and whether it is clean. */
+  mergeTree(ours: string, theirs: string): { clean: boolean; tree: string; conflicts: string[] } {
+    const r = this.git(['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs], {
+      okCodes: [1],
+    });
+    const lines = r.stdout.split('\n').filter(Boolean);
+    return { clean: r.status === 0, tree: lines[0] ?? '', conflicts: lines.slice(1) };
+  }
+
+  commitTree(tree: string, parents: string[], message: string, author: GitIdentity, committer: GitIdentity): string {
+    return this.out(['commit-tree', tree, ...parents.flatMap((p) => ['-p', p]), '-F', '-'], {
+      input: message,
+      env: identityEnv(author, committer),
+    });
+  }
+
+  /**
+   * Replays `base..head` onto `onto` (a rebase merge), one commit at a time in a temporary worktree, keeping each
+   * commit's author and message. Returns the new tip, or undefined on a conflict (nothing is changed then).
+   */
+  rebase(onto: string, base: string, head: string, committer: GitIdentity): string | undefined {
+    const work = mkdtempSync(join(tmpdir(), 'hydraflow-rebase-'));
+    try {
+      this.git(['worktree', 'add', '--detach', work, onto]);
+      const env = {
+        GIT_COMMITTER_NAME: committer.name,
+        GIT_COMMITTER_EMAIL: committer.email,
+        ...(committer.date !== undefined ? { GIT_COMMITTER_DATE: `${committer.date} +0000` } : {}),
+      };
+      const commits = this.commitsBetween(base, head);
+      for (const c of commits) {
+        const r = runGit(['cherry-pick', '--allow-empty', '--keep-redundant-commits', c], {
+          cwd: work,
+          env,
+          okCodes: [1],
+        });
+        if (r.status !== 0) {
+          runGit(['cherry-pick', '--abort'], { cwd: work, okCodes: [1, 128] });
+          return undefined;
+        }
+      }
+      return runGit(['rev-parse', 'HEAD'], { cwd: work }).stdout.trim();
+    } finally {
+      this.git(['worktree', 'remove', '--force', work], { okCodes: [1, 128] });
+      rmSync(work, { recursive: true, force: true });
+      this.git(['worktree', 'prune'], { okCodes: [1, 128] });
+    }
+  }
+
+  /**
+   * The files of a pull request the way GitHub computes them: the diff from the merge base of base and head to head
+   * (`base...head`), with rename detection; `patch` holds the hunks only (from the first `@@`), as in the REST API.
+   */
+  diffFiles(base: string, head: string): PullDiffFile[] {
+    const range = `${base}...${head}`;
+    const common = ['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '-M'];
+    const nameStatus = this.git([...common, '--name-status', '-z', range]).stdout.split('\0');
+    const numstat = this.git([...common, '--numstat', '-z', range]).stdout.split('\0');
+    const patchText = this.git([...common, '-U3', range]).stdout;
+    const sections = patchText.split(/^(?=diff --git )/m).filter((s) => s.startsWith('diff --git '));
+
+    const entries: Array<{ status: string; path: string; from?: string }> = [];
+    for (let i = 0; i < nameStatus.length;) {
+      const code = nameStatus[i++];
+      if (!code) break;
+      if (code.startsWith('R') || code.startsWith('C')) {
+        const from = nameStatus[i++]!;
+        const to = nameStatus[i++]!;
+        entries.push({ status: code[0]!, path: to, from });
+      } else {
+        entries.push({ status: code[0]!, path: nameStatus[i++]! });
+      }
+    }
+    // numstat -z: "add\tdel\tpath\0" or, for renames, "add\tdel\t\0from\0to\0"
+    const counts: Array<{ additions: number; deletions: number }> = [];
+    for (let i = 0; i < numstat.length;) {
+      const rec = numstat[i++];
+      if (!rec) break;
+      const [a, d, p] = rec.split('\t');
+      if (p === '') i += 2;
+      counts.push({ additions: a === '-' ? 0 : Number(a), deletions: d === '-' ? 0 : Number(d) });
+    }
+    return entries.map((e, idx) => {
+      const status: PullDiffFile['status'] =
+        e.status === 'A' ? 'added' : e.status === 'D' ? 'removed' : e.status === 'R' ? 'renamed' : 'modified';
+      const section = sections[idx] ?? '';
+      const at = section.search(/^@@ /m);
+      const patch = at >= 0 ? section.slice(at).replace(/\n$/, '') : undefined;
+      const file: PullDiffFile = {
+        filename: e.path,
+        status,
+        additions: counts[idx]?.additions ?? 0,
+        deletions: counts[idx]?.deletions ?? 0,
+        ...(patch !== undefined ? { patch } : {}),
+      };
+      if (e.from !== undefined) file.previous_filename = e.from;
+      return file;
+    });
+  }
+}
+
+/** Create an empty bare repository with `initialBranch` as HEAD. */
+export function initBareRepo(dir: string, initialBranch = 'main'): GitRepo {
+  runGit(['init', '--bare', '--quiet', `--initial-branch=${initialBranch}`, dir]);
+  return new GitRepo(dir);
+}
