@@ -1,5 +1,5 @@
 import type { HydraflowConfig } from '@hydraflow/core';
-import type { Issue } from '@hydraflow/github';
+import type { Issue, IssuesPort, PullsPort } from '@hydraflow/github';
 import type { ModelGateway } from '../agents/model-gateway';
 import type { IssueSession } from '../session/issue-session';
 
@@ -15,6 +15,12 @@ export interface PhaseContext {
   actor: string | undefined;
   /** True when a human explicitly asked for this phase (e.g. /triage): redo work even if state says it is done. */
   forced: boolean;
+  /** The checked-out repository (GITHUB_WORKSPACE): the plan phase reads its context from here. */
+  workspace?: string;
+  /** Issue comments beyond the progress comment (the plan comment): plan and review need it. */
+  issues?: IssuesPort;
+  /** Pull requests and reviews: the review phase needs it. */
+  pulls?: PullsPort;
 }
 
 /** What a phase reports back to the entry, for outputs, the job summary and logs. */

@@ -10,6 +10,7 @@ import {
   findingsHash,
   newFindings,
   parseDiffLines,
+  annotatePatch,
   placeFindings,
   readReviewFindings,
   renderFindingComment,
@@ -366,5 +367,19 @@ describe('review state', () => {
       status: 'valid',
       state,
     });
+  });
+});
+
+describe('annotatePatch', () => {
+  it('numbers exactly the lines parseDiffLines accepts', () => {
+    const annotated = annotatePatch(PATCH);
+    const numbered = annotated
+      .split('\n')
+      .map((l) => /^\s*(\d+) [+ ] /.exec(l)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number);
+    expect(new Set(numbered)).toEqual(parseDiffLines(PATCH));
+    expect(annotated).toContain('    2 + new2');
+    expect(annotated).toContain('      - old2');
   });
 });

@@ -80,3 +80,47 @@ export function placeFindings<F extends Pick<Finding, 'path' | 'line'>>(
   }
   return { inline, body };
 }
+
+/**
+ * A patch with the new-file line number in front of every line a comment can go on, so the reviewer names lines
+ * GitHub will accept instead of counting through hunks itself:
+ *
+ *        12 + added line
+ *        13   context line
+ *           - removed line
+ */
+export function annotatePatch(patch: string): string {
+  const out: string[] = [];
+  let next = 0;
+  let oldLeft = 0;
+  let newLeft = 0;
+  for (const raw of patch.split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const h = HUNK.exec(line);
+    if (h) {
+      oldLeft = h[1] === undefined ? 1 : Number(h[1]);
+      next = Number(h[2]);
+      newLeft = h[3] === undefined ? 1 : Number(h[3]);
+      out.push(line);
+      continue;
+    }
+    if (oldLeft <= 0 && newLeft <= 0) continue;
+    const tag = line[0];
+    if (tag === '\\') {
+      out.push(`${' '.repeat(6)}${line}`);
+    } else if (tag === '-') {
+      oldLeft--;
+      out.push(`${' '.repeat(6)}- ${line.slice(1)}`);
+    } else if (tag === '+') {
+      out.push(`${String(next).padStart(5)} + ${line.slice(1)}`);
+      next++;
+      newLeft--;
+    } else if (tag === ' ' || line === '') {
+      out.push(`${String(next).padStart(5)}   ${line.slice(1)}`);
+      next++;
+      newLeft--;
+      oldLeft--;
+    }
+  }
+  return out.join('\n');
+}
