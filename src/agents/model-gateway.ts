@@ -14,6 +14,8 @@ import {
   type CompletionRequest,
   type CompletionResult,
   type ModelProvider,
+  type ToolTurnRequest,
+  type ToolTurnResult,
 } from '@hydraflow/providers';
 import type { IssueSession } from '../session/issue-session';
 
@@ -60,10 +62,29 @@ export class ModelGateway {
     }
   }
 
-  private checkBudget(model: string, request: CompletionRequest): void {
+  /**
+   * One tool-using turn (see `runToolLoop`): the budget is checked first with an estimate of the whole request (tools,
+   * system, every message, tool call and tool result), and the billed call is ledgered. Provider errors propagate
+   * unchanged (credit exhaustion above all); a failed call was not billed and is not ledgered.
+   */
+  async turn(args: { role: string; request: Omit<ToolTurnRequest, 'role'> }): Promise<ToolTurnResult> {
+    const provider = await this.options.providerFor(args.role);
+    const request: ToolTurnRequest = { ...args.request, role: args.role };
+    this.checkBudget(provider.model, request, turnInputChars(request));
+    const result = await provider.turn(request);
+    this.ledger(args.role, [result]);
+    return result;
+  }
+
+  private checkBudget(
+    model: string,
+    request: Pick<CompletionRequest, 'system' | 'maxOutputTokens'> & { messages: readonly { content: string }[] },
+    chars?: number,
+  ): void {
     const inputChars =
+      chars ??
       request.system.reduce((n, s) => n + s.text.length, 0) +
-      request.messages.reduce((n, m) => n + m.content.length, 0);
+        request.messages.reduce((n, m) => n + m.content.length, 0);
     const estimate = estimateCall(
       { inputChars, maxOutputTokens: request.maxOutputTokens ?? 2_000, model },
       this.options.prices.table,
@@ -98,4 +119,16 @@ export class ModelGateway {
     });
     this.options.session.record(entries);
   }
+}
+
+/** Characters of everything a tool turn sends: tool definitions, system, messages, tool calls and results. */
+export function turnInputChars(request: Pick<ToolTurnRequest, 'system' | 'tools' | 'messages'>): number {
+  let n = request.system.reduce((sum, s) => sum + s.text.length, 0);
+  for (const t of request.tools) n += t.name.length + t.description.length + JSON.stringify(t.inputSchema).length;
+  for (const m of request.messages) {
+    n += m.content.length;
+    if (m.role === 'assistant')
+      for (const c of m.toolCalls ?? []) n += c.name.length + (c.invalidInput ?? JSON.stringify(c.input)).length;
+  }
+  return n;
 }
