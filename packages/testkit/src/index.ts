@@ -5,3 +5,4 @@ export * from './runner/run-action';
 export * from './world';
 export * from './github/git';
 export * from './sample-repo/index';
+export * from './lifecycle/index';

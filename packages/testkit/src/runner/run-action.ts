@@ -30,6 +30,8 @@ export interface RunActionOptions {
   workflowFile?: string;
   entry?: string;
   timeoutMs?: number;
+  /** GITHUB_WORKSPACE: an existing checkout (default: a fresh empty directory per run) */
+  workspace?: string;
 }
 
 export interface ActionRun {
@@ -65,7 +67,7 @@ export function parseOutputFile(text: string): Record<string, string> {
 export function runnerEnv(options: RunActionOptions, dir: string): Record<string, string> {
   const { gh } = options;
   const repo = { owner: gh.world.owner, name: gh.world.repo, defaultBranch: gh.world.defaultBranch };
-  const workspace = join(dir, 'workspace');
+  const workspace = options.workspace ?? join(dir, 'workspace');
   mkdirSync(join(workspace, '.github'), { recursive: true });
   if (options.config !== undefined) writeFileSync(join(workspace, '.github/hydraflow.yml'), options.config);
   const eventPath = join(dir, 'event.json');

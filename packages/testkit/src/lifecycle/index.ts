@@ -1,0 +1,915 @@
+/**
+ * The lifecycle simulator: GitHub Actions' routing and runner, on the test world. Events the emulator records
+ * (`gh.events`) are routed to the repository's real workflow files the way GitHub routes them — GITHUB_TOKEN events
+ * start nothing but workflow_dispatch, `on:`/`types:`/`branches:` filters, job `if:`, `concurrency` groups with the
+ * one-pending-run rule — and each job runs its steps for real: `actions/checkout` clones the bare repository, HydraFlow
+ * steps run the built `dist/index.js`, `run:` steps run bash in the workspace. After each job, pushes to the bare
+ * repository become events (`gh.syncGit`) and the job reports a check run, so the next phase sees what a user would.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { TemplateToken } from '@actions/workflow-parser/templates/tokens/index';
+import { buildEvent, exampleEvent, type EventOverrides } from '../events/index';
+import type { GitHubEmulator } from '../github/server';
+import { checkRunJson, pullJson, repoJson, reviewJson, userJson } from '../github/serialize';
+import { BOT_LOGIN, type EmulatedEvent, type TokenKind } from '../github/world';
+import { runGit, ZERO_SHA } from '../github/git';
+import type { ModelServer } from '../models/index';
+import { DIST_ENTRY, REPO_ROOT, parseOutputFile, runAction, runnerEnv } from '../runner/run-action';
+import { evaluateBoolean, evaluateString, interpolate, type Contexts } from './expressions';
+import { loadWorkflows, tokenHelpers, type LoadedJob, type LoadedStep, type LoadedWorkflow } from './workflows';
+
+import { formatTimeline } from './timeline';
+
+export { formatTimeline };
+export * from './expressions';
+export * from './workflows';
+
+type Json = Record<string, unknown>;
+
+export interface LifecycleOptions {
+  gh: GitHubEmulator;
+  /** the model server HydraFlow steps talk to (HYDRAFLOW_BASE_URL), unless actionEnv says otherwise */
+  models?: ModelServer;
+  /** `.github/workflows` of the default branch */
+  workflowsDir: string;
+  /** the bare repository (the emulator's `git.bareRepo`) */
+  repoDir: string;
+  /** repository secrets; GITHUB_TOKEN is added (the emulator's bot token) */
+  secrets?: Record<string, string>;
+  vars?: Record<string, string>;
+  /** executed jobs (not skipped or cancelled) before runUntilQuiet gives up: a loop is a bug (default 50) */
+  maxJobs?: number;
+  /** extra environment for HydraFlow steps (default: HYDRAFLOW_BASE_URL of the model server for the given key) */
+  actionEnv?: Record<string, string>;
+  /** who pushed what a job left in the bare repository (default: the job's GITHUB_TOKEN) */
+  pusher?: (job: { workflow: string; job: string; event: string }) => { actor: string; viaToken: TokenKind };
+  /** HydraFlow's checkout (action.yml, actions/, dist/); default the repository this testkit lives in */
+  actionRoot?: string;
+  /** per step (default 120 s) */
+  stepTimeoutMs?: number;
+  /** keep job workspaces (their paths are in JobRecord.workspace) */
+  keepWorkspaces?: boolean;
+}
+
+export type JobStatusName = 'success' | 'failure' | 'skipped' | 'cancelled';
+
+export interface StepRecord {
+  id: string;
+  name: string;
+  outcome: 'success' | 'failure' | 'skipped';
+  outputs: Record<string, string>;
+  stdout: string;
+  stderr?: string;
+}
+
+export interface JobRecord {
+  runId: number;
+  workflow: string;
+  job: string;
+  event: string;
+  action?: string;
+  actor: string;
+  viaToken: TokenKind;
+  /** seq of the event in gh.events */
+  eventSeq: number;
+  status: JobStatusName;
+  steps: StepRecord[];
+  durationMs: number;
+  group?: string;
+  /** why a job was skipped or cancelled */
+  reason?: string;
+  workspace?: string;
+}
+
+export interface Lifecycle {
+  readonly workflows: LoadedWorkflow[];
+  /** every job so far, in execution order (skipped and cancelled ones included) */
+  readonly jobs: JobRecord[];
+  /** routing decisions, in order ("ignored: ...", "queued: ...", "cancelled: ...") */
+  readonly log: string[];
+  /**
+   * Something a user did in the world (created with the world's builders): record the event as theirs and snapshot
+   * its payload now. `overrides.sender` is the user (default: the issue/comment/pull author).
+   */
+  dispatch(eventName: string, action?: string, overrides?: EventOverrides & { viaToken?: TokenKind }): EmulatedEvent;
+  /** Route events and run jobs until nothing is left; returns the jobs this call ran. */
+  runUntilQuiet(): Promise<JobRecord[]>;
+  close(): void;
+}
+
+interface EventInfo {
+  payload: Json;
+  ref: string;
+  sha: string;
+  /** head sha checks are reported on */
+  headSha: string;
+  headRef?: string;
+  baseRef?: string;
+  /** pull_request activity on a conflicting PR starts no workflow */
+  conflict?: boolean;
+}
+
+interface Run {
+  id: number;
+  number: number;
+  workflow: LoadedWorkflow;
+  event: EmulatedEvent;
+  info: EventInfo;
+  group?: string;
+  cancelInProgress: boolean;
+  state: 'queued' | 'running' | 'done' | 'cancelled';
+}
+
+const DISPATCH_EVENTS = new Set(['workflow_dispatch', 'repository_dispatch']);
+/** GitHub's default activity types when `types:` is absent */
+const DEFAULT_TYPES: Record<string, string[]> = {
+  pull_request: ['opened', 'synchronize', 'reopened'],
+  pull_request_target: ['opened', 'synchronize', 'reopened'],
+};
+
+function glob(pattern: string): RegExp {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*' && pattern[i + 1] === '*') {
+      re += '.*';
+      i++;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '.';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+function filterMatches(name: string, include?: string[], exclude?: string[]): boolean {
+  if (include && !include.some((p) => glob(p).test(name))) return false;
+  if (exclude && exclude.some((p) => glob(p).test(name))) return false;
+  return true;
+}
+
+export async function createLifecycle(options: LifecycleOptions): Promise<Lifecycle> {
+  const { gh } = options;
+  const w = gh.world;
+  const workflows = await loadWorkflows(options.workflowsDir);
+  const tokens = await tokenHelpers();
+  const actionRoot = options.actionRoot ?? REPO_ROOT;
+  const maxJobs = options.maxJobs ?? 50;
+  const secrets: Record<string, string> = { ...options.secrets, GITHUB_TOKEN: gh.botToken };
+  const vars = { ...options.vars };
+  const actionEnv: Record<string, string> = options.actionEnv ?? {};
+  if (!options.actionEnv && options.models) {
+    actionEnv.HYDRAFLOW_BASE_URL = secrets.ANTHROPIC_API_KEY
+      ? options.models.anthropicBaseUrl
+      : options.models.openaiBaseUrl;
+  }
+  const pusher = options.pusher ?? (() => ({ actor: BOT_LOGIN, viaToken: 'GITHUB_TOKEN' as TokenKind }));
+  const jobs: JobRecord[] = [];
+  const log: string[] = [];
+  const infos = new Map<number, EventInfo>();
+  const runs: Run[] = [];
+  const active = new Map<string, Run>();
+  const pending = new Map<string, Run>();
+  const runNumbers = new Map<string, number>();
+  let processed = 0;
+  let nextRunId = 7_000_000_001;
+  let executed = 0;
+
+  // -- payloads, snapshotted when the event happens ---------------------------------------------------------------
+
+  function generic(name: string, action?: string): Json {
+    let payload: Json;
+    try {
+      payload = exampleEvent(name, action);
+    } catch {
+      payload = {};
+    }
+    if (action !== undefined) payload.action = action;
+    payload.repository = repoJson(w);
+    return payload;
+  }
+
+  function headCommit(sha: string): Json | null {
+    if (sha === ZERO_SHA) return null;
+    const out = runGit(['--git-dir', options.repoDir, 'log', '-1', '--format=%T%x00%s%x00%an%x00%ae%x00%aI', sha], {
+      okCodes: [128],
+    }).stdout;
+    const [tree, message, name, email, date] = out.trim().split('\0');
+    if (!tree) return null;
+    return {
+      id: sha,
+      tree_id: tree,
+      distinct: true,
+      message,
+      timestamp: date,
+      url: `https://github.com/${w.owner}/${w.repo}/commit/${sha}`,
+      author: { name, email },
+      committer: { name, email },
+      added: [],
+      removed: [],
+      modified: [],
+    };
+  }
+
+  /** GitHub runs pull_request workflows on a test merge commit (refs/pull/N/merge); none when it conflicts. */
+  function testMerge(number: number): { sha?: string; conflict: boolean } {
+    const pull = w.pulls.get(number);
+    const git = w.git;
+    if (!pull || !git) return { conflict: false };
+    const merged = git.mergeTree(pull.base.sha, pull.head.sha);
+    if (!merged.clean) return { conflict: true };
+    const who = { name: 'GitHub', email: 'noreply@github.com', date: Math.floor(w.clock() / 1000) };
+    const sha = git.commitTree(
+      merged.tree,
+      [pull.base.sha, pull.head.sha],
+      `Merge ${pull.head.sha} into ${pull.base.sha}\n`,
+      who,
+      who,
+    );
+    git.updateRef(`refs/pull/${number}/merge`, sha);
+    return { sha, conflict: false };
+  }
+
+  function snapshot(e: EmulatedEvent): EventInfo {
+    const sender = e.actor;
+    const defaultRef = `refs/heads/${w.defaultBranch}`;
+    const defaultSha = w.refs.get(defaultRef) ?? ZERO_SHA;
+    const info: EventInfo = { payload: {}, ref: defaultRef, sha: defaultSha, headSha: defaultSha };
+    switch (e.name) {
+      case 'issues':
+        info.payload = buildEvent(gh, 'issues', e.action, { issue: e.issue, label: e.label, sender });
+        break;
+      case 'issue_comment':
+        info.payload = buildEvent(gh, 'issue_comment', e.action, { issue: e.issue, comment: e.comment, sender });
+        break;
+      case 'pull_request': {
+        const sync = e.action === 'synchronize' ? { payload: { before: e.before, after: e.after } } : {};
+        info.payload = buildEvent(gh, 'pull_request', e.action, { pull: e.pull, label: e.label, sender, ...sync });
+        const pull = w.pulls.get(e.pull!)!;
+        info.headSha = pull.head.sha;
+        info.headRef = pull.head.ref;
+        info.baseRef = pull.base.ref;
+        info.ref = `refs/pull/${pull.number}/merge`;
+        if (e.action !== 'closed') {
+          const m = testMerge(pull.number);
+          info.conflict = m.conflict;
+          info.sha = m.sha ?? pull.head.sha;
+        } else {
+          info.sha = pull.merge_commit_sha ?? pull.head.sha;
+        }
+        break;
+      }
+      case 'pull_request_review': {
+        const pull = w.pulls.get(e.pull!)!;
+        const review = w.reviews.get(e.review!)!;
+        info.payload = {
+          ...generic('pull_request_review', e.action),
+          review: reviewJson(w, review),
+          pull_request: pullJson(w, pull),
+        };
+        info.headSha = pull.head.sha;
+        info.sha = pull.head.sha;
+        info.ref = `refs/pull/${pull.number}/merge`;
+        info.headRef = pull.head.ref;
+        info.baseRef = pull.base.ref;
+        break;
+      }
+      case 'workflow_dispatch': {
+        const file = e.workflow ? basename(e.workflow) : '';
+        info.payload = buildEvent(gh, 'workflow_dispatch', undefined, {
+          inputs: e.inputs ?? {},
+          ref: e.ref ?? defaultRef,
+          workflow: `.github/workflows/${file}`,
+          sender,
+        });
+        info.ref = e.ref ?? defaultRef;
+        info.sha = e.sha ?? defaultSha;
+        info.headSha = info.sha;
+        break;
+      }
+      case 'push': {
+        info.payload = {
+          ...generic('push'),
+          ref: e.ref,
+          before: e.before,
+          after: e.after,
+          created: e.created === true,
+          deleted: e.deleted === true,
+          forced: false,
+          base_ref: null,
+          compare: `https://github.com/${w.owner}/${w.repo}/compare/${e.before!.slice(0, 12)}...${e.after!.slice(0, 12)}`,
+          commits: [],
+          head_commit: headCommit(e.after!),
+          pusher: { name: sender, email: null },
+        };
+        info.ref = e.ref!;
+        info.sha = e.after!;
+        info.headSha = e.after!;
+        break;
+      }
+      case 'check_run': {
+        const run = w.checkRuns.get(e.checkRun!);
+        info.payload = { ...generic('check_run', e.action), ...(run ? { check_run: checkRunJson(w, run) } : {}) };
+        info.sha = e.sha ?? defaultSha;
+        info.headSha = info.sha;
+        break;
+      }
+      case 'status':
+        info.payload = { ...generic('status'), sha: e.sha, state: e.state, context: e.checkName };
+        info.sha = e.sha ?? defaultSha;
+        info.headSha = info.sha;
+        break;
+      default:
+        info.payload = generic(e.name, e.action);
+    }
+    if (
+      !('sender' in info.payload) ||
+      e.name === 'push' ||
+      e.name === 'status' ||
+      e.name === 'check_run' ||
+      e.name === 'pull_request_review'
+    )
+      info.payload.sender = userJson(w, sender);
+    return info;
+  }
+
+  function record(e: EmulatedEvent) {
+    if (infos.has(e.seq)) return;
+    const info = snapshot(e);
+    infos.set(e.seq, info);
+    e.payload = info.payload;
+  }
+  const unsubscribe = gh.onEvent(record);
+
+  // -- routing ----------------------------------------------------------------------------------------------------
+
+  function describe(e: EmulatedEvent) {
+    return `#${e.seq} ${e.name}${e.action ? `.${e.action}` : ''} by ${e.actor} (${e.viaToken})`;
+  }
+
+  function triggers(wf: LoadedWorkflow, e: EmulatedEvent, info: EventInfo): boolean {
+    const cfg = wf.template.events[e.name] as
+      | {
+          types?: string[];
+          branches?: string[];
+          'branches-ignore'?: string[];
+          tags?: string[];
+          'tags-ignore'?: string[];
+        }
+      | undefined;
+    if (cfg === undefined) return false;
+    if (e.name === 'workflow_dispatch') {
+      const target = String(e.workflow ?? '');
+      return target === wf.file || basename(target) === wf.file || target === wf.path;
+    }
+    const types = cfg.types ?? DEFAULT_TYPES[e.name];
+    if (types && e.action && !types.includes(e.action)) return false;
+    if (e.name === 'pull_request' || e.name === 'pull_request_target') {
+      if (!filterMatches(info.baseRef ?? '', cfg.branches, cfg['branches-ignore'])) return false;
+    }
+    if (e.name === 'push') {
+      const ref = e.ref ?? '';
+      if (ref.startsWith('refs/heads/')) {
+        const hasTagFilterOnly = (cfg.tags || cfg['tags-ignore']) && !cfg.branches && !cfg['branches-ignore'];
+        if (hasTagFilterOnly) return false;
+        if (!filterMatches(ref.slice('refs/heads/'.length), cfg.branches, cfg['branches-ignore'])) return false;
+      } else if (ref.startsWith('refs/tags/')) {
+        const hasBranchFilterOnly = (cfg.branches || cfg['branches-ignore']) && !cfg.tags && !cfg['tags-ignore'];
+        if (hasBranchFilterOnly) return false;
+        if (!filterMatches(ref.slice('refs/tags/'.length), cfg.tags, cfg['tags-ignore'])) return false;
+      }
+      if (e.deleted) return false;
+    }
+    return true;
+  }
+
+  function githubContext(run: Run, job?: LoadedJob, workspace?: string): Json {
+    const { event: e, info, workflow: wf } = run;
+    const ref = info.ref;
+    return {
+      event_name: e.name,
+      event: info.payload,
+      action: '',
+      actor: e.actor,
+      triggering_actor: e.actor,
+      repository: `${w.owner}/${w.repo}`,
+      repository_owner: w.owner,
+      repositoryUrl: `git://github.com/${w.owner}/${w.repo}.git`,
+      ref,
+      ref_name: ref.replace(/^refs\/(heads|tags)\//, '').replace(/^refs\/pull\/(\d+)\/merge$/, '$1/merge'),
+      ref_type: ref.startsWith('refs/tags/') ? 'tag' : 'branch',
+      sha: info.sha,
+      head_ref: info.headRef ?? '',
+      base_ref: info.baseRef ?? '',
+      run_id: String(run.id),
+      run_number: String(run.number),
+      run_attempt: '1',
+      workflow: wf.name,
+      workflow_ref: `${w.owner}/${w.repo}/${wf.path}@refs/heads/${w.defaultBranch}`,
+      job: job?.id ?? '',
+      token: gh.botToken,
+      server_url: 'https://github.com',
+      api_url: gh.url,
+      graphql_url: `${gh.url}/graphql`,
+      workspace: workspace ?? '',
+      retention_days: '90',
+    };
+  }
+
+  function inputsContext(run: Run): Json {
+    if (run.event.name !== 'workflow_dispatch') return {};
+    const defs = run.workflow.template.events.workflow_dispatch?.inputs ?? {};
+    const given = run.event.inputs ?? {};
+    const out: Json = {};
+    for (const [name, def] of Object.entries(defs)) {
+      const raw = given[name] ?? (def.default !== undefined ? String(def.default) : '');
+      out[name] = def.type === 'boolean' ? raw === 'true' : raw;
+    }
+    for (const [k, v] of Object.entries(given)) if (!(k in out)) out[k] = v;
+    return out;
+  }
+
+  function tokenValue(token: TemplateToken, contexts: Contexts): string {
+    const expr = tokens.expression(token);
+    return expr !== undefined ? evaluateString(expr, contexts) : token.toString();
+  }
+
+  function tokenBoolean(token: TemplateToken | undefined, contexts: Contexts): boolean {
+    if (!token) return false;
+    const expr = tokens.expression(token);
+    return expr !== undefined ? evaluateBoolean(expr, contexts) : token.toString() === 'true';
+  }
+
+  function concurrencyOf(token: TemplateToken | undefined, contexts: Contexts) {
+    if (!token) return undefined;
+    if (tokens.isMapping(token)) {
+      const m = tokens.mapping(token);
+      if (!m.group) return undefined;
+      return {
+        group: tokenValue(m.group, contexts),
+        cancelInProgress: tokenBoolean(m['cancel-in-progress'], contexts),
+      };
+    }
+    return { group: tokenValue(token, contexts), cancelInProgress: false };
+  }
+
+  function cancelRun(run: Run, reason: string) {
+    run.state = 'cancelled';
+    log.push(`cancelled: run ${run.id} (${run.workflow.file} on ${describe(run.event)}): ${reason}`);
+    for (const job of run.workflow.jobs) {
+      jobs.push({
+        runId: run.id,
+        workflow: run.workflow.file,
+        job: job.id,
+        event: run.event.name,
+        ...(run.event.action ? { action: run.event.action } : {}),
+        actor: run.event.actor,
+        viaToken: run.event.viaToken,
+        eventSeq: run.event.seq,
+        status: 'cancelled',
+        steps: [],
+        durationMs: 0,
+        ...(run.group !== undefined ? { group: run.group } : {}),
+        reason,
+      });
+    }
+  }
+
+  function enqueue(run: Run) {
+    runs.push(run);
+    const g = run.group;
+    if (g === undefined) return;
+    const current = active.get(g);
+    if (!current) {
+      active.set(g, run);
+      return;
+    }
+    if (run.cancelInProgress && current.state === 'queued') {
+      // not started yet in our sequential world: GitHub would cancel it in progress
+      cancelRun(current, `cancel-in-progress in group ${g} (run ${run.id} arrived)`);
+      active.set(g, run);
+      const older = pending.get(g);
+      if (older) {
+        cancelRun(older, `replaced by run ${run.id} in group ${g}`);
+        pending.delete(g);
+      }
+      return;
+    }
+    const older = pending.get(g);
+    if (older) cancelRun(older, `a newer run (${run.id}) is pending in concurrency group ${g}`);
+    pending.set(g, run);
+    log.push(`pending: run ${run.id} waits for run ${current.id} in group ${g}`);
+  }
+
+  function release(run: Run) {
+    const g = run.group;
+    if (g === undefined || active.get(g) !== run) return;
+    active.delete(g);
+    const next = pending.get(g);
+    if (next) {
+      pending.delete(g);
+      active.set(g, next);
+    }
+  }
+
+  function routeNewEvents() {
+    while (processed < gh.events.length) {
+      const e = gh.events[processed++]!;
+      record(e);
+      const info = infos.get(e.seq)!;
+      if (e.viaToken === 'GITHUB_TOKEN' && !DISPATCH_EVENTS.has(e.name)) {
+        log.push(`ignored: ${describe(e)}: events made with the GITHUB_TOKEN start no workflow`);
+        continue;
+      }
+      const matched = workflows.filter((wf) => triggers(wf, e, info));
+      if (matched.length === 0) {
+        log.push(`ignored: ${describe(e)}: no workflow listens`);
+        continue;
+      }
+      for (const wf of matched) {
+        if (info.conflict) {
+          log.push(`ignored: ${describe(e)} for ${wf.file}: the pull request has a merge conflict`);
+          continue;
+        }
+        const number = (runNumbers.get(wf.file) ?? 0) + 1;
+        runNumbers.set(wf.file, number);
+        const run: Run = {
+          id: nextRunId++,
+          number,
+          workflow: wf,
+          event: e,
+          info,
+          cancelInProgress: false,
+          state: 'queued',
+        };
+        const contexts: Contexts = { github: githubContext(run), inputs: inputsContext(run), vars };
+        const c = concurrencyOf(wf.concurrency, contexts);
+        if (c) {
+          run.group = c.group;
+          run.cancelInProgress = c.cancelInProgress;
+        }
+        w.workflowRuns.push({
+          id: run.id,
+          name: wf.name,
+          workflow_id: 100_000 + workflows.indexOf(wf),
+          head_branch: info.headRef ?? info.ref.replace(/^refs\/heads\//, ''),
+          head_sha: info.sha,
+          event: e.name,
+          status: 'queued',
+          conclusion: null,
+          actor: e.actor,
+          created_at: w.now(),
+        });
+        log.push(`queued: run ${run.id} of ${wf.file} for ${describe(e)}${run.group ? ` in group ${run.group}` : ''}`);
+        enqueue(run);
+      }
+    }
+  }
+
+  // -- running ----------------------------------------------------------------------------------------------------
+
+  function actionDefaults(dir: string, contexts: Contexts): Record<string, string> {
+    const file = ['action.yml', 'action.yaml'].map((f) => join(dir, f)).find((f) => existsSync(f));
+    if (!file) throw new Error(`no action.yml in ${dir}`);
+    const meta = parseYaml(readFileSync(file, 'utf8')) as { inputs?: Record<string, { default?: unknown } | null> };
+    const out: Record<string, string> = {};
+    for (const [name, def] of Object.entries(meta.inputs ?? {})) {
+      if (def?.default === undefined || def.default === null) continue;
+      out[name] = interpolate(String(def.default), contexts);
+    }
+    return out;
+  }
+
+  /** The HydraFlow action a `uses:` names: the root action or a phase action; undefined if it is not HydraFlow. */
+  function hydraflowAction(uses: string): { dir: string; phase?: string } | undefined {
+    if (/^hydraflow\/hydraflow@/i.test(uses) || uses === './' || uses === '.') return { dir: actionRoot };
+    const phase = /^(?:[\w.-]+\/[\w.-]+\/|\.\/)actions\/([\w-]+)(?:@.+)?$/.exec(uses);
+    if (phase) {
+      const dir = join(actionRoot, 'actions', phase[1]!);
+      if (!existsSync(join(dir, 'action.yml'))) throw new Error(`uses: ${uses}: HydraFlow has no actions/${phase[1]}`);
+      return { dir, phase: phase[1]! };
+    }
+    return undefined;
+  }
+
+  async function runShell(script: string, cwd: string, env: Record<string, string>, timeoutMs: number) {
+    const dir = mkdtempSync(join(tmpdir(), 'hydraflow-step-'));
+    const file = join(dir, 'step.sh');
+    writeFileSync(file, script);
+    try {
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', file], { cwd, env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number>((resolve) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+        child.on('close', (c) => {
+          clearTimeout(timer);
+          resolve(c ?? 1);
+        });
+      });
+      return { code, stdout, stderr };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  async function runStep(
+    run: Run,
+    job: LoadedJob,
+    step: LoadedStep,
+    contexts: Contexts,
+    env: Record<string, string>,
+    workspace: string,
+  ): Promise<Omit<StepRecord, 'id' | 'name'>> {
+    const timeoutMs = options.stepTimeoutMs ?? 120_000;
+    const withInputs: Record<string, string> = {};
+    for (const [k, t] of Object.entries(step.with)) withInputs[k] = tokenValue(t, contexts);
+    const base = {
+      gh,
+      event: run.event.name,
+      payload: run.info.payload,
+      runId: String(run.id),
+      workflowFile: run.workflow.path,
+      workspace,
+      timeoutMs,
+    };
+    const runnerVars: Record<string, string> = {
+      GITHUB_REF: run.info.ref,
+      GITHUB_REF_NAME: String((contexts.github as Json).ref_name),
+      GITHUB_SHA: run.info.sha,
+      GITHUB_HEAD_REF: run.info.headRef ?? '',
+      GITHUB_BASE_REF: run.info.baseRef ?? '',
+      GITHUB_ACTOR: run.event.actor,
+      GITHUB_TRIGGERING_ACTOR: run.event.actor,
+      GITHUB_JOB: job.id,
+      GITHUB_WORKFLOW: run.workflow.name,
+      GITHUB_RUN_NUMBER: String(run.number),
+    };
+
+    if (step.uses !== undefined) {
+      const uses = step.uses;
+      if (/^actions\/checkout@/i.test(uses)) {
+        // A local clone: no credentials exist anywhere (persist-credentials has nothing to persist).
+        const ref = withInputs.ref || run.info.sha;
+        runGit(['clone', '--quiet', '--no-checkout', options.repoDir, workspace]);
+        const isBranch =
+          runGit(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${ref}`], { cwd: workspace, okCodes: [1] })
+            .status === 0;
+        if (isBranch) runGit(['checkout', '--quiet', '-B', ref, `refs/remotes/origin/${ref}`], { cwd: workspace });
+        else runGit(['checkout', '--quiet', '--detach', ref], { cwd: workspace });
+        const head = runGit(['rev-parse', 'HEAD'], { cwd: workspace }).stdout.trim();
+        return { outcome: 'success', outputs: { ref, commit: head }, stdout: `checked out ${ref} at ${head}\n` };
+      }
+      const hf = hydraflowAction(uses);
+      if (!hf) {
+        throw new Error(
+          `${run.workflow.file}: job ${job.id}: uses: ${uses} is not simulated (supported: actions/checkout@*, ` +
+            `hydraflow/hydraflow@*, ./, <owner>/<repo>/actions/<phase>@*)`,
+        );
+      }
+      const inputs = { ...actionDefaults(hf.dir, contexts), ...withInputs };
+      const result = await runAction({
+        ...base,
+        inputs,
+        entry: options.actionRoot ? join(actionRoot, 'dist/index.js') : DIST_ENTRY,
+        env: { ...env, ...actionEnv, ...runnerVars, ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}) },
+      });
+      return {
+        outcome: result.exitCode === 0 ? 'success' : 'failure',
+        outputs: result.outputs,
+        stdout: result.stdout,
+        ...(result.stderr ? { stderr: result.stderr } : {}),
+      };
+    }
+
+    // run:
+    const script = tokenValue(step.run!, contexts);
+    const dir = mkdtempSync(join(tmpdir(), 'hydraflow-runstep-'));
+    try {
+      const stepEnv = { ...runnerEnv({ ...base }, dir), ...runnerVars, ...env };
+      const r = await runShell(script, workspace, stepEnv, timeoutMs);
+      return {
+        outcome: r.code === 0 ? 'success' : 'failure',
+        outputs: parseOutputFile(readFileSync(stepEnv.GITHUB_OUTPUT!, 'utf8')),
+        stdout: r.stdout,
+        ...(r.stderr ? { stderr: r.stderr } : {}),
+      };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  function evalEnv(map: Record<string, TemplateToken>, contexts: Contexts): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [k, t] of Object.entries(map))
+      out[k] = tokenValue(t, { ...contexts, env: { ...(contexts.env as Json), ...out } });
+    return out;
+  }
+
+  async function runJob(run: Run, job: LoadedJob, needs: Record<string, { result: string; outputs: Json }>) {
+    const started = performance.now();
+    const rec: JobRecord = {
+      runId: run.id,
+      workflow: run.workflow.file,
+      job: job.id,
+      event: run.event.name,
+      ...(run.event.action ? { action: run.event.action } : {}),
+      actor: run.event.actor,
+      viaToken: run.event.viaToken,
+      eventSeq: run.event.seq,
+      status: 'success',
+      steps: [],
+      durationMs: 0,
+      ...(run.group !== undefined ? { group: run.group } : {}),
+    };
+    const needsFailed = job.needs.some((n) => needs[n]?.result !== 'success');
+    const baseContexts: Contexts = {
+      github: githubContext(run, job),
+      inputs: inputsContext(run),
+      vars,
+      needs,
+    };
+    let shouldRun: boolean;
+    try {
+      shouldRun = evaluateBoolean(job.if, baseContexts, { failed: needsFailed, cancelled: false });
+    } catch (err) {
+      throw new Error(`${run.workflow.file}: job ${job.id}: if: ${job.if}: ${(err as Error).message}`);
+    }
+    if (!shouldRun) {
+      rec.status = 'skipped';
+      rec.reason = `if: ${job.if}`;
+      jobs.push(rec);
+      return rec;
+    }
+    executed++;
+    if (executed > maxJobs) {
+      jobs.push({ ...rec, status: 'cancelled', reason: `maxJobs (${maxJobs}) exceeded` });
+      throw new Error(
+        `lifecycle: more than ${maxJobs} jobs ran; a workflow loop is a bug. Jobs so far:\n${formatTimeline(jobs)}`,
+      );
+    }
+    // a fresh, empty workspace per job; actions/checkout clones into it
+    const workspace = mkdtempSync(join(tmpdir(), `hydraflow-ws-${job.id}-`));
+    const stepsCtx: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }> = {};
+    let failed = false;
+    try {
+      for (const step of job.steps) {
+        const contexts: Contexts = {
+          ...baseContexts,
+          github: githubContext(run, job, workspace),
+          secrets,
+          steps: stepsCtx,
+          job: { status: failed ? 'failure' : 'success' },
+          runner: { os: 'Linux', arch: 'X64', name: 'hydraflow-simulator', temp: tmpdir() },
+          matrix: {},
+          strategy: {},
+          env: {},
+        };
+        const env = evalEnv({ ...run.workflow.env, ...job.env, ...step.env }, contexts);
+        contexts.env = env;
+        let runIt: boolean;
+        try {
+          runIt = evaluateBoolean(step.if, contexts, { failed, cancelled: false });
+        } catch (err) {
+          throw new Error(
+            `${run.workflow.file}: job ${job.id}: step ${step.name}: if: ${step.if}: ${(err as Error).message}`,
+          );
+        }
+        if (!runIt) {
+          rec.steps.push({ id: step.id, name: step.name, outcome: 'skipped', outputs: {}, stdout: '' });
+          stepsCtx[step.id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
+          continue;
+        }
+        if (step.uses && /^actions\/checkout@/i.test(step.uses)) rmSync(workspace, { recursive: true, force: true });
+        const r = await runStep(run, job, step, contexts, env, workspace);
+        rec.steps.push({ id: step.id, name: step.name, ...r });
+        const conclusion = r.outcome === 'failure' && step.continueOnError ? 'success' : r.outcome;
+        stepsCtx[step.id] = { outputs: r.outputs, outcome: r.outcome, conclusion };
+        if (conclusion === 'failure') failed = true;
+      }
+    } finally {
+      rec.status = failed ? 'failure' : 'success';
+      rec.durationMs = Math.round(performance.now() - started);
+      jobs.push(rec);
+      if (options.keepWorkspaces) rec.workspace = workspace;
+      else rmSync(workspace, { recursive: true, force: true });
+    }
+    // what the job pushed becomes events; the job reports a check run on the event's head commit
+    gh.syncGit(pusher({ workflow: run.workflow.file, job: job.id, event: run.event.name }));
+    reportCheck(run, job, rec.status);
+    return rec;
+  }
+
+  function reportCheck(run: Run, job: LoadedJob, status: JobStatusName) {
+    const id = w.nextId('checkRun');
+    const now = w.now();
+    const check = {
+      id,
+      node_id: w.nodeId('CR', id),
+      name: job.name,
+      head_sha: run.info.headSha,
+      status: 'completed' as const,
+      conclusion: status,
+      started_at: now,
+      completed_at: now,
+      output: { title: `${run.workflow.name} / ${job.name}`, summary: null, text: null },
+      external_id: String(run.id),
+      details_url: `https://github.com/${w.owner}/${w.repo}/actions/runs/${run.id}`,
+      app: 'github-actions',
+    };
+    w.checkRuns.set(id, check);
+    w.emit({
+      name: 'check_run',
+      action: 'completed',
+      checkRun: id,
+      checkName: job.name,
+      sha: check.head_sha,
+      conclusion: status,
+      actor: BOT_LOGIN,
+      viaToken: 'GITHUB_TOKEN',
+    });
+  }
+
+  async function executeRun(run: Run) {
+    run.state = 'running';
+    const wfRun = w.workflowRuns.find((r) => r.id === run.id);
+    if (wfRun) wfRun.status = 'in_progress';
+    const needs: Record<string, { result: string; outputs: Json }> = {};
+    const remaining = [...run.workflow.jobs];
+    let anyFailed = false;
+    while (remaining.length) {
+      const idx = remaining.findIndex((j) => j.needs.every((n) => n in needs));
+      if (idx < 0)
+        throw new Error(
+          `${run.workflow.file}: jobs with unsatisfiable needs: ${remaining.map((j) => j.id).join(', ')}`,
+        );
+      const job = remaining.splice(idx, 1)[0]!;
+      const rec = await runJob(run, job, needs);
+      needs[job.id] = { result: rec.status, outputs: {} };
+      if (rec.status === 'failure') anyFailed = true;
+    }
+    run.state = 'done';
+    if (wfRun) {
+      wfRun.status = 'completed';
+      wfRun.conclusion = anyFailed ? 'failure' : 'success';
+    }
+  }
+
+  return {
+    workflows,
+    jobs,
+    log,
+    dispatch(eventName, action, overrides = {}) {
+      const { viaToken, ...rest } = overrides;
+      const payload = buildEvent(gh, eventName, action, rest);
+      const actor = String((payload.sender as { login?: string } | undefined)?.login ?? rest.sender ?? w.owner);
+      const pull =
+        eventName === 'pull_request' ? ((payload.pull_request as Json | undefined)?.number as number) : undefined;
+      const issue =
+        eventName === 'issues' || eventName === 'issue_comment'
+          ? ((payload.issue as Json | undefined)?.number as number)
+          : undefined;
+      const comment = eventName === 'issue_comment' ? ((payload.comment as Json | undefined)?.id as number) : undefined;
+      const label = (payload.label as Json | undefined)?.name as string | undefined;
+      return w.emit({
+        name: eventName,
+        ...(action !== undefined ? { action } : {}),
+        ...(issue !== undefined ? { issue } : {}),
+        ...(pull !== undefined ? { pull } : {}),
+        ...(comment !== undefined ? { comment } : {}),
+        ...(label !== undefined ? { label } : {}),
+        ...(eventName === 'workflow_dispatch'
+          ? {
+              workflow: rest.workflow ?? 'hydraflow.yml',
+              inputs: rest.inputs ?? {},
+              ref: rest.ref ?? `refs/heads/${w.defaultBranch}`,
+            }
+          : {}),
+        actor,
+        viaToken: viaToken ?? (w.appLogins.has(actor) ? 'app' : actor === BOT_LOGIN ? 'GITHUB_TOKEN' : 'user'),
+      });
+    },
+    async runUntilQuiet() {
+      const from = jobs.length;
+      for (;;) {
+        routeNewEvents();
+        const next = runs.find((r) => r.state === 'queued' && (r.group === undefined || active.get(r.group) === r));
+        if (!next) break;
+        await executeRun(next);
+        routeNewEvents(); // events that happened while it ran: the run still holds its group
+        release(next);
+      }
+      const stuck = runs.filter((r) => r.state === 'queued');
+      if (stuck.length) throw new Error(`lifecycle: runs left queued: ${stuck.map((r) => r.id).join(', ')}`);
+      return jobs.slice(from);
+    },
+    close() {
+      unsubscribe();
+    },
+  };
+}
