@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startGitHubEmulator, type GitHubEmulator } from '../src/github/index';
+import { createLifecycle, formatTimeline, type Lifecycle } from '../src/lifecycle/index';
+import { startModelServer, type ModelServer } from '../src/models/index';
+import { commitToBranch, createSampleRepo, type SampleRepo } from '../src/sample-repo/index';
+import { MODEL_API_KEY, TEST_STATE_KEY } from '../src/world';
+import { octokit } from './github-helpers';
+
+let dir: string;
+let sample: SampleRepo;
+let gh: GitHubEmulator;
+let models: ModelServer;
+let lc: Lifecycle | undefined;
+
+const clearVerdict = {
+  clarity_score: 9,
+  complexity_score: 2,
+  needs_discovery: false,
+  enrichment: 'slugify in src/strings.js; tests in test/strings.test.js.',
+  reasons: ['Precise expected behaviour.', 'One function.'],
+};
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hydraflow-lifecycle-hf-'));
+  sample = createSampleRepo(join(dir, 'sample'));
+  gh = await startGitHubEmulator({ owner: 'acme', repo: 'widgets', git: { bareRepo: sample.bareRepo } });
+  gh.addUser({ login: 'alice', permission: 'write' });
+  models = await startModelServer({ script: { triage: { json: clearVerdict } } });
+  lc = await createLifecycle({
+    gh,
+    models,
+    workflowsDir: sample.workflowsDir,
+    repoDir: sample.bareRepo,
+    secrets: { ANTHROPIC_API_KEY: MODEL_API_KEY, HYDRAFLOW_STATE_KEY: TEST_STATE_KEY },
+  });
+});
+
+afterEach(async () => {
+  lc?.close();
+  lc = undefined;
+  await Promise.all([gh.close(), models.close()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the sample repository under the simulator', () => {
+  it('loads HydraFlow’s real template and the sample CI workflow', () => {
+    expect(lc!.workflows.map((w) => [w.file, w.name, Object.keys(w.template.events).sort()])).toEqual([
+      ['ci.yml', 'CI', ['pull_request', 'push']],
+      ['hydraflow.yml', 'HydraFlow', ['issue_comment', 'issues', 'workflow_dispatch']],
+    ]);
+  });
+
+  it('CI runs the real tests on a pull request’s merge commit and reports a check run on its head', async () => {
+    const sim = lc!;
+    const dev = gh.addUser({ login: 'dev', permission: 'write' });
+    const good = commitToBranch(
+      sample.bareRepo,
+      'feature',
+      {
+        'src/numbers.js':
+          "export function clamp(n, min, max) {\n  if (min > max) throw new RangeError('min must not be greater than max');\n  return Math.min(Math.max(n, min), max);\n}\n\nexport function sum(numbers) {\n  let total = 0;\n  for (const n of numbers) total += n;\n  return total;\n}\n",
+      },
+      'sum with a loop',
+    );
+    gh.syncGit({ actor: 'dev', viaToken: 'user' }); // the push itself: CI listens to pushes on main only
+    const pr = await octokit(gh.url, dev.token).rest.pulls.create({
+      owner: 'acme',
+      repo: 'widgets',
+      title: 'Loop',
+      head: 'feature',
+      base: 'main',
+    });
+    let jobs = await sim.runUntilQuiet();
+    expect(
+      jobs.map((j) => [j.workflow, j.event, j.action, j.status]),
+      formatTimeline(jobs),
+    ).toEqual([['ci.yml', 'pull_request', 'opened', 'success']]);
+    expect(jobs[0]!.steps[1]!.stdout).toMatch(/# pass 4/);
+    const check = [...gh.world.checkRuns.values()].find((c) => c.head_sha === good);
+    expect(check).toMatchObject({ name: 'test', conclusion: 'success' });
+
+    // a push that breaks the tests: synchronize → CI fails on the new head
+    const bad = commitToBranch(
+      sample.bareRepo,
+      'feature',
+      { 'src/numbers.js': 'export const sum = () => 0;\n' },
+      'oops',
+    );
+    gh.syncGit({ actor: 'dev', viaToken: 'user' });
+    jobs = await sim.runUntilQuiet();
+    expect(jobs.map((j) => [j.workflow, j.action, j.status])).toEqual([['ci.yml', 'synchronize', 'failure']]);
+    expect([...gh.world.checkRuns.values()].find((c) => c.head_sha === bad)?.conclusion).toBe('failure');
+
+    // merging moves main: a push to main runs CI again (the merge was made with the user's token)
+    await octokit(gh.url, dev.token).rest.pulls.merge({
+      owner: 'acme',
+      repo: 'widgets',
+      pull_number: pr.data.number,
+      merge_method: 'squash',
+    });
+    jobs = await sim.runUntilQuiet();
+    expect(jobs.map((j) => [j.workflow, j.event, j.status])).toEqual([['ci.yml', 'push', 'failure']]);
+  });
+
+  it('HydraFlow’s template: issues.opened → triage through dist/ → workflow_dispatch to plan, run by the simulator', async () => {
+    const sim = lc!;
+    const issue = gh.world.issue({
+      title: 'slugify should drop accents',
+      body: 'slugify("Crème brûlée") returns "cr-me-br-l-e"; it should return "creme-brulee". Add a test.',
+      author: 'alice',
+    });
+    sim.dispatch('issues', 'opened', { issue: issue.number });
+    const jobs = await sim.runUntilQuiet();
+    const timeline = formatTimeline(jobs);
+    expect(jobs[0], timeline).toMatchObject({
+      workflow: 'hydraflow.yml',
+      event: 'issues',
+      action: 'opened',
+      status: 'success',
+    });
+    const triage = jobs[0]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
+    expect(triage.outputs.stage, triage.stdout).toBe('plan');
+    expect(gh.world.issues.get(issue.number)!.labels).toContain('hydraflow-plan');
+    // the label HydraFlow set with the GITHUB_TOKEN started nothing; its dispatch did
+    expect(sim.log.some((l) => /issues\.labeled by github-actions\[bot\] \(GITHUB_TOKEN\)/.test(l))).toBe(true);
+    expect(jobs[1], timeline).toMatchObject({
+      workflow: 'hydraflow.yml',
+      event: 'workflow_dispatch',
+      actor: 'github-actions[bot]',
+      viaToken: 'GITHUB_TOKEN',
+      group: `hydraflow-${issue.number}`,
+    });
+    expect(gh.events.find((e) => e.name === 'workflow_dispatch')?.inputs).toMatchObject({
+      issue: String(issue.number),
+      phase: 'plan',
+    });
+    // the checkout is the sample repository itself: HydraFlow read its .github/hydraflow.yml
+    expect(jobs[0]!.steps[0]!.outputs.commit).toBe(sample.initialSha);
+  });
+});
