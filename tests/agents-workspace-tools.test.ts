@@ -45,7 +45,7 @@ async function tools(options: Parameters<typeof createWorkspaceTools>[0], readOn
 const call = (set: WorkspaceToolset, name: string, input: unknown) => {
   const tool = set.tools.find((t) => t.name === name) as AgentTool;
   const parsed = tool.input.parse(input);
-  return tool.run(parsed, { deadline: Date.now() + 60_000 });
+  return tool.run(parsed, { deadline: Date.now() + 60_000, remainingMs: 60_000 });
 };
 
 describe('workspace tools', () => {

@@ -29,8 +29,10 @@ export interface ToolOutcome {
 }
 
 export interface ToolContext {
-  /** Epoch ms by which the loop must end; long-running tools (commands) stop at it. */
+  /** Epoch ms (by the loop's clock) by which the loop must end. */
   deadline: number;
+  /** Time left before that deadline, in ms; long-running tools (commands) stop within it. */
+  remainingMs: number;
 }
 
 /** A tool the agent can call. Build one with `defineTool` (typed input). */
@@ -228,7 +230,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
           ? { content: `Not run: at most ${maxPerTurn} tool calls per turn.`, isError: true }
           : now() >= deadline
             ? { content: 'Not run: the time limit of this task was reached.', isError: true }
-            : await runOne(byName, call, { deadline });
+            : await runOne(byName, call, { deadline, remainingMs: deadline - now() });
       const content = capText(outcome.content, maxResult);
       const isError = outcome.isError === true;
       conversation.push({ role: 'tool', toolCallId: call.id, content, ...(isError ? { isError } : {}) });

@@ -65,7 +65,16 @@ function git(root: string, home: string, args: string[], maxBytes = 8 * 1024 * 1
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       'git',
-      ['--literal-pathspecs', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false', ...args],
+      [
+        '--literal-pathspecs',
+        '-c',
+        'core.hooksPath=/dev/null',
+        '-c',
+        'core.fsmonitor=false',
+        '-c',
+        'core.quotePath=false',
+        ...args,
+      ],
       { cwd: root, env: gitEnv(home), maxBuffer: maxBytes, timeout: 60_000, encoding: 'utf8' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
@@ -295,7 +304,7 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
             return runCommand(line, {
               cwd: root,
               env,
-              timeoutMs: Math.max(0, Math.min(options.commandTimeoutMs ?? 600_000, context.deadline - Date.now())),
+              timeoutMs: Math.max(0, Math.min(options.commandTimeoutMs ?? 600_000, context.remainingMs)),
               maxOutputChars: options.maxOutputChars ?? 20_000,
             });
           },
