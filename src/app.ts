@@ -1,5 +1,5 @@
 import { modelFor, priceTable, type HydraflowConfig } from '@hydraflow/core';
-import { createRestClient, RestIssues, type IssuesPort } from '@hydraflow/github';
+import { createRestClient, RestIssues, RestPulls, type IssuesPort, type PullsPort } from '@hydraflow/github';
 import { createProvider, type ModelProvider } from '@hydraflow/providers';
 import type { ActionInputs } from './inputs';
 import type { RunnerContext } from './runner/context';
@@ -11,6 +11,7 @@ export interface App {
   inputs: ActionInputs;
   config: HydraflowConfig;
   issues: IssuesPort;
+  pulls: PullsPort;
   providerFor: (role: string) => Promise<ModelProvider>;
   prices: ReturnType<typeof priceTable>;
   /** The workflow file that receives the next phase's dispatch. */
@@ -30,7 +31,9 @@ export function createApp(
     log: options.io.warning,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const issues = new RestIssues(octokit, { owner: runner.owner, repo: runner.repo }, config.bot_logins);
+  const repo = { owner: runner.owner, repo: runner.repo };
+  const issues = new RestIssues(octokit, repo, config.bot_logins);
+  const pulls = new RestPulls(octokit, repo, config.bot_logins);
   const providers = new Map<string, Promise<ModelProvider>>();
   const providerFor = (role: string): Promise<ModelProvider> => {
     const model = modelFor(config, role);
@@ -54,6 +57,7 @@ export function createApp(
     inputs,
     config,
     issues,
+    pulls,
     providerFor,
     prices: priceTable(
       Object.fromEntries(

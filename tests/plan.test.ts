@@ -1,3 +1,4 @@
+import type { HydraflowConfig } from '@hydraflow/core';
 /**
  * The plan phase in-process, through the real session, RestIssues and the model gateway, against the GitHub emulator
  * and the scripted model server (the router wiring comes later; this calls runPlan with a PhaseContext from openPhase).
@@ -83,7 +84,7 @@ function workspace(): string {
   return root;
 }
 
-async function setup(script: Script, planConfig?: Record<string, number>) {
+async function setup(script: Script, planConfig?: Partial<HydraflowConfig['plan']>) {
   world = await createWorld({ script });
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
@@ -115,7 +116,7 @@ async function setup(script: Script, planConfig?: Record<string, number>) {
     const ctx = await openPhase(app, { issue: fresh, phase: 'plan', actor: 'lee', dispatched: false, forced });
     return {
       ...ctx,
-      config: planConfig ? { ...ctx.config, plan: planConfig } : ctx.config,
+      config: planConfig ? { ...ctx.config, plan: { ...ctx.config.plan, ...planConfig } } : ctx.config,
       workspace: root,
       issues: app.issues,
     };

@@ -4,10 +4,14 @@ import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
 import { IssueSession } from '../session/issue-session';
 
-/** The issue as the event delivered it, so the common case costs no GET; dispatched runs fetch it. */
+/**
+ * The issue as the event delivered it, so the common case costs no GET; dispatched runs fetch it. So do re-runs: a
+ * re-run replays the ORIGINAL payload, which may be days old — the issue may be closed since (property test
+ * tests/property/pipeline-histories: a re-run of a crashed triage labelled a closed issue).
+ */
 export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
   const fromEvent = app.runner.payload.issue as Record<string, any> | undefined;
-  if (fromEvent?.number === issueNumber && app.runner.eventName === 'issues') {
+  if (fromEvent?.number === issueNumber && app.runner.eventName === 'issues' && app.runner.runAttempt <= 1) {
     return {
       number: fromEvent.number,
       title: String(fromEvent.title ?? ''),
@@ -54,5 +58,8 @@ export async function openPhase(
     next: { workflow: app.workflow, ref: app.runner.defaultBranch },
     actor: args.actor,
     forced: args.forced,
+    workspace: app.runner.workspace,
+    issues: app.issues,
+    pulls: app.pulls,
   };
 }

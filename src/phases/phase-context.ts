@@ -16,11 +16,11 @@ export interface PhaseContext {
   /** True when a human explicitly asked for this phase (e.g. /triage): redo work even if state says it is done. */
   forced: boolean;
   /** The checked-out repository (GITHUB_WORKSPACE): the plan phase reads its context from here. */
-  workspace?: string;
+  workspace: string;
   /** Issue comments beyond the progress comment (the plan comment): plan and review need it. */
-  issues?: IssuesPort;
+  issues: IssuesPort;
   /** Pull requests and reviews: the review phase needs it. */
-  pulls?: PullsPort;
+  pulls: PullsPort;
 }
 
 /** What a phase reports back to the entry, for outputs, the job summary and logs. */

@@ -57,6 +57,9 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   const hash = bodyHash(issue.title, issue.body);
   const done = session.state.triage;
   if (done && done.bodyHash === hash && !ctx.forced) {
+    // A re-run of a run that died after its last publish but before removing its 👀 finds the work done: free the
+    // lock that attempt left, unless it was handed to the next phase (property test tests/property/pipeline-histories).
+    if (session.options.runAttempt > 1 && !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
     return {
       summary: `issue #${issue.number} was already triaged (route ${done.route}); nothing to do`,
       stage: session.currentStage,

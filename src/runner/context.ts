@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { UserError } from '@hydraflow/core';
 
 /** What the Actions runner tells a step about where and why it runs, read once from the environment. */
@@ -16,6 +17,8 @@ export interface RunnerContext {
   /** The repository's default branch: dispatched workflows must exist there. */
   defaultBranch: string;
   workspace: string;
+  /** RUNNER_TEMP: shared by the steps of one job, emptied after it (where the agent step's hand-off files live). */
+  tempDir: string;
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -49,5 +52,6 @@ export function readRunnerContext(env: NodeJS.ProcessEnv = process.env): RunnerC
     workflowFile,
     defaultBranch: payload.repository?.default_branch || 'main',
     workspace: env.GITHUB_WORKSPACE || process.cwd(),
+    tempDir: env.RUNNER_TEMP || tmpdir(),
   };
 }

@@ -42,6 +42,7 @@ describe('loadConfig defaults', () => {
       commands: { min_permission: 'write', allowed_bots: [] },
       bot_logins: ['github-actions[bot]'],
       workflow: 'hydraflow.yml',
+      plan: { min_score: 6, min_mean: 7, max_revisions: 2 },
       implement: {
         commands: { test: 'npm test' },
         protected_paths: [],

@@ -14,6 +14,7 @@ import {
   planReviewSchema,
   planSchema,
   planSettingsFrom,
+  loadConfig,
   planShortfalls,
   rankRelevantFiles,
   readPlanComment,
@@ -137,14 +138,10 @@ describe('nextPlanStep: revise while short, at most twice, then a human', () => 
 });
 
 describe('plan settings from config', () => {
-  it('reads plan.min_score/min_mean/max_revisions and falls back to the defaults', () => {
-    expect(planSettingsFrom({})).toEqual({ minScore: 6, minMean: 7, maxRevisions: 2 });
-    expect(planSettingsFrom({ plan: { min_score: 5, max_revisions: 1 } })).toEqual({
-      minScore: 5,
-      minMean: 7,
-      maxRevisions: 1,
-    });
-    expect(planSettingsFrom({ plan: { min_score: 'x' } })).toEqual({ minScore: 6, minMean: 7, maxRevisions: 2 });
+  it('reads plan.min_score/min_mean/max_revisions, defaults from the config loader', () => {
+    expect(planSettingsFrom(loadConfig({ env: {}, inputs: {} }))).toEqual({ minScore: 6, minMean: 7, maxRevisions: 2 });
+    const custom = loadConfig({ fileText: 'plan:\n  min_score: 5\n  max_revisions: 1\n', env: {}, inputs: {} });
+    expect(planSettingsFrom(custom)).toEqual({ minScore: 5, minMean: 7, maxRevisions: 1 });
   });
 });
 

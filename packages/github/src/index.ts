@@ -2,3 +2,4 @@ export * from './client';
 export * from './port';
 export * from './rest-issues';
 export * from './pulls-port';
+export * from './rest-pulls';

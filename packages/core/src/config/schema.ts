@@ -6,6 +6,7 @@
  * `<key>: expected <this>, got <value> (from <source>)`. Descriptions feed docs/configuration.md and the JSON Schema.
  */
 import { z } from 'zod';
+import { planConfigSchema } from '../plan/gate';
 
 export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
 export type ConfigProvider = (typeof PROVIDERS)[number];
@@ -21,7 +22,17 @@ export const DEFAULT_MODELS: Readonly<Record<ConfigProvider, string | undefined>
 };
 
 /** Roles HydraFlow's phases use today; `models` also accepts other role names (later phases add theirs). */
-export const KNOWN_ROLES = ['triage', 'discover', 'shape', 'plan', 'implement', 'review', 'groom', 'summary'] as const;
+export const KNOWN_ROLES = [
+  'triage',
+  'discover',
+  'shape',
+  'plan',
+  'plan_review',
+  'implement',
+  'review',
+  'groom',
+  'summary',
+] as const;
 
 const e = (text: string) => ({ error: text });
 
@@ -151,6 +162,7 @@ export const configSchema = z
         .describe(
           "HydraFlow's own identities: its state comments are trusted only from these, and their events never start work. Add your App's \"name[bot]\" or the PAT user's login.",
         ),
+      plan: planConfigSchema,
       implement: z
         .strictObject({
           commands: z

@@ -25,10 +25,7 @@ export const DEFAULT_MAX_PLAN_REVISIONS = 2;
 
 const e = (text: string) => ({ error: text });
 
-/**
- * Proposed config keys `plan.min_score`, `plan.min_mean`, `plan.max_revisions` (to add to configSchema as
- * `plan: planConfigSchema`). Until then the plan phase parses `config.plan` with this schema itself.
- */
+/** Config keys `plan.min_score`, `plan.min_mean`, `plan.max_revisions` (the `plan` section of configSchema). */
 export const planConfigSchema = z
   .strictObject(
     {
@@ -62,10 +59,8 @@ export interface PlanSettings extends PlanThresholds {
 }
 
 /** The plan settings from a config that may or may not have the `plan` key yet (invalid values: the defaults). */
-export function planSettingsFrom(config: unknown): PlanSettings {
-  const raw = (config as { plan?: unknown } | undefined)?.plan;
-  const parsed = planConfigSchema.safeParse(raw ?? {});
-  const v = parsed.success ? parsed.data : planConfigSchema.parse({});
+export function planSettingsFrom(config: { plan: z.output<typeof planConfigSchema> }): PlanSettings {
+  const v = config.plan;
   return { minScore: v.min_score, minMean: v.min_mean, maxRevisions: v.max_revisions };
 }
 

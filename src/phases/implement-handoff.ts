@@ -1,0 +1,70 @@
+/**
+ * The files the three steps of an implement run pass each other in RUNNER_TEMP: the routing step (GitHub token and
+ * model keys, runs no repository code) writes the task; the agent step (model keys only, no GitHub token) runs the
+ * coding agent and writes the result; the publish step (GitHub token, no model keys) validates the result and only
+ * then commits, pushes and opens the pull request.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ledgerEntrySchema, UserError } from '@hydraflow/core';
+
+export const implementTaskSchema = z.object({
+  v: z.literal(1),
+  issue: z.number().int().positive(),
+  title: z.string(),
+  /** Sanitised issue body. */
+  body: z.string(),
+  /** The accepted plan, as markdown. */
+  plan: z.string(),
+  /** Review findings to address (a refine round), as markdown; empty on the first round. */
+  findings: z.string(),
+  branch: z.string(),
+  base: z.string(),
+  commands: z.record(z.string(), z.string()),
+  protectedPaths: z.array(z.string()),
+  limits: z.object({ maxTurns: z.number(), maxMinutes: z.number() }),
+  /** The issue's ledger so far, so the agent step enforces the per-issue budget without GitHub access. */
+  ledger: z.array(ledgerEntrySchema),
+  runId: z.string(),
+});
+export type ImplementTask = z.infer<typeof implementTaskSchema>;
+
+export const implementResultSchema = z.object({
+  v: z.literal(1),
+  issue: z.number().int().positive(),
+  /** done: the agent finished; cap: a turn/time/token cap stopped it; failed: the agent step itself failed. */
+  status: z.enum(['done', 'cap', 'failed']),
+  cap: z.string().optional(),
+  summary: z.string(),
+  refusals: z.array(z.object({ tool: z.string(), path: z.string(), reason: z.string() })),
+  /** Ledger entries of the agent's model calls. */
+  ledger: z.array(ledgerEntrySchema),
+  turns: z.number().int().nonnegative(),
+  /** The last `test` command's exit code, if the agent ran it. */
+  testExitCode: z.number().int().nullable(),
+});
+export type ImplementResult = z.infer<typeof implementResultSchema>;
+
+const dirOf = (tempDir: string) => join(tempDir, 'hydraflow');
+export const taskPath = (tempDir: string, issue: number) => join(dirOf(tempDir), `implement-${issue}.task.json`);
+export const resultPath = (tempDir: string, issue: number) => join(dirOf(tempDir), `implement-${issue}.result.json`);
+
+export function writeHandoff(path: string, value: ImplementTask | ImplementResult): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, JSON.stringify(value, null, 2));
+}
+
+export function readHandoff<T>(path: string, schema: z.ZodType<T>, what: string): T {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UserError(
+      `${what} ${path}: expected the file the previous HydraFlow step writes (${(error as Error).message})`,
+    );
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new UserError(`${what} ${path}: not a valid hand-off file (${parsed.error.message})`);
+  return parsed.data;
+}
