@@ -119,6 +119,28 @@ export const handledIdSchema = z
   .max(80)
   .regex(/^[A-Za-z0-9._:-]+$/);
 
+/** The implement phase's record: the branch, the pull request it opened, how many attempts and why the last ended. */
+export const implementRecordSchema = z.object({
+  branch: z.string().min(1).max(100).regex(/^[A-Za-z0-9._/-]+$/),
+  pull: z.number().int().positive().optional(),
+  headSha: z.string().regex(/^[0-9a-f]{40}$/).optional(),
+  /** Implement runs so far (first build, refines, fixes). */
+  attempts: z.number().int().nonnegative(),
+  /** Why the next implement run happens: build, refine (review findings) or fix (red checks / conflict). */
+  mode: z.enum(['build', 'refine', 'fix']),
+  /** Fix attempts for red checks or conflicts (merge gate allows one). */
+  fixAttempts: z.number().int().nonnegative(),
+  at: isoTime,
+});
+
+/** The merge gate's record. */
+export const mergeRecordSchema = z.object({
+  /** A human approved the pull request or said /ship-it (login). */
+  approvedBy: loginSchema.optional(),
+  mergedSha: z.string().regex(/^[0-9a-f]{40}$/).optional(),
+  at: isoTime,
+});
+
 export const issueStateSchema = z.object({
   v: z.literal(STATE_VERSION),
   issue: z.number().int().positive(),
@@ -129,6 +151,8 @@ export const issueStateSchema = z.object({
   plan: planRecordSchema.optional(),
   /** Review rounds of the issue's pull request: shas, scores, finding keys — no finding text (review/record.ts). */
   review: reviewRecordSchema.optional(),
+  implement: implementRecordSchema.optional(),
+  merge: mergeRecordSchema.optional(),
   ledger: z.array(ledgerEntrySchema).max(STATE_LIMITS.ledger),
   dispatches: z.array(dispatchSchema).max(STATE_LIMITS.dispatches).optional(),
   history: z.array(historyEntrySchema).max(STATE_LIMITS.history),
@@ -137,6 +161,8 @@ export const issueStateSchema = z.object({
 });
 
 export type IssueState = z.infer<typeof issueStateSchema>;
+export type ImplementRecord = z.infer<typeof implementRecordSchema>;
+export type MergeRecord = z.infer<typeof mergeRecordSchema>;
 export type Claim = z.infer<typeof claimSchema>;
 export type TriageRecord = z.infer<typeof triageRecordSchema>;
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
