@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_EVENT_HANDLERS,
+  issueOfBranch,
   createCommandRegistry,
   BUILTIN_COMMANDS,
   loadConfig,
@@ -195,7 +196,6 @@ describe('slash commands', () => {
       kind: 'skip',
       reason: expect.stringMatching(/only new comments/),
     });
-    expect(route(comment('/retry', { pr: true }), ctx).kind).toBe('skip');
   });
   it('the registry is extensible', () => {
     const reg = createCommandRegistry(BUILTIN_COMMANDS);
@@ -246,10 +246,9 @@ describe('workflow_dispatch', () => {
 });
 
 describe('other events', () => {
-  it('later phases plug into the same registry', () => {
-    for (const name of ['pull_request', 'check_suite', 'workflow_run', 'pull_request_review']) {
-      const payload = example(name);
-      expect(route({ name, payload }, ctx)).toEqual({ kind: 'skip', reason: 'handled by a later phase' });
+  it('unknown events and odd payloads are skipped; handlers are replaceable', () => {
+    for (const name of ['pull_request_target', 'check_run', 'pull_request_review_comment']) {
+      expect(route({ name, payload: { action: 'created' } }, ctx).kind).toBe('skip');
     }
     expect(route({ name: 'star', payload: example('star') }, ctx)).toEqual({
       kind: 'skip',
@@ -262,6 +261,150 @@ describe('other events', () => {
     });
     expect(route({ name: 'issues', payload: null }, ctx).kind).toBe('skip');
     expect(route({ name: 'issues', payload: { action: 'opened', issue: {} } }, ctx).kind).toBe('skip');
+  });
+});
+
+describe('pull requests and CI (HydraFlow branch hydraflow/issue-<n>)', () => {
+  const REPO = 'acme/widgets';
+  function withPull(p: any, over: { head?: string; fork?: boolean; number?: number; state?: string } = {}) {
+    p.repository = { ...p.repository, full_name: REPO };
+    p.pull_request.number = over.number ?? 31;
+    p.pull_request.state = over.state ?? 'open';
+    p.pull_request.head = {
+      ...p.pull_request.head,
+      ref: over.head ?? 'hydraflow/issue-12',
+      repo: { ...p.pull_request.head?.repo, full_name: over.fork ? 'mallory/widgets' : REPO },
+    };
+    return p;
+  }
+  const review = (state: string, over: Parameters<typeof withPull>[1] & { user?: object } = {}) => {
+    const p = withPull(example('pull_request_review', 'submitted'), over);
+    p.review.state = state;
+    p.review.user = over.user ?? human;
+    p.sender = over.user ?? human;
+    return { name: 'pull_request_review', payload: p };
+  };
+  const push = (over: Parameters<typeof withPull>[1] & { sender?: object; action?: string } = {}) => {
+    const p = withPull(example('pull_request', 'synchronize'), over);
+    p.action = over.action ?? 'synchronize';
+    p.sender = over.sender ?? human;
+    return { name: 'pull_request', payload: p };
+  };
+
+  it('maps branch names to issues, and nothing else', () => {
+    expect(issueOfBranch('hydraflow/issue-12')).toBe(12);
+    expect(issueOfBranch('refs/heads/hydraflow/issue-7')).toBe(7);
+    for (const b of ['hydraflow/issue-0', 'hydraflow/issue-12x', 'x/hydraflow/issue-1', 'hydraflow/issue-', 'main', 5])
+      expect(issueOfBranch(b)).toBeUndefined();
+  });
+
+  it('a human approval → merge for the issue, with the pull request number to verify', () => {
+    expect(route(review('approved'), ctx)).toEqual({
+      kind: 'phase',
+      phase: 'merge',
+      issue: 12,
+      actor: 'Codertocat',
+      pull: 31,
+    });
+    expect(route(review('APPROVED'), ctx)).toMatchObject({ phase: 'merge' });
+  });
+
+  it('other reviews, bots, forks, other branches and closed pull requests are skipped', () => {
+    expect(route(review('commented'), ctx).kind).toBe('skip');
+    expect(route(review('changes_requested'), ctx).kind).toBe('skip');
+    expect(route(review('approved', { user: bot }), ctx).kind).toBe('skip');
+    expect(route(review('approved', { user: { login: 'other[bot]', type: 'Bot' } }), ctx).kind).toBe('skip');
+    expect(route(review('approved', { fork: true }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/fork/),
+    });
+    expect(route(review('approved', { head: 'feature/x' }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/not on a HydraFlow branch/),
+    });
+    expect(route(review('approved', { state: 'closed' }), ctx).kind).toBe('skip');
+    const dismissed = review('approved');
+    dismissed.payload.action = 'dismissed';
+    expect(route(dismissed, ctx).kind).toBe('skip');
+  });
+
+  it('/ship-it on a pull request is a merge command; other commands there are skipped, /help answers', () => {
+    const e = comment('/ship-it', { pr: true });
+    expect(route(e, ctx)).toEqual({
+      kind: 'command',
+      command: 'ship-it',
+      args: '',
+      phase: 'merge',
+      issue: e.payload.issue.number,
+      pull: e.payload.issue.number,
+      commentId: e.payload.comment.id,
+      actor: 'Codertocat',
+      minPermission: 'write',
+    });
+    expect(route(comment('/retry', { pr: true }), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/only \/ship-it/),
+    });
+    expect(route(comment('/help', { pr: true }), ctx)).toMatchObject({ kind: 'command', command: 'help' });
+    expect(route(comment('/ship-it', { pr: true, user: bot }), ctx).kind).toBe('skip');
+    // On an issue, /ship-it keeps its meaning (the shape phase)
+    expect(route(comment('/ship-it'), ctx)).toMatchObject({ command: 'ship-it', phase: 'shape' });
+    expect(route(comment('/ship-it'), ctx)).not.toHaveProperty('pull');
+  });
+
+  it('a human push to HydraFlow’s branch → a new review round; HydraFlow’s own push and other actions are skipped', () => {
+    expect(route(push(), ctx)).toEqual({ kind: 'phase', phase: 'review', issue: 12, actor: 'Codertocat', pull: 31 });
+    expect(route(push({ sender: bot }), ctx).kind).toBe('skip');
+    expect(route(push({ sender: { login: 'hydra-pat-user', type: 'User' } }), ctx).kind).toBe('skip');
+    expect(route(push({ fork: true }), ctx).kind).toBe('skip');
+    expect(route(push({ head: 'feature/x' }), ctx).kind).toBe('skip');
+    for (const action of ['opened', 'closed', 'labeled', 'edited', 'ready_for_review'])
+      expect(route(push({ action }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringContaining(action) });
+  });
+
+  it('workflow_run.completed on HydraFlow’s branch → merge (whoever pushed), forks and other branches skipped', () => {
+    const run = (over: { branch?: string; action?: string; fork?: boolean; pulls?: number[]; sender?: object } = {}) => {
+      const p = example('workflow_run', 'completed');
+      p.action = over.action ?? 'completed';
+      p.repository = { ...p.repository, full_name: REPO };
+      p.workflow_run.head_branch = over.branch ?? 'hydraflow/issue-12';
+      p.workflow_run.head_repository = { ...p.workflow_run.head_repository, full_name: over.fork ? 'm/w' : REPO };
+      p.workflow_run.pull_requests = (over.pulls ?? [31]).map((number) => ({ number }));
+      p.sender = over.sender ?? bot;
+      return { name: 'workflow_run', payload: p };
+    };
+    expect(route(run(), ctx)).toEqual({ kind: 'phase', phase: 'merge', issue: 12, actor: bot.login, pull: 31 });
+    expect(route(run({ pulls: [] }), ctx)).toEqual({ kind: 'phase', phase: 'merge', issue: 12, actor: bot.login });
+    expect(route(run({ action: 'requested' }), ctx).kind).toBe('skip');
+    expect(route(run({ fork: true }), ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/fork/) });
+    expect(route(run({ branch: 'main' }), ctx).kind).toBe('skip');
+  });
+
+  it('check_suite.completed and status → merge for the branch’s issue', () => {
+    const suite = example('check_suite', 'completed');
+    suite.check_suite.head_branch = 'hydraflow/issue-4';
+    suite.check_suite.pull_requests = [{ number: 9 }];
+    expect(route({ name: 'check_suite', payload: suite }, ctx)).toMatchObject({
+      kind: 'phase',
+      phase: 'merge',
+      issue: 4,
+      pull: 9,
+    });
+    suite.check_suite.head_branch = 'main';
+    expect(route({ name: 'check_suite', payload: suite }, ctx).kind).toBe('skip');
+
+    const status = example('status');
+    status.state = 'success';
+    status.branches = [{ name: 'main' }, { name: 'hydraflow/issue-8' }];
+    expect(route({ name: 'status', payload: status }, ctx)).toMatchObject({ kind: 'phase', phase: 'merge', issue: 8 });
+    expect(route({ name: 'status', payload: status }, ctx)).not.toHaveProperty('pull');
+    status.state = 'pending';
+    expect(route({ name: 'status', payload: status }, ctx).kind).toBe('skip');
+    status.state = 'failure';
+    status.branches = [{ name: 'hydraflow/issue-8' }, { name: 'hydraflow/issue-9' }];
+    expect(route({ name: 'status', payload: status }, ctx).kind).toBe('skip');
+    status.branches = [];
+    expect(route({ name: 'status', payload: status }, ctx).kind).toBe('skip');
   });
 });
 

@@ -12,8 +12,16 @@
  * - issue_comment.created → slash command from the first line; `edited` and `deleted` are skipped (an edit must not
  *   replay or smuggle in a command — post a new comment).
  * - workflow_dispatch with inputs {issue, phase, actor} → that phase.
- * - pull_request*, check_suite, check_run, workflow_run → skip "handled by a later phase" (placeholders in the
- *   same handler registry, so later phases replace them).
+ * - Pull requests are mapped to issues by HydraFlow's branch name `hydraflow/issue-<n>` (same repository, never a
+ *   fork). The decision carries the pull request number when the event names one; the phase then checks that it is
+ *   the pull request recorded in the issue's state (`implement.pull`), so a human's lookalike branch changes nothing.
+ *   - pull_request_review.submitted, approved, by a human → merge (the phase checks the reviewer's permission);
+ *   - issue_comment.created on a pull request: `/ship-it` → a command for the merge phase (permission-checked like
+ *     every command), `/help` → the help reply; other commands are skipped;
+ *   - workflow_run.completed, check_suite.completed, status (not pending) on HydraFlow's branch → merge (CI
+ *     finished; the sender does not matter: these carry no instruction, the merge gate re-reads everything);
+ *   - pull_request.synchronize by a human (someone pushed to HydraFlow's branch) → review (a new round);
+ *   - every other pull-request event, and check_run → skip with a reason.
  */
 import type { HydraflowConfig, Permission } from '../config/schema';
 import { isPipelineLabel, stageOf, type PipelineStage } from '../pipeline/labels';
@@ -32,7 +40,15 @@ export interface RouterEvent {
 
 export type Decision =
   | { kind: 'skip'; reason: string }
-  | { kind: 'phase'; phase: string; issue: number; actor: string; dispatched?: boolean }
+  | {
+      kind: 'phase';
+      phase: string;
+      issue: number;
+      actor: string;
+      dispatched?: boolean;
+      /** The pull request the event was about (pull-request events): the phase checks it is HydraFlow's. */
+      pull?: number;
+    }
   | {
       kind: 'command';
       /** The registered command name, or `unknown` (reply with help; `requested` holds what was typed). */
@@ -41,10 +57,13 @@ export type Decision =
       args: string;
       /** The phase the command starts (null: reply only, e.g. /help and unknown commands). */
       phase: string | null;
+      /** The issue or pull request the comment is on (a reply goes there). */
       issue: number;
       commentId: number;
       actor: string;
       minPermission: Permission;
+      /** Set when the comment is on a pull request (`/ship-it` there means "merge"): its number. */
+      pull?: number;
     }
   | { kind: 'override'; issue: number; stage: PipelineStage | null; actor: string }
   | {
@@ -152,8 +171,10 @@ const routeIssueComment: EventHandler = (event, ctx) => {
   }
   const issue = issueNumber(p);
   if (issue === undefined) return skip('comment without an issue number');
-  if (p.issue?.pull_request) return skip('comments on pull requests are handled by a later phase');
-  if (p.issue?.state === 'closed') return skip('the issue is closed; HydraFlow acts on open issues only');
+  const onPull = Boolean(p.issue?.pull_request);
+  if (p.issue?.state === 'closed') {
+    return skip(`the ${onPull ? 'pull request' : 'issue'} is closed; HydraFlow acts on open ones only`);
+  }
   const untrusted = isUntrustedAutomation(p.sender, ctx) ?? isUntrustedAutomation(p.comment?.user, ctx);
   if (untrusted) return skip(untrusted);
   const parsed = parseCommand(p.comment?.body);
@@ -164,6 +185,24 @@ const routeIssueComment: EventHandler = (event, ctx) => {
   const registry = ctx.commands ?? defaultCommands;
   const spec = registry.get(parsed.name);
   const floor = ctx.config.commands.min_permission;
+  if (onPull) {
+    // On a pull request only /ship-it (merge it) and /help mean something; the merge phase resolves the issue from
+    // the pull request's branch and checks it is HydraFlow's.
+    if (parsed.name === 'ship-it' && spec?.name === 'ship-it') {
+      return {
+        kind: 'command',
+        command: 'ship-it',
+        args: parsed.args,
+        phase: 'merge',
+        issue,
+        pull: issue,
+        commentId,
+        actor,
+        minPermission: stricterPermission(spec.minPermission, floor),
+      };
+    }
+    if (parsed.name !== 'help' || !spec) return skip(`/${parsed.name} does nothing on a pull request (only /ship-it)`);
+  }
   if (!spec) {
     return {
       kind: 'command',
@@ -209,21 +248,147 @@ const routeWorkflowDispatch: EventHandler = (event, ctx) => {
   return { kind: 'phase', phase, issue: Number(issueText), actor, dispatched: true };
 };
 
-const laterPhase: EventHandler = () => skip('handled by a later phase');
+// ---------------------------------------------------------------------------------------------------------------
+// Pull requests and CI
+
+const BRANCH = /^hydraflow\/issue-([1-9]\d{0,9})$/;
+
+/** The issue a HydraFlow branch (`hydraflow/issue-<n>`) works on; undefined for any other branch name. */
+export function issueOfBranch(ref: unknown): number | undefined {
+  if (typeof ref !== 'string') return undefined;
+  const m = BRANCH.exec(ref.replace(/^refs\/heads\//, ''));
+  return m ? Number(m[1]) : undefined;
+}
+
+/** HydraFlow's branch for an issue. */
+export const branchOfIssue = (issue: number): string => `hydraflow/issue-${issue}`;
+
+function positive(n: unknown): number | undefined {
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/** The repository's full name, to tell a fork's lookalike branch from HydraFlow's own. */
+function repoName(p: any): string | undefined {
+  const name = p?.repository?.full_name;
+  return typeof name === 'string' ? name.toLowerCase() : undefined;
+}
+
+/** The pull request of a pull_request / pull_request_review payload, when its head is a HydraFlow branch here. */
+function hydraflowPull(p: any): { issue: number; pull: number } | string {
+  const pr = p?.pull_request;
+  const pull = positive(pr?.number);
+  if (!pull) return 'the event has no pull request number';
+  const issue = issueOfBranch(pr?.head?.ref);
+  if (issue === undefined) return `pull request #${pull} is not on a HydraFlow branch (hydraflow/issue-<n>)`;
+  const head = pr?.head?.repo?.full_name;
+  if (typeof head !== 'string' || head.toLowerCase() !== repoName(p)) {
+    return `pull request #${pull} comes from another repository (a fork); HydraFlow only merges its own branches`;
+  }
+  if (pr?.state === 'closed') return `pull request #${pull} is closed`;
+  return { issue, pull };
+}
+
+const routePullRequest: EventHandler = (event, ctx) => {
+  const p = event.payload;
+  if (event.action !== 'synchronize') return skip(`pull_request.${event.action ?? '?'} needs nothing from HydraFlow`);
+  const target = hydraflowPull(p);
+  if (typeof target === 'string') return skip(target);
+  // HydraFlow's own push (its token, or the push token's App/user listed in bot_logins) is reviewed by the dispatch
+  // its publish step sends; a human's push starts a new review round on the new head.
+  const untrusted = isUntrustedAutomation(p.sender, ctx);
+  if (untrusted) return skip(untrusted);
+  return { kind: 'phase', phase: 'review', issue: target.issue, actor: p.sender.login, pull: target.pull };
+};
+
+const routePullRequestReview: EventHandler = (event, ctx) => {
+  const p = event.payload;
+  if (event.action !== 'submitted') return skip(`pull_request_review.${event.action ?? '?'} is not acted on`);
+  const state = typeof p.review?.state === 'string' ? p.review.state.toLowerCase() : '';
+  if (state !== 'approved') return skip(`a ${state || 'non-approving'} review does not move the merge gate`);
+  const target = hydraflowPull(p);
+  if (typeof target === 'string') return skip(target);
+  const untrusted = isUntrustedAutomation(p.sender, ctx) ?? isUntrustedAutomation(p.review?.user, ctx);
+  if (untrusted) return skip(untrusted);
+  return { kind: 'phase', phase: 'merge', issue: target.issue, actor: p.review.user.login, pull: target.pull };
+};
+
+/**
+ * CI finished on a branch: the merge gate re-reads checks, reviews and mergeability itself. No sender filter: these
+ * events carry no instruction, HydraFlow's own pushes (with a push token) are exactly what CI runs on, and the merge
+ * gate writes nothing that starts a workflow. Forks are skipped.
+ */
+function routeCiOnBranch(
+  what: string,
+  branch: unknown,
+  headRepo: unknown,
+  pulls: unknown,
+  p: any,
+): Decision {
+  const issue = issueOfBranch(branch);
+  if (issue === undefined) return skip(`${what} is not on a HydraFlow branch (hydraflow/issue-<n>)`);
+  if (typeof headRepo === 'string' && headRepo.toLowerCase() !== repoName(p)) {
+    return skip(`${what} ran on a fork's branch; HydraFlow only merges its own branches`);
+  }
+  const numbers = (Array.isArray(pulls) ? pulls : []).map((x: any) => positive(x?.number)).filter(Boolean);
+  const actor = typeof p.sender?.login === 'string' ? p.sender.login : '';
+  return {
+    kind: 'phase',
+    phase: 'merge',
+    issue,
+    actor,
+    ...(numbers.length === 1 ? { pull: numbers[0] as number } : {}),
+  };
+}
+
+const routeWorkflowRun: EventHandler = (event) => {
+  const p = event.payload;
+  if (event.action !== 'completed') return skip(`workflow_run.${event.action ?? '?'}: waiting for it to complete`);
+  const run = p.workflow_run;
+  return routeCiOnBranch(
+    `workflow run "${String(run?.name ?? '?')}"`,
+    run?.head_branch,
+    run?.head_repository?.full_name,
+    run?.pull_requests,
+    p,
+  );
+};
+
+const routeCheckSuite: EventHandler = (event) => {
+  const p = event.payload;
+  if (event.action !== 'completed') return skip(`check_suite.${event.action ?? '?'}: waiting for it to complete`);
+  const suite = p.check_suite;
+  return routeCiOnBranch('check suite', suite?.head_branch, undefined, suite?.pull_requests, p);
+};
+
+const routeStatus: EventHandler = (event) => {
+  const p = event.payload;
+  if (p.state === 'pending') return skip('status is pending: waiting for it to finish');
+  const names = (Array.isArray(p.branches) ? p.branches : []).map((b: any) => b?.name);
+  const ours = [...new Set(names.filter((n: unknown) => issueOfBranch(n) !== undefined))];
+  if (ours.length === 0) return skip('the commit status is not on a HydraFlow branch (hydraflow/issue-<n>)');
+  if (ours.length > 1) return skip(`the commit is on several HydraFlow branches (${ours.join(', ')}); not guessing`);
+  return routeCiOnBranch('commit status', ours[0], undefined, undefined, p);
+};
+
+const skipWith =
+  (reason: string): EventHandler =>
+  () =>
+    skip(reason);
 
 /** The event registry. Later phases replace the placeholders. */
 export const DEFAULT_EVENT_HANDLERS: Readonly<Record<string, EventHandler>> = {
   issues: routeIssues,
   issue_comment: routeIssueComment,
   workflow_dispatch: routeWorkflowDispatch,
-  pull_request: laterPhase,
-  pull_request_target: laterPhase,
-  pull_request_review: laterPhase,
-  pull_request_review_comment: laterPhase,
-  pull_request_review_thread: laterPhase,
-  check_suite: laterPhase,
-  check_run: laterPhase,
-  workflow_run: laterPhase,
+  pull_request: routePullRequest,
+  pull_request_target: skipWith('pull_request_target is never acted on (it runs with secrets on fork code)'),
+  pull_request_review: routePullRequestReview,
+  pull_request_review_comment: skipWith('review comments are read by the next review round, not acted on'),
+  pull_request_review_thread: skipWith('review threads are read by the next review round, not acted on'),
+  check_suite: routeCheckSuite,
+  check_run: skipWith('check runs are summed up by check_suite / workflow_run; HydraFlow waits for those'),
+  workflow_run: routeWorkflowRun,
+  status: routeStatus,
 };
 
 /** Decide what one GitHub event means for HydraFlow. Pure; never throws on odd payloads. */
