@@ -8,6 +8,8 @@ export interface ActionInputs {
   /** The issue for an explicit phase; defaults to the event's issue. */
   issue: number | undefined;
   githubToken: string;
+  /** Optional App token or PAT for git pushes, so CI runs on HydraFlow's branches (GITHUB_TOKEN pushes start none). */
+  pushToken: string | undefined;
   anthropicApiKey: string | undefined;
   openaiApiKey: string | undefined;
   configPath: string;
@@ -19,8 +21,10 @@ export interface ActionInputs {
 const optional = (value: string) => (value === '' ? undefined : value);
 
 export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs {
+  const phaseInput = getInput('phase', env);
   const githubToken = getInput('github-token', env) || env.GITHUB_TOKEN || '';
-  if (!githubToken) {
+  // The agent step runs the coding agent and is given no GitHub token on purpose.
+  if (!githubToken && phaseInput !== 'agent') {
     throw new UserError('input github-token: expected a token (pass secrets.GITHUB_TOKEN or a PAT), got nothing');
   }
   const issueText = getInput('issue', env);
@@ -36,6 +40,7 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     phase,
     issue,
     githubToken,
+    pushToken: optional(getInput('push-token', env)),
     anthropicApiKey: optional(getInput('anthropic-api-key', env)),
     openaiApiKey: optional(getInput('openai-api-key', env)),
     configPath: getInput('config-path', env) || '.github/hydraflow.yml',
@@ -49,7 +54,13 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     ),
   };
   // Secrets never reach logs, even if a model or an error message echoes them.
-  for (const secret of [inputs.githubToken, inputs.anthropicApiKey, inputs.openaiApiKey, inputs.stateKey]) {
+  for (const secret of [
+    inputs.githubToken,
+    inputs.pushToken,
+    inputs.anthropicApiKey,
+    inputs.openaiApiKey,
+    inputs.stateKey,
+  ]) {
     if (secret) io.mask(secret);
   }
   return inputs;

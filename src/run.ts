@@ -7,6 +7,8 @@ import { handlePhase } from './handlers/phase';
 import { parseInputs } from './inputs';
 import type { PhaseOutcome } from './phases/phase-context';
 import { readRunnerContext } from './runner/context';
+import { runAgentStep } from './phases/agent';
+import { implementTaskSchema, readHandoff, taskPath } from './phases/implement-handoff';
 import { createRunnerIO, type RunnerIO } from './runner/io';
 
 type Decision = ReturnType<typeof route>;
@@ -40,8 +42,22 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     for (const warning of loaded.warnings) io.warning(warning);
     const config = loaded.config;
 
+    if (inputs.phase === 'agent') {
+      // The coding agent's own step: no GitHub token, no routing; it works on the task the routing step left.
+      const app = createApp(runner, inputs, config, { workflowFromConfig: false, io });
+      const outcome = await runAgentStep(app);
+      io.info(`HydraFlow: ${outcome.summary}`);
+      if (outcome.failed) io.error(outcome.summary);
+      return { decision: 'agent', failed: outcome.failed === true, message: outcome.summary };
+    }
     const decision: Decision = inputs.phase
-      ? explicitPhase(inputs.phase, inputs.issue ?? runner.payload.issue?.number, runner.payload.sender?.login)
+      ? explicitPhase(
+          inputs.phase,
+          inputs.issue ??
+            runner.payload.issue?.number ??
+            (inputs.phase === 'publish' ? taskIssue(runner.tempDir) : undefined),
+          runner.payload.sender?.login,
+        )
       : route(
           { name: runner.eventName, action: runner.payload.action, payload: runner.payload },
           { botLogins: config.bot_logins, config },
@@ -62,12 +78,18 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     const outcome = await execute(app, decision, forced);
     io.info(`HydraFlow: ${outcome.summary}`);
     if (outcome.stage !== undefined && outcome.stage !== null) io.setOutput('stage', outcome.stage);
+    for (const [name, value] of Object.entries(outcome.outputs ?? {})) io.setOutput(name, value);
     io.appendSummary(summaryMarkdown(decision, outcome));
     if (outcome.failed) io.error(outcome.summary);
     return { decision: decided, failed: outcome.failed === true, message: outcome.summary };
   } catch (error) {
     return { decision: decided, failed: true, message: report(io, error) };
   }
+}
+
+/** The publish step learns its issue from the task the routing step wrote in this job. */
+function taskIssue(tempDir: string): number {
+  return readHandoff(taskPath(tempDir), implementTaskSchema, 'implement task').issue;
 }
 
 function explicitPhase(phase: string, issue: number | undefined, actor: string | undefined): Decision {

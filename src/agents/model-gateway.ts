@@ -17,14 +17,19 @@ import {
   type ToolTurnRequest,
   type ToolTurnResult,
 } from '@hydraflow/providers';
-import type { IssueSession } from '../session/issue-session';
+
+export interface LedgerSink {
+  readonly state: { readonly ledger: readonly LedgerEntry[] };
+  record(entries: readonly LedgerEntry[]): void;
+}
 
 export interface ModelGatewayOptions {
   /** The configured provider/model for an agent role. */
   providerFor: (role: string) => Promise<ModelProvider>;
   prices: { table: PriceTable; fallback: ModelPrice };
   budgets: Budgets;
-  session: IssueSession;
+  /** Where calls are ledgered and the issue's spend so far is read: the issue session, or the agent step's copy. */
+  session: LedgerSink;
   phase: string;
   runId: string;
   now: () => Date;

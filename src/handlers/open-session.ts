@@ -26,6 +26,26 @@ export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
   return app.issues.getIssue(issueNumber);
 }
 
+/**
+ * A re-run (attempt > 1) that finds nothing to do must still free the 👀 lock its dead earlier attempt may have left
+ * (no claim is published before a run's end), unless the lock was handed to the next phase. Property test
+ * tests/property/pipeline-histories found such locks leaked after crash + re-run.
+ */
+export async function freeLockOfDeadAttempt(app: App, issueNumber: number): Promise<void> {
+  if (app.runner.runAttempt <= 1) return;
+  const session = await IssueSession.open(app.issues, {
+    issue: issueNumber,
+    phase: 'cleanup',
+    runId: app.runner.runId,
+    runAttempt: app.runner.runAttempt,
+    botLogins: app.config.bot_logins,
+    stateKey: app.inputs.stateKey,
+    labelsAtStart: [],
+    now: app.now,
+  });
+  if (!session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
+}
+
 export async function openPhase(
   app: App,
   args: { issue: Issue; phase: string; actor: string | undefined; dispatched: boolean; forced: boolean },
@@ -61,5 +81,8 @@ export async function openPhase(
     workspace: app.runner.workspace,
     issues: app.issues,
     pulls: app.pulls,
+    tempDir: app.runner.tempDir,
+    remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,
+    gitToken: app.inputs.pushToken ?? app.inputs.githubToken,
   };
 }

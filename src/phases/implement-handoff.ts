@@ -41,14 +41,17 @@ export const implementResultSchema = z.object({
   /** Ledger entries of the agent's model calls. */
   ledger: z.array(ledgerEntrySchema),
   turns: z.number().int().nonnegative(),
-  /** The last `test` command's exit code, if the agent ran it. */
+  /** Exit code of the `test` command run after the agent finished (null: no test command). */
   testExitCode: z.number().int().nullable(),
+  /** The end of that run's output, for the progress comment when it fails. */
+  testOutput: z.string(),
 });
 export type ImplementResult = z.infer<typeof implementResultSchema>;
 
 const dirOf = (tempDir: string) => join(tempDir, 'hydraflow');
-export const taskPath = (tempDir: string, issue: number) => join(dirOf(tempDir), `implement-${issue}.task.json`);
-export const resultPath = (tempDir: string, issue: number) => join(dirOf(tempDir), `implement-${issue}.result.json`);
+/** One implement run per job, so fixed names: the agent step needs no input to find its task. */
+export const taskPath = (tempDir: string) => join(dirOf(tempDir), 'implement.task.json');
+export const resultPath = (tempDir: string) => join(dirOf(tempDir), 'implement.result.json');
 
 export function writeHandoff(path: string, value: ImplementTask | ImplementResult): void {
   mkdirSync(join(path, '..'), { recursive: true });

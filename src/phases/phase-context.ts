@@ -21,6 +21,15 @@ export interface PhaseContext {
   issues: IssuesPort;
   /** Pull requests and reviews: the review phase needs it. */
   pulls: PullsPort;
+  /** RUNNER_TEMP: where the implement steps hand each other their files. */
+  tempDir: string;
+  /**
+   * The repository's git URL, derived from GITHUB_SERVER_URL and the repository name — never read from .git/config,
+   * which the agent's commands could have rewritten to send the push token elsewhere.
+   */
+  remoteUrl: string;
+  /** Token for git fetch/push (the push token if one is configured, else the GitHub token); never given to agents. */
+  gitToken: string | undefined;
 }
 
 /** What a phase reports back to the entry, for outputs, the job summary and logs. */
@@ -32,4 +41,6 @@ export interface PhaseOutcome {
   failed?: boolean;
   /** Markdown for the job summary. */
   details?: string;
+  /** Step outputs for the workflow (e.g. `agent: implement` starts the agent step). */
+  outputs?: Record<string, string>;
 }

@@ -1,11 +1,15 @@
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { prepareImplement } from './implement';
 import { runPlan } from './plan';
+import { publishImplement } from './publish';
 import { runTriage } from './triage';
 
 export type PhaseRunner = (ctx: PhaseContext) => Promise<PhaseOutcome>;
 
-/** The phases this version implements. Others (plan, implement, ...) are added by the engineering track. */
+/** The phases this version implements, by the name the router and workflow_dispatch use. */
 export const PHASES: Readonly<Record<string, PhaseRunner>> = {
   triage: runTriage,
   plan: runPlan,
+  implement: prepareImplement,
+  publish: publishImplement,
 };

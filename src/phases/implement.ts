@@ -1,0 +1,132 @@
+import { existsSync } from 'node:fs';
+import {
+  planAsMarkdown,
+  readPlanComment,
+  readReviewFindings,
+  sanitizeUntrusted,
+  type Finding,
+  type ImplementRecord,
+} from '@hydraflow/core';
+import { GitWorkspace } from '@hydraflow/git';
+import { escalate } from './escalate';
+import { resultPath, taskPath, writeHandoff, type ImplementTask } from './implement-handoff';
+import type { PhaseContext, PhaseOutcome } from './phase-context';
+
+export const branchFor = (issue: number) => `hydraflow/issue-${issue}`;
+
+function findingsMarkdown(findings: readonly Finding[]): string {
+  return findings
+    .map(
+      (f) =>
+        `- **${f.severity}** ${f.path}${f.line ? `:${f.line}` : ''} — ${f.title}\n  Fix: ${f.recommendation.replace(/\n/g, ' ')}`,
+    )
+    .join('\n');
+}
+
+/** What the refiner must address: the open findings of HydraFlow's last review, read back from GitHub and hash-checked. */
+async function reviewFindings(ctx: PhaseContext, pull: number): Promise<string> {
+  const last = ctx.session.state.review?.rounds.at(-1);
+  if (!last?.reviewId) return '';
+  const review = (await ctx.pulls.listReviews(pull)).find((r) => r.id === last.reviewId);
+  const findings = readReviewFindings(review?.body, last.findingsHash);
+  return findings ? findingsMarkdown(findings) : '';
+}
+
+/** Why a fix round runs: the failing checks or the conflict, as the merge gate saw them. */
+async function fixReason(ctx: PhaseContext, record: ImplementRecord): Promise<string> {
+  if (!record.pull) return '';
+  const pull = await ctx.pulls.getPull(record.pull);
+  if (pull.mergeable === false) {
+    return `- The branch conflicts with \`${pull.baseRef}\`: merge \`${pull.baseRef}\` into it and resolve the conflicts.`;
+  }
+  const checks = await ctx.pulls.checks(pull.headSha);
+  return checks.failing
+    .map((name) => `- The required check \`${name}\` failed on the last push: make it pass.`)
+    .join('\n');
+}
+
+/**
+ * Step 1 of implement (the routing step: GitHub token and model keys, runs no repository code). Takes the lock, puts
+ * the branch in place, and writes the task for the agent step, which gets no GitHub token. Output `agent=implement`
+ * starts that step in the user's workflow.
+ */
+export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome> {
+  const { session, issue } = ctx;
+  const state = session.state;
+  const previous = state.implement;
+  const mode = previous?.mode ?? 'build';
+  if (previous?.pull && mode === 'build' && !ctx.forced) {
+    return { summary: `pull request #${previous.pull} is already open for this issue`, stage: session.currentStage };
+  }
+  const lock = await session.acquire({ takeOver: ctx.forced });
+  if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
+
+  const planRecord = state.plan;
+  const planComment = planRecord?.commentId
+    ? (await ctx.issues.listComments(issue.number)).find((c) => c.id === planRecord.commentId)
+    : undefined;
+  const plan = planRecord?.status === 'accepted' ? readPlanComment(planComment?.body, planRecord.hash) : undefined;
+  if (!plan) {
+    return escalate(ctx, {
+      headline: 'Implementation needs an accepted plan',
+      reason: 'there is no accepted plan for this issue (or its plan comment was edited); run the plan phase first',
+    });
+  }
+
+  const branch = branchFor(issue.number);
+  const base = ctx.next.ref;
+  const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
+  await git.checkoutBranch(branch, { from: `origin/${base}`, ...(ctx.gitToken ? { token: ctx.gitToken } : {}) });
+
+  const findings =
+    mode === 'refine' && previous?.pull
+      ? await reviewFindings(ctx, previous.pull)
+      : mode === 'fix' && previous
+        ? await fixReason(ctx, previous)
+        : '';
+  const now = session.options.now();
+  const record: ImplementRecord = {
+    branch,
+    ...(previous?.pull ? { pull: previous.pull } : {}),
+    ...(previous?.headSha ? { headSha: previous.headSha } : {}),
+    attempts: (previous?.attempts ?? 0) + 1,
+    mode,
+    fixAttempts: previous?.fixAttempts ?? 0,
+    at: now.toISOString(),
+  };
+  session.update((s) => ({ ...s, implement: record }));
+
+  const task: ImplementTask = {
+    v: 1,
+    issue: issue.number,
+    title: sanitizeUntrusted(issue.title, 300),
+    body: sanitizeUntrusted(issue.body),
+    plan: planAsMarkdown(plan),
+    findings,
+    branch,
+    base,
+    commands: ctx.config.implement.commands,
+    protectedPaths: ctx.config.implement.protected_paths,
+    limits: { maxTurns: ctx.config.implement.max_turns, maxMinutes: ctx.config.implement.max_minutes },
+    ledger: [...session.state.ledger],
+    runId: session.options.runId,
+  };
+  writeHandoff(taskPath(ctx.tempDir), task);
+
+  const what =
+    mode === 'build' ? 'implementing the plan' : mode === 'refine' ? 'addressing the review' : 'fixing the checks';
+  await session.publish({
+    headline: `The coding agent is ${what} on \`${branch}\` (attempt ${record.attempts})`,
+    next: 'HydraFlow then checks what it changed, pushes it and opens (or updates) the pull request.',
+  });
+  return {
+    summary: `implement prepared on ${branch} (${mode}, attempt ${record.attempts})`,
+    stage: session.currentStage,
+    outputs: { agent: 'implement', issue: String(issue.number) },
+  };
+}
+
+/** True when the agent step left a result for the publish step (it may have died without one). */
+export function agentResultExists(tempDir: string): boolean {
+  return existsSync(resultPath(tempDir));
+}

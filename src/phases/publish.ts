@@ -1,0 +1,169 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  checkChanges,
+  findSecrets,
+  neutralizeText,
+  secretValuesOf,
+  type ChangedFile as CheckedFile,
+  type OutputProblem,
+} from '@hydraflow/core';
+import { GitWorkspace } from '@hydraflow/git';
+import { escalate } from './escalate';
+import { implementResultSchema, readHandoff, resultPath, type ImplementResult } from './implement-handoff';
+import { agentResultExists } from './implement';
+import type { PhaseContext, PhaseOutcome } from './phase-context';
+
+const AUTHOR = { name: 'hydraflow[bot]', email: 'hydraflow[bot]@users.noreply.github.com' };
+
+/** Lines added and removed per file, from the unified diff of tracked files; untracked files count all their lines. */
+function diffLines(diff: string): Map<string, number> {
+  const lines = new Map<string, number>();
+  let file: string | undefined;
+  for (const line of diff.split('\n')) {
+    const header = /^diff --git a\/(.+) b\/(.+)$/.exec(line);
+    if (header) file = header[2];
+    else if (file && /^[+-](?![+-]{2} )/.test(line)) lines.set(file, (lines.get(file) ?? 0) + 1);
+  }
+  return lines;
+}
+
+async function describeChanges(git: GitWorkspace, root: string): Promise<{ files: CheckedFile[]; text: string }> {
+  const changed = await git.changedFiles();
+  const diff = await git.diff();
+  const lines = diffLines(diff);
+  const files: CheckedFile[] = [];
+  let text = diff;
+  for (const f of changed) {
+    const deleted = f.status === 'deleted';
+    const bytes = deleted
+      ? 0
+      : await stat(join(root, f.path)).then(
+          (s) => s.size,
+          () => 0,
+        );
+    let count = lines.get(f.path) ?? 0;
+    if (f.status === 'untracked' || f.status === 'added') {
+      const content = bytes <= 1_000_000 ? await readFile(join(root, f.path), 'utf8').catch(() => '') : '';
+      count = content.split('\n').length;
+      text += `\n${content}`;
+    }
+    files.push({ path: f.path, status: f.status, lines: count, bytes });
+  }
+  return { files, text };
+}
+
+function problemList(problems: readonly OutputProblem[]): string {
+  return problems.map((p) => `- ${p.path ? `\`${p.path}\`: ` : ''}${p.problem}`).join('\n');
+}
+
+function pullBody(issue: number, result: ImplementResult): string {
+  return [
+    `Fixes #${issue}`,
+    '',
+    '### What changed',
+    '',
+    neutralizeText(result.summary),
+    '',
+    `<sub>Written by HydraFlow's coding agent in ${result.turns} turns${result.testExitCode === 0 ? '; the tests pass' : ''}. HydraFlow reviews it next.</sub>`,
+  ].join('\n');
+}
+
+/**
+ * Step 3 of implement (GitHub token, no model keys, runs no agent): validates what the agent left in the working tree
+ * — changed paths, size, anything shaped like a secret — and only then commits, pushes and opens or updates the pull
+ * request, moves the issue to review and dispatches the review. Anything wrong goes to a human, with the diagnosis;
+ * nothing is pushed.
+ */
+export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome> {
+  const { session, issue, config } = ctx;
+  const record = session.state.implement;
+  if (!record)
+    return { summary: 'nothing to publish: implement was not prepared in this run', stage: session.currentStage };
+  const lock = await session.acquire();
+  if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
+  if (!agentResultExists(ctx.tempDir)) {
+    return escalate(ctx, {
+      headline: 'The coding agent did not finish',
+      reason:
+        'the agent step left no result (it was cancelled or crashed before writing one); see the workflow run log',
+    });
+  }
+  const result = readHandoff(resultPath(ctx.tempDir), implementResultSchema, 'implement result');
+  session.record(result.ledger);
+
+  const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
+  const { files, text } = await describeChanges(git, ctx.workspace);
+  const problems = checkChanges(files, {
+    maxFiles: config.implement.max_files,
+    maxLines: config.implement.max_lines,
+    maxFileBytes: 1_000_000,
+    protectedPaths: config.implement.protected_paths,
+  });
+  for (const r of result.refusals)
+    problems.push({ path: r.path, problem: `the agent tried to ${r.tool} it: ${r.reason}` });
+  const secrets = findSecrets(`${text}\n${result.summary}`, secretValuesOf(process.env));
+  for (const s of secrets) problems.push({ problem: `the change contains ${s}` });
+
+  if (result.status === 'failed') {
+    return escalate(ctx, { headline: 'The coding agent failed', reason: result.summary });
+  }
+  if (problems.length > 0) {
+    return escalate(ctx, {
+      headline: 'HydraFlow refused to push the agent’s change',
+      reason: `nothing was committed or pushed:\n${problemList(problems)}`,
+    });
+  }
+  if (files.length === 0) {
+    // Never a blind retry (field notes: zero-commit retries doubled the attempts): a human looks first.
+    return escalate(ctx, {
+      headline: 'The coding agent changed nothing',
+      reason: `no file changed after ${result.turns} turns${result.cap ? ` (stopped by the ${result.cap} cap)` : ''}. The agent said: ${result.summary}`,
+    });
+  }
+
+  const sha = await git.commitAll(
+    `${issue.title} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
+    AUTHOR,
+  );
+  await git.push(record.branch, ctx.gitToken ? { token: ctx.gitToken } : {});
+  const headSha = sha ?? (await git.headSha());
+
+  if (result.testExitCode !== null && result.testExitCode !== 0) {
+    session.update((s) => ({ ...s, implement: { ...record, headSha } }));
+    return escalate(ctx, {
+      headline: 'The tests still fail after the coding agent’s work',
+      reason: `the branch \`${record.branch}\` was pushed for a human to look at; no pull request was opened. The test command ended with exit code ${result.testExitCode}:\n${result.testOutput.slice(-3_000)}`,
+    });
+  }
+
+  const existing = record.pull ? await ctx.pulls.getPull(record.pull) : await ctx.pulls.findOpenPull(record.branch);
+  const pull =
+    existing && existing.state === 'open'
+      ? existing
+      : await ctx.pulls.createPull({
+          title: issue.title,
+          body: pullBody(issue.number, result),
+          head: record.branch,
+          base: ctx.next.ref,
+          draft: true,
+        });
+  session.update((s) => ({ ...s, implement: { ...record, pull: pull.number, headSha, mode: 'build' } }));
+  const stage = await session.moveTo('review', `pull request #${pull.number} pushed (${record.mode})`);
+  if (stage !== 'review') {
+    session.releaseClaim();
+    await session.publish({
+      headline: `Pushed to #${pull.number}, but a human moved the issue to ${stage ?? 'no stage'} meanwhile`,
+      next: 'HydraFlow waits for the human’s next step.',
+    });
+    await session.unlock();
+    return { summary: `pushed; human override to ${stage} honoured`, stage };
+  }
+  await session.dispatch(ctx.next.workflow, ctx.next.ref, 'review', ctx.actor);
+  await session.publish({
+    headline: `Pull request #${pull.number} ${existing ? 'updated' : 'opened'} (draft): ${files.length} file(s) changed`,
+    next: `HydraFlow reviews it next. [#${pull.number}](${pull.htmlUrl})`,
+    details: neutralizeText(result.summary),
+  });
+  return { summary: `pushed ${headSha.slice(0, 7)} to #${pull.number}`, stage: 'review' };
+}
