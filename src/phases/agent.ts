@@ -7,7 +7,6 @@ import { runToolLoop } from '../agents/tool-loop';
 import { commandEnv, createWorkspaceTools, runCommand } from '../agents/tools/index';
 import type { App } from '../app';
 import {
-  implementResultSchema,
   implementTaskSchema,
   readHandoff,
   resultPath,
