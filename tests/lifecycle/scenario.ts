@@ -1,0 +1,149 @@
+/**
+ * The lifecycle world: the sample repository (a real bare git remote with real tests), the git-backed GitHub
+ * emulator, the scripted model server, and the lifecycle simulator running the very workflow template a user copies
+ * (packages/testkit). Scripts for each agent role are what the scenarios vary.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createLifecycle,
+  createSampleRepo,
+  MODEL_API_KEY,
+  startGitHubEmulator,
+  startModelServer,
+  TEST_STATE_KEY,
+  type GitHubEmulator,
+  type Lifecycle,
+  type ModelServer,
+  type SampleRepo,
+  type Script,
+} from '@hydraflow/testkit';
+
+export interface LifecycleWorld {
+  gh: GitHubEmulator;
+  models: ModelServer;
+  sample: SampleRepo;
+  lc: Lifecycle;
+  close(): Promise<void>;
+}
+
+export async function lifecycleWorld(script: Script, env: Record<string, string> = {}): Promise<LifecycleWorld> {
+  const dir = mkdtempSync(join(tmpdir(), 'hydraflow-scenario-'));
+  const sample = createSampleRepo(join(dir, 'sample'));
+  // HydraFlow derives the git URL from GITHUB_SERVER_URL/owner/repo (never from .git/config): serve the bare repo there.
+  mkdirSync(join(dir, 'server/acme'), { recursive: true });
+  symlinkSync(sample.bareRepo, join(dir, 'server/acme/widgets.git'));
+  const gh = await startGitHubEmulator({ owner: 'acme', repo: 'widgets', git: { bareRepo: sample.bareRepo } });
+  gh.addUser({ login: 'alice', permission: 'write' });
+  const models = await startModelServer({ script });
+  const lc = await createLifecycle({
+    gh,
+    models,
+    workflowsDir: sample.workflowsDir,
+    repoDir: sample.bareRepo,
+    secrets: { ANTHROPIC_API_KEY: MODEL_API_KEY, HYDRAFLOW_STATE_KEY: TEST_STATE_KEY },
+    actionEnv: { HYDRAFLOW_BASE_URL: models.anthropicBaseUrl, GITHUB_SERVER_URL: `file://${join(dir, 'server')}`, ...env },
+  });
+  return {
+    gh,
+    models,
+    sample,
+    lc,
+    async close() {
+      lc.close();
+      await Promise.all([gh.close(), models.close()]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const scores = (n: number) => ({
+  correctness: n,
+  completeness: n,
+  scope: n,
+  testability: n,
+  risk_handling: n,
+  conventions: n,
+  clarity: n,
+});
+
+export const AVERAGE_ISSUE = {
+  title: 'Add average(numbers) to the number helpers',
+  body: 'We need `average(numbers)` next to `sum` in src/numbers.js: the arithmetic mean of a list, and 0 for an empty list. Export it from src/index.js and add tests.',
+};
+
+export const triageClear = {
+  json: {
+    clarity_score: 9,
+    complexity_score: 2,
+    needs_discovery: false,
+    enrichment: 'src/numbers.js next to sum; tests in test/numbers.test.js.',
+    reasons: ['Precise expected behaviour, including the empty case.', 'One function.'],
+  },
+};
+
+export const averagePlan = {
+  json: {
+    summary: 'Add average(numbers) to src/numbers.js, export it, and test it.',
+    goal: 'average(numbers) returns the arithmetic mean, 0 for an empty list.',
+    approach: 'Implement average with sum; export from src/index.js; add tests in test/numbers.test.js.',
+    files_to_touch: [
+      { path: 'src/numbers.js', action: 'modify', change: 'Add average().' },
+      { path: 'src/index.js', action: 'modify', change: 'Export average.' },
+      { path: 'test/numbers.test.js', action: 'modify', change: 'Tests for average.' },
+    ],
+    test_plan: ['average([1, 2, 3]) is 2', 'average([]) is 0'],
+    risks: [{ risk: 'Division by zero on an empty list', mitigation: 'Return 0 for an empty list' }],
+    acceptance_criteria: ['average is exported', 'the tests pass'],
+  },
+};
+
+export const planAccepted = { json: { scores: scores(8), issues: [], verdict: 'accept' } };
+
+const NUMBERS_SUM = `/** The total of a list of numbers (0 for an empty list). */
+export function sum(numbers) {
+  return numbers.reduce((total, n) => total + n, 0);
+}
+`;
+
+/** The implement agent's recorded session: read, edit the code and the tests, run the tests, finish. */
+export function implementAverage(body: string): Script[string] {
+  return [
+    { toolCalls: [{ name: 'read_file', input: { path: 'src/numbers.js' } }] },
+    {
+      toolCalls: [
+        {
+          name: 'edit_file',
+          input: { path: 'src/numbers.js', old_string: NUMBERS_SUM, new_string: `${NUMBERS_SUM}\n${body}` },
+        },
+        {
+          name: 'edit_file',
+          input: {
+            path: 'src/index.js',
+            old_string: "export { clamp, sum } from './numbers.js';",
+            new_string: "export { clamp, sum, average } from './numbers.js';",
+          },
+        },
+        {
+          name: 'write_file',
+          input: {
+            path: 'test/average.test.js',
+            content:
+              "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { average } from '../src/index.js';\n\ntest('average is the mean, 0 for an empty list', () => {\n  assert.equal(average([1, 2, 3]), 2);\n  assert.equal(average([]), 0);\n});\n",
+          },
+        },
+      ],
+    },
+    { toolCalls: [{ name: 'run_command', input: { name: 'test' } }] },
+    { text: 'Added average(numbers) to src/numbers.js (0 for an empty list), exported it, and tested it.' },
+  ];
+}
+
+export const AVERAGE_GOOD = `/** The arithmetic mean of a list of numbers (0 for an empty list). */
+export function average(numbers) {
+  return numbers.length === 0 ? 0 : sum(numbers) / numbers.length;
+}
+`;
+
+export const reviewClean = { json: { summary: 'Small, tested, matches the plan.', findings: [] } };
