@@ -2,6 +2,7 @@
  * HydraFlow's lifecycle as a user lives it: their workflow template, GitHub's event routing (simulated), the built
  * dist/, a real git remote with a sample project whose tests really run. Assertions are on the world's end state.
  */
+import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatTimeline } from '@hydraflow/testkit';
 import {
@@ -36,7 +37,7 @@ describe('a clear issue', () => {
       plan_review: planAccepted,
       implement: implementAverage(AVERAGE_GOOD),
       review: reviewClean,
-    });
+    }, {}, (await import('node:fs')).readFileSync('/tmp/wf.yml', 'utf8'));
     const issue = openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
     const timeline = formatTimeline(jobs, { steps: true });
@@ -45,5 +46,8 @@ describe('a clear issue', () => {
     expect(pull!.head.ref).toBe(`hydraflow/issue-${issue.number}`);
     expect(world.gh.world.issues.get(pull!.number)!.body).toContain(`Fixes #${issue.number}`);
     expect(world.gh.world.issues.get(issue.number)!.labels).toContain('hydraflow-review');
+    // the code really changed on the remote branch
+    const branchFile = execFileSync('git', ['show', `${pull!.head.ref}:src/numbers.js`], { cwd: world.sample.bareRepo }).toString();
+    expect(branchFile).toContain('export function average(numbers)');
   }, 180_000);
 });

@@ -28,9 +28,13 @@ export interface LifecycleWorld {
   close(): Promise<void>;
 }
 
-export async function lifecycleWorld(script: Script, env: Record<string, string> = {}): Promise<LifecycleWorld> {
+export async function lifecycleWorld(
+  script: Script,
+  env: Record<string, string> = {},
+  hydraflowWorkflow?: string,
+): Promise<LifecycleWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'hydraflow-scenario-'));
-  const sample = createSampleRepo(join(dir, 'sample'));
+  const sample = createSampleRepo(join(dir, 'sample'), hydraflowWorkflow ? { hydraflowWorkflow } : {});
   // HydraFlow derives the git URL from GITHUB_SERVER_URL/owner/repo (never from .git/config): serve the bare repo there.
   mkdirSync(join(dir, 'server/acme'), { recursive: true });
   symlinkSync(sample.bareRepo, join(dir, 'server/acme/widgets.git'));

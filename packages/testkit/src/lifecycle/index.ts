@@ -7,7 +7,7 @@
  * repository become events (`gh.syncGit`) and the job reports a check run, so the next phase sees what a user would.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -673,11 +673,20 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         );
       }
       const inputs = { ...actionDefaults(hf.dir, contexts), ...withInputs };
+      // RUNNER_TEMP is one directory per job, shared by its steps (HydraFlow's implement steps hand files over in it).
+      const runnerTemp = `${workspace}-runner-temp`;
+      mkdirSync(runnerTemp, { recursive: true });
       const result = await runAction({
         ...base,
         inputs,
         entry: options.actionRoot ? join(actionRoot, 'dist/index.js') : DIST_ENTRY,
-        env: { ...env, ...actionEnv, ...runnerVars, ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}) },
+        env: {
+          ...env,
+          ...actionEnv,
+          ...runnerVars,
+          RUNNER_TEMP: runnerTemp,
+          ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}),
+        },
       });
       return {
         outcome: result.exitCode === 0 ? 'success' : 'failure',
