@@ -4,6 +4,7 @@ import { handleClose } from './handlers/close';
 import { handleCommand } from './handlers/command';
 import { handleOverride } from './handlers/override';
 import { handlePhase } from './handlers/phase';
+import { handlePullWork } from './handlers/pull';
 import { parseInputs } from './inputs';
 import type { PhaseOutcome } from './phases/phase-context';
 import { readRunnerContext } from './runner/context';
@@ -104,6 +105,15 @@ async function execute(
 ): Promise<PhaseOutcome> {
   switch (decision.kind) {
     case 'phase':
+      // A pull-request or CI event: the phase checks the pull request it names (if any) is the issue's own.
+      if (!decision.dispatched && (decision.phase === 'review' || decision.phase === 'merge')) {
+        return handlePullWork(app, {
+          phase: decision.phase,
+          issue: decision.issue,
+          ...(decision.pull !== undefined ? { pull: decision.pull } : {}),
+          actor: decision.actor || undefined,
+        });
+      }
       return handlePhase(app, {
         phase: decision.phase,
         issue: decision.issue,

@@ -1,6 +1,7 @@
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { prepareImplement } from './implement';
 import { runPlan } from './plan';
+import { runMergeGate, runReviewPhase } from './review-gate';
 import { publishImplement } from './publish';
 import { runTriage } from './triage';
 
@@ -10,6 +11,8 @@ export type PhaseRunner = (ctx: PhaseContext) => Promise<PhaseOutcome>;
 export const PHASES: Readonly<Record<string, PhaseRunner>> = {
   triage: runTriage,
   plan: runPlan,
+  review: (ctx) => runReviewPhase(ctx),
+  merge: (ctx) => runMergeGate(ctx),
   implement: prepareImplement,
   publish: publishImplement,
 };

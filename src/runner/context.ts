@@ -19,6 +19,8 @@ export interface RunnerContext {
   workspace: string;
   /** RUNNER_TEMP: shared by the steps of one job, emptied after it (where the agent step's hand-off files live). */
   tempDir: string;
+  /** GITHUB_JOB: the job id, which names the check run this job shows on a pull request's head. */
+  job?: string;
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -53,5 +55,6 @@ export function readRunnerContext(env: NodeJS.ProcessEnv = process.env): RunnerC
     defaultBranch: payload.repository?.default_branch || 'main',
     workspace: env.GITHUB_WORKSPACE || process.cwd(),
     tempDir: env.RUNNER_TEMP || tmpdir(),
+    ...(env.GITHUB_JOB ? { job: env.GITHUB_JOB } : {}),
   };
 }

@@ -363,7 +363,9 @@ describe('pull requests and CI (HydraFlow branch hydraflow/issue-<n>)', () => {
   });
 
   it('workflow_run.completed on HydraFlow’s branch → merge (whoever pushed), forks and other branches skipped', () => {
-    const run = (over: { branch?: string; action?: string; fork?: boolean; pulls?: number[]; sender?: object } = {}) => {
+    const run = (
+      over: { branch?: string; action?: string; fork?: boolean; pulls?: number[]; sender?: object } = {},
+    ) => {
       const p = example('workflow_run', 'completed');
       p.action = over.action ?? 'completed';
       p.repository = { ...p.repository, full_name: REPO };

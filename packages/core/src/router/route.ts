@@ -317,13 +317,7 @@ const routePullRequestReview: EventHandler = (event, ctx) => {
  * events carry no instruction, HydraFlow's own pushes (with a push token) are exactly what CI runs on, and the merge
  * gate writes nothing that starts a workflow. Forks are skipped.
  */
-function routeCiOnBranch(
-  what: string,
-  branch: unknown,
-  headRepo: unknown,
-  pulls: unknown,
-  p: any,
-): Decision {
+function routeCiOnBranch(what: string, branch: unknown, headRepo: unknown, pulls: unknown, p: any): Decision {
   const issue = issueOfBranch(branch);
   if (issue === undefined) return skip(`${what} is not on a HydraFlow branch (hydraflow/issue-<n>)`);
   if (typeof headRepo === 'string' && headRepo.toLowerCase() !== repoName(p)) {

@@ -1,0 +1,87 @@
+import { isFatal, issueOfBranch } from '@hydraflow/core';
+import type { App } from '../app';
+import { escalate } from '../phases/escalate';
+import type { PhaseOutcome } from '../phases/phase-context';
+import { runMergeGate, runReviewPhase, type PullTrigger } from '../phases/review-gate';
+import { loadIssue, openPhase } from './open-session';
+
+export interface PullWork {
+  phase: 'review' | 'merge';
+  /** The issue, from HydraFlow's branch name (`hydraflow/issue-<n>`): only a claim until the phase checks the state. */
+  issue: number;
+  /** The pull request the event named; the phase acts only if it is the issue's recorded one. */
+  pull?: number;
+  actor: string | undefined;
+  /** A human's permission-checked `/ship-it` on the pull request. */
+  approvedBy?: string;
+}
+
+/**
+ * A pull-request or CI event for one of HydraFlow's pull requests (router: review approved, CI finished, a human's
+ * push, `/ship-it` on the pull request): runs the review or merge phase with what the event says, so the phase can
+ * check the pull request is the issue's own. Failures escalate like any phase's (handlers/phase.ts).
+ */
+export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOutcome> {
+  const issue = await loadIssue(app, work.issue);
+  if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
+  // A closed issue is only finished (a merged pull request whose issue GitHub closed by keyword), never worked on:
+  // runMergeGate checks that.
+  if (issue.state === 'closed' && work.phase !== 'merge') {
+    return { summary: `issue #${issue.number} is closed; HydraFlow acts on open issues only`, stage: null };
+  }
+  const ctx = await openPhase(app, {
+    issue,
+    phase: work.phase,
+    actor: work.actor,
+    dispatched: false,
+    forced: false,
+  });
+  const trigger: PullTrigger = {
+    ...(work.pull !== undefined ? { pull: work.pull } : {}),
+    ...(work.approvedBy ? { approvedBy: work.approvedBy } : {}),
+    ...(app.runner.job ? { ownChecks: [app.runner.job] } : {}),
+  };
+  try {
+    return work.phase === 'review' ? await runReviewPhase(ctx, trigger) : await runMergeGate(ctx, trigger);
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    try {
+      const outcome = await escalate(ctx, {
+        headline: `The ${work.phase} phase failed`,
+        reason: message,
+        failed: true,
+      });
+      return isFatal(error) ? outcome : { ...outcome, summary: `${work.phase} failed: ${message}` };
+    } catch {
+      throw error;
+    }
+  }
+}
+
+/**
+ * `/ship-it` on a pull request (permission already checked by the command handler): the issue comes from the pull
+ * request's branch; a pull request that is not on a HydraFlow branch gets a reply and nothing else.
+ */
+export async function handleShipIt(
+  app: App,
+  request: { pull: number; actor: string; commentId: number },
+  reply: (text: string) => Promise<void>,
+): Promise<PhaseOutcome> {
+  const pull = await app.pulls.getPull(request.pull);
+  const issue = issueOfBranch(pull.headRef);
+  if (issue === undefined) {
+    await app.issues.reactToComment(request.commentId, 'confused');
+    await reply(
+      `\`/ship-it\` on a pull request merges HydraFlow's own pull requests (branch \`hydraflow/issue-<n>\`); this one is on another branch. Nothing was changed.`,
+    );
+    return { summary: `/ship-it on #${request.pull}: not a HydraFlow pull request`, stage: null };
+  }
+  await app.issues.reactToComment(request.commentId, 'rocket');
+  return handlePullWork(app, {
+    phase: 'merge',
+    issue,
+    pull: request.pull,
+    actor: request.actor,
+    approvedBy: request.actor,
+  });
+}

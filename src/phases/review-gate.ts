@@ -1,0 +1,398 @@
+/**
+ * The review and merge phases: what happens to HydraFlow's pull request after the implement phase opened or updated
+ * it (seeds §4 builder → reviewer → refiner, §6 merge gate).
+ *
+ * - `review` (the implement publish step's workflow_dispatch, or a human's push to HydraFlow's branch): one review
+ *   round (runReview). approve → the pull request is marked ready and the merge gate runs in the same run; refine →
+ *   the issue goes back to `hydraflow-ready` and the implement phase is dispatched in refine mode (the lock goes with
+ *   it); escalate → runReview already handed the issue to a human.
+ * - `merge` (the gate; also reached by a human's approval, `/ship-it` on the pull request, and CI finishing on
+ *   HydraFlow's branch): decideMerge over the signed review outcome, a human's approval, the checks and GitHub's
+ *   mergeability. merge → squash (merge.method) at the reviewed head, branch deleted, `hydraflow-fixed`, issue closed,
+ *   a final progress comment with the cost; wait → say why and release the lock so the next event resumes; fix → one
+ *   implement run in fix mode; escalate → a human.
+ *
+ * Pull-request events name a pull request (`trigger.pull`): the phases act only when it is the one recorded in the
+ * issue's signed state (`implement.pull`), so a human's lookalike `hydraflow/issue-<n>` branch changes nothing.
+ * Idempotent: a round already reviewed on the head replays its decision; a merged pull request only makes sure the
+ * issue is `hydraflow-fixed` and closed.
+ */
+import {
+  decideMerge,
+  ledgerTotals,
+  parseCommand,
+  permissionAtLeast,
+  type ImplementRecord,
+  type MergeDecision,
+} from '@hydraflow/core';
+import type { ChecksSummary, PullRequest, Review } from '@hydraflow/github';
+import { escalate } from './escalate';
+import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { runReview } from './review';
+
+/** What the event that started the run says (empty for a workflow_dispatch of the phase). */
+export interface PullTrigger {
+  /** The pull request the event was about: must be the issue's recorded pull request (`implement.pull`). */
+  pull?: number;
+  /** A human whose `/ship-it` on the pull request was permission-checked by the command handler. */
+  approvedBy?: string;
+  /**
+   * Check names to leave out of the checks: HydraFlow's own job runs as a check on the pull request's head when a
+   * pull-request event starts it, and must not wait for itself. `hydraflow` (the template's job) is always left out.
+   */
+  ownChecks?: readonly string[];
+}
+
+/** The template's job id, which is the name of the check run HydraFlow's own job shows on a pull request. */
+const OWN_CHECK = 'hydraflow';
+/** How many distinct human approvers (reviews or /ship-it) get a permission lookup before giving up. */
+const MAX_APPROVER_LOOKUPS = 5;
+
+type Ctx = PhaseContext;
+
+function pullsOf(ctx: Ctx) {
+  if (!ctx.pulls) throw new Error('review/merge: the phase context has no PullsPort (ctx.pulls)');
+  return ctx.pulls;
+}
+
+/** The issue's recorded pull request, checked against the event's. A string is the reason to do nothing. */
+function recordedPull(ctx: Ctx, trigger: PullTrigger, what: string): { impl: ImplementRecord; pull: number } | string {
+  const impl = ctx.session.state.implement;
+  if (!impl?.pull) return `issue #${ctx.issue.number} has no HydraFlow pull request recorded; nothing to ${what}`;
+  if (trigger.pull !== undefined && trigger.pull !== impl.pull) {
+    return `pull request #${trigger.pull} is not HydraFlow's pull request for issue #${ctx.issue.number} (#${impl.pull}); nothing to ${what}`;
+  }
+  return { impl, pull: impl.pull };
+}
+
+const nothing = (ctx: Ctx, summary: string): PhaseOutcome => ({ summary, stage: ctx.session.currentStage });
+
+// ---------------------------------------------------------------------------------------------------------------
+// review
+
+/** The `review` phase: one review round of the issue's pull request, then merge gate (approve) or refiner (refine). */
+export async function runReviewPhase(ctx: Ctx, trigger: PullTrigger = {}): Promise<PhaseOutcome> {
+  const { session } = ctx;
+  const pulls = pullsOf(ctx);
+  const found = recordedPull(ctx, trigger, 'review');
+  if (typeof found === 'string') return nothing(ctx, found);
+  const pull = await pulls.getPull(found.pull);
+  if (pull.merged) return runMergeGate(ctx, trigger);
+  if (pull.state === 'closed') return nothing(ctx, `pull request #${pull.number} is closed; nothing to review`);
+  if (ctx.issue.state === 'closed') return nothing(ctx, `issue #${ctx.issue.number} is closed; nothing to review`);
+
+  const outcome = await runReview(ctx, pull);
+  if (outcome.kind === 'skipped' || outcome.kind === 'escalate') return outcome.phase;
+
+  // A round replayed from state (same head) took no lock: take it now (a no-op when runReview already holds it).
+  const lock = await session.acquire({ takeOver: ctx.forced });
+  if (!lock.ok) return nothing(ctx, `skipped: ${lock.reason}`);
+
+  if (outcome.kind === 'approve') {
+    await pulls.markReady(pull);
+    return runMergeGate(ctx, trigger, { locked: true });
+  }
+
+  // refine: the implement phase addresses the findings (it reads them back from HydraFlow's review).
+  const round = session.state.review?.rounds[session.state.review.rounds.length - 1];
+  const handed = [...(session.state.dispatches ?? [])]
+    .reverse()
+    .find((d) => d.phase === 'implement' && round !== undefined && Date.parse(d.at) >= Date.parse(round.at));
+  if (handed && session.state.implement?.mode === 'refine' && session.currentStage === 'ready') {
+    session.releaseClaim();
+    await session.unlock();
+    return nothing(ctx, `review round ${outcome.round} already handed to the implement phase (refine)`);
+  }
+  const now = session.options.now().toISOString();
+  session.update((s) => ({ ...s, implement: s.implement ? { ...s.implement, mode: 'refine', at: now } : s.implement }));
+  const stage = await session.moveTo('ready', `review round ${outcome.round} requested changes (refine)`);
+  if (stage !== 'ready') return humanMovedIt(ctx, stage, outcome.phase.details);
+  await session.dispatch(ctx.next.workflow, ctx.next.ref, 'implement', ctx.actor);
+  const open = outcome.findings.length;
+  await session.publish({
+    headline: `Review round ${outcome.round} of #${pull.number}: changes requested (score ${outcome.score}/10, ${open} open finding${open === 1 ? '' : 's'}) → refine`,
+    next: 'The implement phase was dispatched to address the findings; the review runs again on its push.',
+    ...(outcome.phase.details ? { details: outcome.phase.details } : {}),
+  });
+  return {
+    summary: `review requested changes on #${pull.number} (round ${outcome.round}); implement dispatched (refine)`,
+    stage: 'ready',
+    ...(outcome.phase.details ? { details: outcome.phase.details } : {}),
+  };
+}
+
+async function humanMovedIt(ctx: Ctx, stage: string | null, details?: string): Promise<PhaseOutcome> {
+  const { session } = ctx;
+  session.releaseClaim();
+  await session.publish({
+    headline: `A human moved the issue to ${stage ?? 'no stage'} meanwhile; that choice stands`,
+    next: 'HydraFlow waits for the human’s next step.',
+    ...(details ? { details } : {}),
+  });
+  await session.unlock();
+  return { summary: `human override to ${stage ?? 'no stage'} honoured`, stage };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// merge gate
+
+/**
+ * The merge gate. `locked`: the caller (the review phase) already holds the issue's lock. Never merges a head that
+ * HydraFlow's review did not approve: the approval is the signed review outcome of the last round, on this very sha.
+ */
+export async function runMergeGate(
+  ctx: Ctx,
+  trigger: PullTrigger = {},
+  opts: { locked?: boolean; sleep?: (ms: number) => Promise<void> } = {},
+): Promise<PhaseOutcome> {
+  const { session, config } = ctx;
+  const pulls = pullsOf(ctx);
+  const found = recordedPull(ctx, trigger, 'merge');
+  if (typeof found === 'string') return nothing(ctx, found);
+  let pull = await pulls.getPull(found.pull);
+
+  if (pull.merged) return finishMerged(ctx, pull, found.impl, opts.locked === true);
+  if (ctx.issue.state === 'closed') return nothing(ctx, `issue #${ctx.issue.number} is closed; nothing to merge`);
+  if (!opts.locked) {
+    const lock = await session.acquire({ takeOver: ctx.forced });
+    if (!lock.ok) return nothing(ctx, `skipped: ${lock.reason}`);
+  }
+  if (pull.state === 'closed') {
+    return escalate(ctx, {
+      headline: `Pull request #${pull.number} was closed without merging; a human decides`,
+      reason: `pull request #${pull.number} is closed and not merged`,
+    });
+  }
+
+  const review = session.state.review;
+  const last = review?.rounds[review.rounds.length - 1];
+  const reviewed = review?.pull === pull.number && last !== undefined;
+  const pipelineApproved = reviewed && review.outcome === 'approve' && last.sha === pull.headSha;
+
+  const previous = session.state.merge;
+  let approvedBy = previous?.approvedBy ?? trigger.approvedBy;
+  if (!approvedBy && pipelineApproved && config.merge.policy === 'human') approvedBy = await humanApprover(ctx, pull);
+  if (approvedBy && approvedBy !== previous?.approvedBy) {
+    const at = session.options.now().toISOString();
+    session.update((s) => ({ ...s, merge: { ...s.merge, approvedBy, at } }));
+  }
+  const humanApproved = approvedBy !== undefined;
+
+  // GitHub computes mergeability lazily: the first read of a fresh head may say null.
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let i = 0; pipelineApproved && pull.mergeable === null && i < 3; i++) {
+    await sleep(2_000 * (i + 1));
+    pull = await pulls.getPull(pull.number);
+  }
+  if (pull.merged) return finishMerged(ctx, pull, found.impl, true);
+
+  const gateOpen = pipelineApproved && (humanApproved || config.merge.policy === 'auto');
+  const checks = gateOpen ? withoutOwn(await pulls.checks(pull.headSha), trigger) : undefined;
+  let decision: MergeDecision = decideMerge({
+    policy: config.merge.policy,
+    pipelineApproved,
+    humanApproved,
+    checks: checks?.state ?? 'pending',
+    mergeable: pull.mergeable,
+    fixAttempts: found.impl.fixAttempts,
+  });
+  if (decision.action === 'wait' && !pipelineApproved && reviewed && last.sha !== pull.headSha) {
+    decision = {
+      action: 'wait',
+      reason: `the head moved to ${pull.headSha.slice(0, 7)} after HydraFlow’s review; a new review round decides`,
+    };
+  }
+  if ((decision.action === 'fix' || decision.action === 'escalate') && checks?.failing.length) {
+    decision = { ...decision, reason: `${decision.reason}: ${checks.failing.join(', ')}` };
+  }
+
+  switch (decision.action) {
+    case 'merge':
+      return merge(ctx, pull, found.impl, approvedBy);
+    case 'wait':
+      return wait(ctx, pull, decision.reason, checks);
+    case 'fix':
+      return fix(ctx, pull, found.impl, decision.reason);
+    case 'escalate':
+      return escalate(ctx, {
+        headline: `Pull request #${pull.number} cannot be merged as it is; a human decides`,
+        reason: decision.reason,
+      });
+  }
+}
+
+function withoutOwn(checks: ChecksSummary, trigger: PullTrigger): ChecksSummary {
+  const own = new Set([OWN_CHECK, ...(trigger.ownChecks ?? [])].map((n) => n.toLowerCase()));
+  const failing = checks.failing.filter((n) => !own.has(n.toLowerCase()));
+  const pending = checks.pending.filter((n) => !own.has(n.toLowerCase()));
+  return { state: failing.length ? 'failure' : pending.length ? 'pending' : 'success', failing, pending };
+}
+
+/**
+ * A human with write permission who approved the pull request (their latest deciding review is APPROVED) or said
+ * `/ship-it` on it. Bots never count. The comment scan makes `/ship-it` durable: said while HydraFlow was busy, or
+ * before its own review approved, it still counts when the gate runs.
+ */
+async function humanApprover(ctx: Ctx, pull: PullRequest): Promise<string | undefined> {
+  const bots = new Set(ctx.config.bot_logins.map((l) => l.toLowerCase()));
+  const isHuman = (a: { login: string; type: string } | null): a is { login: string; type: string } =>
+    a !== null && a.type !== 'Bot' && !a.login.endsWith('[bot]') && !bots.has(a.login.toLowerCase());
+  const [reviews, comments] = await Promise.all([
+    pullsOf(ctx).listReviews(pull.number),
+    ctx.issues.listComments(pull.number),
+  ]);
+  const latest = new Map<string, Review>();
+  for (const r of reviews) {
+    if (!isHuman(r.author)) continue;
+    if (r.state === 'APPROVED' || r.state === 'CHANGES_REQUESTED' || r.state === 'DISMISSED')
+      latest.set(r.author.login, r);
+  }
+  const candidates = [
+    ...[...latest.values()].filter((r) => r.state === 'APPROVED').map((r) => r.author!.login),
+    ...comments
+      .filter((c) => isHuman(c.user) && parseCommand(c.body)?.name === 'ship-it')
+      .reverse()
+      .map((c) => c.user!.login),
+  ];
+  for (const login of [...new Set(candidates)].slice(0, MAX_APPROVER_LOOKUPS)) {
+    if (permissionAtLeast(await ctx.issues.getPermission(login), 'write')) return login;
+  }
+  return undefined;
+}
+
+async function wait(ctx: Ctx, pull: PullRequest, reason: string, checks?: ChecksSummary): Promise<PhaseOutcome> {
+  const { session } = ctx;
+  const pending = checks?.pending.length ? ` (pending: ${checks.pending.join(', ')})` : '';
+  session.releaseClaim();
+  await session.publish({
+    headline: `Pull request #${pull.number}: ${reason}${pending}`,
+    next: /human/.test(reason)
+      ? `A person with write access approves ${pull.htmlUrl} or comments /ship-it on it; HydraFlow then merges once the checks are green.`
+      : 'HydraFlow checks again when CI finishes, a review is submitted or the branch moves.',
+  });
+  await session.unlock();
+  return { summary: `merge gate waits on #${pull.number}: ${reason}`, stage: session.currentStage };
+}
+
+async function fix(ctx: Ctx, pull: PullRequest, impl: ImplementRecord, reason: string): Promise<PhaseOutcome> {
+  const { session } = ctx;
+  const now = session.options.now().toISOString();
+  session.update((s) => ({
+    ...s,
+    implement: { ...impl, ...s.implement, mode: 'fix', fixAttempts: impl.fixAttempts + 1, at: now },
+  }));
+  const stage = await session.moveTo('ready', `merge gate: ${reason}; fix attempt ${impl.fixAttempts + 1}`);
+  if (stage !== 'ready') return humanMovedIt(ctx, stage);
+  await session.dispatch(ctx.next.workflow, ctx.next.ref, 'implement', ctx.actor);
+  await session.publish({
+    headline: `Pull request #${pull.number}: ${reason} → one fix attempt`,
+    next: 'The implement phase was dispatched to fix it; if it still fails after that, a human decides.',
+  });
+  return { summary: `merge gate: ${reason}; implement dispatched (fix)`, stage: 'ready' };
+}
+
+async function merge(
+  ctx: Ctx,
+  pull: PullRequest,
+  impl: ImplementRecord,
+  approvedBy: string | undefined,
+): Promise<PhaseOutcome> {
+  const { session, config } = ctx;
+  const review = session.state.review;
+  const rounds = review?.rounds.length ?? 0;
+  const score = review?.rounds[rounds - 1]?.score;
+  let sha: string;
+  try {
+    sha = await pullsOf(ctx).merge(pull.number, {
+      method: config.merge.method,
+      sha: pull.headSha,
+      title: `${pull.title} (#${pull.number})`,
+      // No closing keyword here: HydraFlow closes the issue itself, after labelling it, so a crash in between
+      // never leaves a closed issue without hydraflow-fixed.
+      message: [
+        `Issue #${ctx.issue.number}.`,
+        '',
+        `Reviewed by HydraFlow in ${rounds} round${rounds === 1 ? '' : 's'}${score !== undefined ? ` (score ${score}/10)` : ''}; ${approvedBy ? `approved by ${approvedBy}` : 'merged under merge.policy auto'}.`,
+      ].join('\n'),
+    });
+  } catch (error) {
+    const fresh = await pullsOf(ctx)
+      .getPull(pull.number)
+      .catch(() => undefined);
+    if (fresh?.merged) return finishMerged(ctx, fresh, impl, true);
+    const message = error instanceof Error ? error.message : String(error);
+    if (fresh && fresh.headSha !== pull.headSha) {
+      return wait(
+        ctx,
+        fresh,
+        `the head moved to ${fresh.headSha.slice(0, 7)} while merging; a new review round decides`,
+      );
+    }
+    return escalate(ctx, {
+      headline: `GitHub refused to merge pull request #${pull.number}; a human decides`,
+      reason: `merge refused: ${message}`.slice(0, 500),
+    });
+  }
+  return finishMerged(ctx, { ...pull, merged: true }, impl, true, sha);
+}
+
+/**
+ * The pull request is merged: record it, delete the branch, `hydraflow-fixed`, close the issue (GitHub may already
+ * have, from a closing keyword in the pull request), one final progress comment, unlock. Every step is idempotent;
+ * an issue already finished is left alone.
+ */
+async function finishMerged(
+  ctx: Ctx,
+  pull: PullRequest,
+  impl: ImplementRecord,
+  locked: boolean,
+  mergedSha?: string,
+): Promise<PhaseOutcome> {
+  const { session } = ctx;
+  const done = session.state.merge?.mergedSha !== undefined && session.currentStage === 'fixed';
+  if (done && ctx.issue.state === 'closed') {
+    return nothing(ctx, `pull request #${pull.number} is merged and issue #${ctx.issue.number} closed; nothing to do`);
+  }
+  if (!locked) {
+    // Finishing a merged pull request cannot conflict with anything: take over a hand-off if need be.
+    const lock = await session.acquire({ takeOver: true });
+    if (!lock.ok) return nothing(ctx, `skipped: ${lock.reason}`);
+  }
+  const sha = mergedSha ?? session.state.merge?.mergedSha;
+  const now = session.options.now().toISOString();
+  session.update((s) => ({
+    ...s,
+    merge: { ...s.merge, ...(sha && /^[0-9a-f]{40}$/.test(sha) ? { mergedSha: sha } : {}), at: now },
+    implement: s.implement ? { ...s.implement, headSha: pull.headSha } : s.implement,
+    lastError: undefined,
+  }));
+  if (pull.headRef === impl.branch) await pullsOf(ctx).deleteBranch(impl.branch);
+  const stage =
+    session.currentStage === 'fixed' ? 'fixed' : await session.moveTo('fixed', `pull request #${pull.number} merged`);
+  if (ctx.issue.state !== 'closed') await pullsOf(ctx).closeIssue(ctx.issue.number, 'completed');
+  const details = summary(ctx, pull, sha);
+  session.releaseClaim();
+  await session.publish({
+    headline: `Merged #${pull.number} → ${stage === 'fixed' ? 'fixed' : (stage ?? 'no stage')}`,
+    next: 'Nothing: the issue is closed as completed.',
+    details,
+  });
+  await session.unlock();
+  return { summary: `merged #${pull.number}${sha ? ` (${sha.slice(0, 7)})` : ''}; issue closed`, stage, details };
+}
+
+function summary(ctx: Ctx, pull: PullRequest, sha: string | undefined): string {
+  const { state } = ctx.session;
+  const totals = ledgerTotals(state.ledger);
+  const rounds = state.review?.pull === pull.number ? state.review.rounds : [];
+  const last = rounds[rounds.length - 1];
+  const approvedBy = state.merge?.approvedBy;
+  return [
+    `**Merged: [#${pull.number}](${pull.htmlUrl})**${sha ? ` as \`${sha.slice(0, 7)}\`` : ''}`,
+    '',
+    `- Review: ${rounds.length} round${rounds.length === 1 ? '' : 's'}${last ? `, last score ${last.score}/10` : ''}`,
+    `- Approved by: ${approvedBy ? `\`${approvedBy}\`` : 'HydraFlow’s review (merge.policy auto)'}`,
+    `- Implement runs: ${state.implement?.attempts ?? 0}${state.implement?.fixAttempts ? ` (${state.implement.fixAttempts} fix)` : ''}`,
+    `- Cost: $${totals.usd.toFixed(2)}${totals.unpriced ? ' (some calls at a fallback price)' : ''}, ${totals.tokens.toLocaleString('en-US')} tokens in ${totals.calls} model call${totals.calls === 1 ? '' : 's'}`,
+  ].join('\n');
+}
