@@ -47,7 +47,11 @@ export async function lifecycleWorld(
     workflowsDir: sample.workflowsDir,
     repoDir: sample.bareRepo,
     secrets: { ANTHROPIC_API_KEY: MODEL_API_KEY, HYDRAFLOW_STATE_KEY: TEST_STATE_KEY },
-    actionEnv: { HYDRAFLOW_BASE_URL: models.anthropicBaseUrl, GITHUB_SERVER_URL: `file://${join(dir, 'server')}`, ...env },
+    actionEnv: {
+      HYDRAFLOW_BASE_URL: models.anthropicBaseUrl,
+      GITHUB_SERVER_URL: `file://${join(dir, 'server')}`,
+      ...env,
+    },
   });
   return {
     gh,
