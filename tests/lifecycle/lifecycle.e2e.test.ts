@@ -30,7 +30,7 @@ function openIssue(w: LifecycleWorld, issue = AVERAGE_ISSUE) {
 }
 
 describe('a clear issue', () => {
-  it('is triaged, planned, implemented on a branch with passing tests, and gets a reviewed pull request', async () => {
+  it('becomes a merged pull request: triage, plan, implement (real code, real tests), review, human approval, merge, hydraflow-fixed', async () => {
     world = await lifecycleWorld(
       {
         triage: triageClear,
@@ -40,7 +40,7 @@ describe('a clear issue', () => {
         review: reviewClean,
       },
       {},
-      (await import('node:fs')).readFileSync('/tmp/wf.yml', 'utf8'),
+      undefined,
     );
     const issue = openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
@@ -55,6 +55,21 @@ describe('a clear issue', () => {
       cwd: world.sample.bareRepo,
     }).toString();
     expect(branchFile).toContain('export function average(numbers)');
+    // HydraFlow approved; by default a human decides: alice approves the pull request, and HydraFlow merges.
+    expect(world.gh.world.pulls.get(pull!.number)!.merged).toBe(false);
+    await world.asAlice('POST', `/repos/acme/widgets/pulls/${pull!.number}/reviews`, {
+      event: 'APPROVE',
+      body: 'Ship it.',
+    });
+    const after = await world.lc.runUntilQuiet();
+    const all = formatTimeline([...jobs, ...after], { steps: true });
+    expect(world.gh.world.pulls.get(pull!.number)!.merged, all).toBe(true);
+    const main = execFileSync('git', ['show', 'main:src/numbers.js'], { cwd: world.sample.bareRepo }).toString();
+    expect(main).toContain('export function average(numbers)');
+    expect(world.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-fixed']);
+    expect(world.gh.world.issues.get(issue.number)!.state).toBe('closed');
+    const branches = execFileSync('git', ['branch', '--list'], { cwd: world.sample.bareRepo }).toString();
+    expect(branches).not.toContain('hydraflow/issue-');
   }, 180_000);
 });
 
@@ -100,7 +115,7 @@ describe('the coding agent holds no secret and cannot publish one', () => {
         review: reviewClean,
       },
       { HYDRAFLOW_CANARY: CANARY },
-      (await import('node:fs')).readFileSync('/tmp/wf.yml', 'utf8'),
+      undefined,
     );
     openIssue(world, {
       title: AVERAGE_ISSUE.title,
@@ -135,7 +150,7 @@ describe('the coding agent holds no secret and cannot publish one', () => {
         ],
       },
       {},
-      (await import('node:fs')).readFileSync('/tmp/wf.yml', 'utf8'),
+      undefined,
     );
     openIssue(world);
     await world.lc.runUntilQuiet();

@@ -25,6 +25,8 @@ export interface LifecycleWorld {
   models: ModelServer;
   sample: SampleRepo;
   lc: Lifecycle;
+  /** Acts as the human maintainer alice (write permission) through the REST API, as GitHub would see her. */
+  asAlice(method: string, path: string, body?: unknown): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -39,7 +41,7 @@ export async function lifecycleWorld(
   mkdirSync(join(dir, 'server/acme'), { recursive: true });
   symlinkSync(sample.bareRepo, join(dir, 'server/acme/widgets.git'));
   const gh = await startGitHubEmulator({ owner: 'acme', repo: 'widgets', git: { bareRepo: sample.bareRepo } });
-  gh.addUser({ login: 'alice', permission: 'write' });
+  const alice = gh.addUser({ login: 'alice', permission: 'write' });
   const models = await startModelServer({ script });
   const lc = await createLifecycle({
     gh,
@@ -58,6 +60,19 @@ export async function lifecycleWorld(
     models,
     sample,
     lc,
+    async asAlice(method, path, body) {
+      const response = await fetch(`${gh.url}${path}`, {
+        method,
+        headers: {
+          authorization: `token ${alice.token}`,
+          'content-type': 'application/json',
+          accept: 'application/vnd.github+json',
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+      return response.status === 204 ? undefined : response.json();
+    },
     async close() {
       lc.close();
       await Promise.all([gh.close(), models.close()]);
