@@ -5,7 +5,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  agentStepInputs,
   checkActionRunScripts,
+  checkAgentIsolation,
   checkConcurrency,
   checkParses,
   checkPermissions,
@@ -13,6 +15,8 @@ import {
   checkTriggers,
   checkWorkflow,
   checkWorkflowRunScripts,
+  child,
+  expressionsOf,
   hydraflowStepInputs,
   parseActionText,
   parseWorkflowText,
@@ -33,15 +37,25 @@ on:
     types: [opened, labeled, unlabeled, closed]
   issue_comment:
     types: [created]
+  pull_request:
+    types: [synchronize]
+  pull_request_review:
+    types: [submitted]
+  workflow_run:
+    workflows: [CI]
+    types: [completed]
   workflow_dispatch:
     inputs:
       issue: { required: true, type: string }
       phase: { required: true, type: string }
       actor: { type: string }
 permissions:
-  contents: read
+  contents: write
   issues: write
+  pull-requests: write
   actions: write
+  checks: read
+  statuses: read
 concurrency:
   group: hydraflow-\${{ github.event.issue.number || inputs.issue }}
   cancel-in-progress: false
@@ -53,7 +67,18 @@ jobs:
         with:
           persist-credentials: false
       - uses: hydraflow/hydraflow@v1
+        id: hydraflow
         with:
+          github-token: \${{ secrets.GITHUB_TOKEN }}
+          anthropic-api-key: \${{ secrets.ANTHROPIC_API_KEY }}
+      - if: steps.hydraflow.outputs.agent == 'implement'
+        uses: hydraflow/hydraflow/actions/agent@v1
+        with:
+          anthropic-api-key: \${{ secrets.ANTHROPIC_API_KEY }}
+      - if: always() && steps.hydraflow.outputs.agent == 'implement'
+        uses: hydraflow/hydraflow@v1
+        with:
+          phase: publish
           github-token: \${{ secrets.GITHUB_TOKEN }}
 `;
 
@@ -69,19 +94,22 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     expect(parsed.template?.jobs.length).toBeGreaterThan(0);
   });
 
-  it('triggers on issues, issue_comment.created and workflow_dispatch(issue, phase, actor)', async () => {
+  it('triggers on issues, comments, pull-request pushes, reviews, CI runs and workflow_dispatch(issue, phase, actor)', async () => {
     const { template: t } = await parseWorkflowText(template);
     expect(checkTriggers(t)).toEqual([]);
     // Spelled out from the model too, so a failure reads without the checker.
     expect(t?.events.issues?.types).toEqual(expect.arrayContaining(['opened', 'labeled', 'unlabeled', 'closed']));
     expect(t?.events.issue_comment?.types).toEqual(['created']);
+    expect(t?.events.pull_request?.types).toEqual(['synchronize']);
+    expect(t?.events.pull_request_review?.types).toEqual(['submitted']);
+    expect(t?.events.workflow_run).toMatchObject({ types: ['completed'], workflows: ['CI'] });
     const inputs = t?.events.workflow_dispatch?.inputs ?? {};
     expect(inputs.issue).toMatchObject({ type: 'string', required: true });
     expect(inputs.phase).toMatchObject({ type: 'string', required: true });
     expect(inputs.actor).toMatchObject({ type: 'string' });
   });
 
-  it('grants exactly contents: read, issues: write, actions: write and no job widens them', async () => {
+  it('grants exactly the engineering track’s permissions and no job widens them', async () => {
     expect(checkPermissions((await parseWorkflowText(template)).root)).toEqual([]);
   });
 
@@ -105,6 +133,24 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     const withKeys = hydraflowStepInputs(root);
     expect(withKeys.length).toBeGreaterThan(0);
     expect(withKeys.filter((k) => !declared.includes(k))).toEqual([]);
+  });
+
+  it('the step that runs the agent gets no GitHub token and no state key; the publish step gets no model key', async () => {
+    const { root } = await parseWorkflowText(template);
+    expect(checkAgentIsolation(root)).toEqual([]);
+    const agentAction = parseActionText(readFileSync(join(ROOT, 'actions', 'agent', 'action.yml'), 'utf8'));
+    const declared = (agentAction.template?.inputs ?? []).map((i) => i.id);
+    expect(declared).not.toContain('github-token');
+    expect(agentStepInputs(root).sort()).toEqual(['anthropic-api-key', 'openai-api-key']);
+    expect(agentStepInputs(root).filter((k) => !declared.includes(k))).toEqual([]);
+  });
+
+  it('one concurrency group per issue: issue events, dispatches and HydraFlow’s pull request share it', async () => {
+    const { template: t } = await parseWorkflowText(template);
+    const group = expressionsOf(child(t?.concurrency, 'group')).join(' ');
+    expect(group).toContain('github.event.pull_request.head.ref');
+    expect(group).toContain('github.event.workflow_run.head_branch');
+    expect(group).toContain("format('hydraflow/issue-{0}', github.event.issue.number || inputs.issue)");
   });
 
   it('passes every check together', async () => {
@@ -149,7 +195,7 @@ describe('the checks catch bad workflows', () => {
 
   it('reports permissions: write-all', async () => {
     const bad = replace(
-      'permissions:\n  contents: read\n  issues: write\n  actions: write\n',
+      'permissions:\n  contents: write\n  issues: write\n  pull-requests: write\n  actions: write\n  checks: read\n  statuses: read\n',
       'permissions: write-all\n',
     );
     expect(checkPermissions((await parseWorkflowText(bad)).root)).toEqual([
@@ -161,20 +207,20 @@ describe('the checks catch bad workflows', () => {
     expect(checkPermissions((await parseWorkflowText(replace('permissions:', 'x-permissions:'))).root)).toContain(
       'no top-level permissions (the repository default may be write-all)',
     );
-    const bad = replace('contents: read', 'contents: write\n  pull-requests: write');
+    const bad = replace('checks: read', 'checks: write\n  packages: write');
     expect(checkPermissions((await parseWorkflowText(bad)).root)).toEqual([
-      'workflow: contents is write, expected read',
-      'workflow: unexpected permission pull-requests: write',
+      'workflow: checks is write, expected read',
+      'workflow: unexpected permission packages: write',
     ]);
   });
 
   it('reports a job that widens permissions', async () => {
     const bad = replace(
       'runs-on: ubuntu-latest',
-      'runs-on: ubuntu-latest\n    permissions:\n      contents: write\n      issues: read\n      packages: read',
+      'runs-on: ubuntu-latest\n    permissions:\n      statuses: write\n      issues: read\n      packages: read',
     );
     expect(checkPermissions((await parseWorkflowText(bad)).root)).toEqual([
-      'job hydraflow: widens contents to write (workflow grants read)',
+      'job hydraflow: widens statuses to write (workflow grants read)',
       'job hydraflow: widens packages to read (workflow grants none)',
     ]);
     const all = replace('runs-on: ubuntu-latest', 'runs-on: ubuntu-latest\n    permissions: write-all');
@@ -267,7 +313,10 @@ runs:
 
   it('reports secrets outside with:, a HydraFlow step without secrets, and persisted checkout credentials', async () => {
     const bad = replace('          persist-credentials: false\n', '          fetch-depth: 1\n')
-      .replace('github-token: ${{ secrets.GITHUB_TOKEN }}', 'config-path: .github/hydraflow.yml')
+      .replace(
+        'github-token: ${{ secrets.GITHUB_TOKEN }}\n          anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}',
+        'config-path: .github/hydraflow.yml',
+      )
       .replace(
         '    runs-on: ubuntu-latest',
         '    runs-on: ubuntu-latest\n    env:\n      KEY: ${{ secrets.ANTHROPIC_API_KEY }}',
@@ -285,16 +334,59 @@ runs:
     const noSteps = replace(
       '      - uses: actions/checkout@v5\n        with:\n          persist-credentials: false\n',
       '',
-    ).replace('hydraflow/hydraflow@v1', 'someone/else@v1');
+    ).replace(/hydraflow\/hydraflow@v1/g, 'someone/else@v1');
     expect(checkSecretsAndCheckout((await parseWorkflowText(noSteps)).root)).toEqual([
       'no HydraFlow step (uses: hydraflow/hydraflow@...)',
       'no actions/checkout step',
     ]);
   });
 
+  it('reports missing pull-request and CI triggers, and a workflow_run without workflows', async () => {
+    const bad = replace('  pull_request:\n    types: [synchronize]\n', '')
+      .replace('pull_request_review:\n    types: [submitted]', 'pull_request_review:\n    types: [dismissed]')
+      .replace('    workflows: [CI]\n', '');
+    expect(checkTriggers((await parseWorkflowText(bad)).template)).toEqual([
+      'missing trigger: pull_request',
+      'pull_request_review: types lack submitted',
+      'workflow_run: no workflows list (name the CI workflows HydraFlow waits for)',
+    ]);
+  });
+
+  it('reports an agent step holding a GitHub token or the state key, and a publish step holding a model key', async () => {
+    const bad = replace(
+      '        uses: hydraflow/hydraflow/actions/agent@v1\n        with:\n',
+      '        uses: hydraflow/hydraflow/actions/agent@v1\n        env:\n          T: \${{ github.token }}\n        with:\n          state-key: \${{ secrets.HYDRAFLOW_STATE_KEY }}\n',
+    ).replace(
+      '          phase: publish\n',
+      '          phase: publish\n          openai-api-key: \${{ secrets.OPENAI_API_KEY }}\n',
+    );
+    expect(checkAgentIsolation((await parseWorkflowText(bad)).root)).toEqual([
+      'jobs.hydraflow.steps[2]: the agent step gets state-key',
+      'jobs.hydraflow.steps[2]: the agent step gets a GitHub token or the state key (with.state-key: ${{ secrets.HYDRAFLOW_STATE_KEY }})',
+      'jobs.hydraflow.steps[2]: the agent step gets a GitHub token or the state key (env.T: ${{ github.token }})',
+      'jobs.hydraflow.steps[3]: the publish step gets openai-api-key',
+      'jobs.hydraflow.steps[3]: the publish step gets a model key (with.openai-api-key: ${{ secrets.OPENAI_API_KEY }})',
+    ]);
+    const unguarded = replace(
+      "      - if: steps.hydraflow.outputs.agent == 'implement'\n",
+      '      - name: agent\n',
+    ).replace(
+      "      - if: always() && steps.hydraflow.outputs.agent == 'implement'\n",
+      "      - if: steps.hydraflow.outputs.agent == 'implement'\n",
+    );
+    expect(checkAgentIsolation((await parseWorkflowText(unguarded)).root)).toEqual([
+      'jobs.hydraflow.steps[2]: the agent step runs unconditionally',
+      'jobs.hydraflow.steps[3]: the publish step must run always() (it reports an agent step that failed)',
+    ]);
+    const noPublish = replace('          phase: publish\n', '          phase: triage\n');
+    expect(checkAgentIsolation((await parseWorkflowText(noPublish)).root)).toEqual([
+      'jobs.hydraflow: no publish step after the agent step',
+    ]);
+  });
+
   it('checkWorkflow aggregates: write-all plus an injected title is caught', async () => {
     const bad = replace(
-      'permissions:\n  contents: read\n  issues: write\n  actions: write\n',
+      'permissions:\n  contents: write\n  issues: write\n  pull-requests: write\n  actions: write\n  checks: read\n  statuses: read\n',
       'permissions: write-all\n',
     ).replace(
       '      - uses: actions/checkout@v5',

@@ -64,7 +64,7 @@ function display(token: TemplateToken): string {
   return isLiteral(token) ? token.toDisplayString() : String(token);
 }
 
-function child(token: TemplateToken | undefined, key: string): TemplateToken | undefined {
+export function child(token: TemplateToken | undefined, key: string): TemplateToken | undefined {
   return token && isMapping(token) ? token.find(key) : undefined;
 }
 
@@ -134,15 +134,23 @@ export function checkParses(parsed: ParsedWorkflow | ParsedAction): string[] {
 export function checkTriggers(template: WorkflowTemplate | undefined): string[] {
   const problems: string[] = [];
   const events = template?.events ?? {};
-  const needTypes = (event: 'issues' | 'issue_comment', types: string[]) => {
-    const config = events[event];
+  const needTypes = (event: keyof typeof events & string, types: string[]) => {
+    const config = events[event] as { types?: string[] } | undefined;
     if (!config) return problems.push(`missing trigger: ${event}`);
     // No `types:` means every activity type (edited, deleted, ...): HydraFlow wants a known, narrow list.
     if (!config.types) return problems.push(`${event}: no types filter`);
     for (const t of types) if (!config.types.includes(t)) problems.push(`${event}: types lack ${t}`);
+    return undefined;
   };
   needTypes('issues', ['opened', 'labeled', 'unlabeled', 'closed']);
   needTypes('issue_comment', ['created']);
+  // The engineering track: a human's push to HydraFlow's branch, a human's approval, CI finishing.
+  needTypes('pull_request', ['synchronize']);
+  needTypes('pull_request_review', ['submitted']);
+  needTypes('workflow_run', ['completed']);
+  const run = events.workflow_run as { workflows?: string[] } | undefined;
+  if (run && !run.workflows?.length)
+    problems.push('workflow_run: no workflows list (name the CI workflows HydraFlow waits for)');
   const dispatch = events.workflow_dispatch;
   if (!dispatch) {
     problems.push('missing trigger: workflow_dispatch');
@@ -164,11 +172,18 @@ export function checkTriggers(template: WorkflowTemplate | undefined): string[] 
   return problems;
 }
 
-/** The exact least-privilege set HydraFlow needs (read code, write labels/comments, dispatch the next phase). */
+/**
+ * The exact least-privilege set of the engineering track: push HydraFlow's branch and merge (contents), labels and
+ * comments (issues), open/review pull requests (pull-requests), dispatch the next phase (actions), read CI results
+ * (checks, statuses).
+ */
 export const EXPECTED_PERMISSIONS: Readonly<Record<string, 'read' | 'write'>> = {
-  contents: 'read',
+  contents: 'write',
   issues: 'write',
+  'pull-requests': 'write',
   actions: 'write',
+  checks: 'read',
+  statuses: 'read',
 };
 
 const LEVEL = { none: 0, read: 1, write: 2 } as Record<string, number>;
@@ -308,6 +323,78 @@ export function checkSecretsAndCheckout(root: MappingToken | undefined): string[
   return problems;
 }
 
+const isAgentStep = (uses: string) => /^(hydraflow\/hydraflow\/actions\/agent@|\.\/actions\/agent\/?$)/i.test(uses);
+/** What a GitHub token or HydraFlow's state key looks like in an expression. */
+const GITHUB_CREDENTIAL =
+  /(?<![\w.])(secrets\.(github_token|hydraflow_state_key|hydraflow_push_token)|github\.token)(?![\w-])/;
+/** Any model key. */
+const MODEL_KEY = /(?<![\w.])secrets\.[\w-]*api_key(?![\w-])/;
+
+/**
+ * The "safe outputs" layout: the step that runs the coding agent gets no GitHub token and no state key (not as an
+ * input, not in env:), runs only when the routing step asked for it, and a publish step (HydraFlow with
+ * `phase: publish`) follows it, runs `always()`, and gets no model key.
+ */
+export function checkAgentIsolation(root: MappingToken | undefined): string[] {
+  const problems: string[] = [];
+  for (const [jobId, job] of entries(child(root, 'jobs'))) {
+    let agentAt = -1;
+    let publishAt = -1;
+    items(child(job, 'steps')).forEach((step, i) => {
+      const where = `jobs.${jobId}.steps[${i}]`;
+      const uses = child(step, 'uses');
+      const usesText = uses && isString(uses) ? uses.value : '';
+      const exprs = [...walkExpressions(child(step, 'with'), 'with'), ...walkExpressions(child(step, 'env'), 'env')];
+      if (isAgentStep(usesText)) {
+        agentAt = i;
+        for (const key of ['github-token', 'push-token', 'state-key'])
+          if (child(child(step, 'with'), key)) problems.push(`${where}: the agent step gets ${key}`);
+        for (const e of exprs)
+          if (GITHUB_CREDENTIAL.test(normalizeExpression(e.expr)))
+            problems.push(
+              `${where}: the agent step gets a GitHub token or the state key (${e.path}: \${{ ${e.expr} }})`,
+            );
+        if (!child(step, 'if')) problems.push(`${where}: the agent step runs unconditionally`);
+      }
+      const phase = child(child(step, 'with'), 'phase');
+      if (isHydraFlowStep(usesText) && phase && isLiteral(phase) && phase.toString() === 'publish') {
+        publishAt = i;
+        for (const key of ['anthropic-api-key', 'openai-api-key'])
+          if (child(child(step, 'with'), key)) problems.push(`${where}: the publish step gets ${key}`);
+        for (const e of exprs)
+          if (MODEL_KEY.test(normalizeExpression(e.expr)))
+            problems.push(`${where}: the publish step gets a model key (${e.path}: \${{ ${e.expr} }})`);
+        const cond = child(step, 'if');
+        const condText = cond ? (isLiteral(cond) ? cond.toString() : expressionsOf(cond).join(' ')) : '';
+        if (!/always\(\)/.test(condText))
+          problems.push(`${where}: the publish step must run always() (it reports an agent step that failed)`);
+      }
+    });
+    if (agentAt >= 0 && publishAt < agentAt) problems.push(`jobs.${jobId}: no publish step after the agent step`);
+  }
+  if (
+    !entries(child(root, 'jobs')).some(([, job]) =>
+      items(child(job, 'steps')).some((s) => {
+        const uses = child(s, 'uses');
+        return uses !== undefined && isString(uses) && isAgentStep(uses.value);
+      }),
+    )
+  )
+    problems.push('no agent step (uses: hydraflow/hydraflow/actions/agent@...)');
+  return problems;
+}
+
+/** The `with:` keys given to the agent steps (to compare with actions/agent/action.yml's inputs). */
+export function agentStepInputs(root: MappingToken | undefined): string[] {
+  const keys: string[] = [];
+  for (const [, job] of entries(child(root, 'jobs')))
+    for (const step of items(child(job, 'steps'))) {
+      const uses = child(step, 'uses');
+      if (uses && isString(uses) && isAgentStep(uses.value)) keys.push(...entries(child(step, 'with')).map(([k]) => k));
+    }
+  return keys;
+}
+
 /** The `with:` keys given to HydraFlow steps (to compare with the root action's declared inputs). */
 export function hydraflowStepInputs(root: MappingToken | undefined): string[] {
   const keys: string[] = [];
@@ -330,6 +417,7 @@ export async function checkWorkflow(content: string): Promise<string[]> {
     ...checkConcurrency(parsed.template),
     ...checkWorkflowRunScripts(parsed.template),
     ...checkSecretsAndCheckout(parsed.root),
+    ...checkAgentIsolation(parsed.root),
   ];
 }
 

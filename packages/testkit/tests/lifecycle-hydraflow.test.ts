@@ -49,7 +49,11 @@ describe('the sample repository under the simulator', () => {
   it('loads HydraFlow’s real template and the sample CI workflow', () => {
     expect(lc!.workflows.map((w) => [w.file, w.name, Object.keys(w.template.events).sort()])).toEqual([
       ['ci.yml', 'CI', ['pull_request', 'push']],
-      ['hydraflow.yml', 'HydraFlow', ['issue_comment', 'issues', 'workflow_dispatch']],
+      [
+        'hydraflow.yml',
+        'HydraFlow',
+        ['issue_comment', 'issues', 'pull_request', 'pull_request_review', 'workflow_dispatch', 'workflow_run'],
+      ],
     ]);
   });
 
@@ -91,7 +95,11 @@ describe('the sample repository under the simulator', () => {
     );
     gh.syncGit({ actor: 'dev', viaToken: 'user' });
     jobs = await sim.runUntilQuiet();
-    expect(jobs.map((j) => [j.workflow, j.action, j.status])).toEqual([['ci.yml', 'synchronize', 'failure']]);
+    // HydraFlow's template hears the push too, but its job if: skips a branch that is not hydraflow/issue-<n>
+    expect(jobs.map((j) => [j.workflow, j.action, j.status])).toEqual([
+      ['ci.yml', 'synchronize', 'failure'],
+      ['hydraflow.yml', 'synchronize', 'skipped'],
+    ]);
     expect([...gh.world.checkRuns.values()].find((c) => c.head_sha === bad)?.conclusion).toBe('failure');
 
     // merging moves main: a push to main runs CI again (the merge was made with the user's token)
@@ -132,7 +140,8 @@ describe('the sample repository under the simulator', () => {
       event: 'workflow_dispatch',
       actor: 'github-actions[bot]',
       viaToken: 'GITHUB_TOKEN',
-      group: `hydraflow-${issue.number}`,
+      // issue events and dispatches share the group of the issue's branch, as its pull request's events do
+      group: `hydraflow-hydraflow/issue-${issue.number}`,
     });
     expect(gh.events.find((e) => e.name === 'workflow_dispatch')?.inputs).toMatchObject({
       issue: String(issue.number),
