@@ -7,6 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { formatTimeline } from '@hydraflow/testkit';
 import {
   AVERAGE_GOOD,
+  implementAverageNaN,
+  refineAverage,
+  reviewCriticalNaN,
   AVERAGE_ISSUE,
   averagePlan,
   implementAverage,
@@ -71,6 +74,113 @@ describe('a clear issue', () => {
     const branches = execFileSync('git', ['branch', '--list'], { cwd: world.sample.bareRepo }).toString();
     expect(branches).not.toContain('hydraflow/issue-');
   }, 180_000);
+});
+
+describe('review and refine', () => {
+  it('the reviewer finds a critical defect, the refiner fixes it, the next round approves, and the PR merges', async () => {
+    world = await lifecycleWorld({
+      triage: triageClear,
+      plan: averagePlan,
+      plan_review: planAccepted,
+      implement: [...(implementAverageNaN() as unknown[]), ...(refineAverage as unknown[])] as never,
+      review: [reviewCriticalNaN, reviewClean],
+    });
+    const issue = openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    const pull = [...world.gh.world.pulls.values()][0]!;
+    const reviews = [...world.gh.world.reviews.values()].filter((r) => r.pull_number === pull.number);
+    expect(reviews, formatTimeline(jobs, { steps: true })).toHaveLength(2);
+    expect(reviews[0]!.state).toBe('CHANGES_REQUESTED');
+    const fixed = execFileSync('git', ['show', `${pull.head.ref}:src/numbers.js`], { cwd: world.sample.bareRepo });
+    expect(fixed.toString()).toContain('numbers.length === 0 ? 0');
+    await world.asAlice('POST', `/repos/acme/widgets/pulls/${pull.number}/reviews`, {
+      event: 'APPROVE',
+      body: 'Good.',
+    });
+    await world.lc.runUntilQuiet();
+    expect(world.gh.world.pulls.get(pull.number)!.merged).toBe(true);
+    expect(world.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-fixed']);
+    // the critical finding was raised once: the second round did not repeat it
+    const bodies = [...world.gh.world.reviewComments.values()].map((c) => c.body).join('\n');
+    expect(bodies.split('average([]) returns NaN').length - 1).toBeLessThanOrEqual(1);
+  }, 240_000);
+});
+
+describe('escalation and steering', () => {
+  it('tests that never pass go to a human with the reason; no pull request is opened', async () => {
+    const wrong = AVERAGE_GOOD.replace('sum(numbers) / numbers.length', 'sum(numbers) / (numbers.length + 1)');
+    world = await lifecycleWorld({
+      triage: triageClear,
+      plan: averagePlan,
+      plan_review: planAccepted,
+      implement: implementAverage(wrong),
+    });
+    const issue = openIssue(world);
+    await world.lc.runUntilQuiet();
+    expect(world.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-hitl']);
+    expect(world.gh.world.pulls.size).toBe(0);
+    const progress = [...world.gh.world.comments.values()].find((c) => c.body.includes('hydraflow:progress'))!.body;
+    expect(progress).toContain('The tests still fail');
+    expect(progress).toMatch(/exit code 1/);
+    // the work is kept on the branch for the human
+    expect(execFileSync('git', ['branch', '--list'], { cwd: world.sample.bareRepo }).toString()).toContain(
+      `hydraflow/issue-${issue.number}`,
+    );
+  }, 180_000);
+
+  it('a human who removes the label mid-run is honoured: the dispatched phase does nothing', async () => {
+    world = await lifecycleWorld({ triage: triageClear, plan: averagePlan, plan_review: planAccepted });
+    const w = world;
+    let done = false;
+    w.gh.onEvent((e) => {
+      if (done || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'implement') return;
+      done = true; // while plan's run is still finishing, alice takes the issue out of the pipeline
+      const labels = w.gh.world.issues.get(1)!.labels;
+      labels.splice(labels.indexOf('hydraflow-ready'), 1);
+      w.gh.emitEvent({
+        name: 'issues',
+        action: 'unlabeled',
+        issue: 1,
+        label: 'hydraflow-ready',
+        actor: 'alice',
+        viaToken: 'user',
+      });
+    });
+    openIssue(w);
+    const jobs = await w.lc.runUntilQuiet();
+    expect(done).toBe(true);
+    expect(w.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual([]);
+    expect(w.gh.world.pulls.size).toBe(0);
+    expect(execFileSync('git', ['branch', '--list'], { cwd: w.sample.bareRepo }).toString()).not.toContain(
+      'hydraflow/',
+    );
+    expect(w.models.calls.filter((c) => c.role === 'implement')).toHaveLength(0);
+  }, 180_000);
+
+  it('re-running every job of a finished lifecycle changes nothing: no duplicate comment, branch, PR or review', async () => {
+    world = await lifecycleWorld({
+      triage: triageClear,
+      plan: averagePlan,
+      plan_review: planAccepted,
+      implement: implementAverage(AVERAGE_GOOD),
+      review: reviewClean,
+    });
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    const snapshot = () => ({
+      comments: [...world!.gh.world.comments.values()].map((c) => `${c.user}:${c.id}`).sort(),
+      pulls: world!.gh.world.pulls.size,
+      reviews: world!.gh.world.reviews.size,
+      branches: execFileSync('git', ['for-each-ref', '--format=%(refname) %(objectname)'], {
+        cwd: world!.sample.bareRepo,
+      }).toString(),
+      labels: [...world!.gh.world.issues.get(1)!.labels],
+    });
+    const before = snapshot();
+    for (const job of jobs.filter((j) => j.status !== 'skipped' && j.status !== 'cancelled')) world.lc.rerun(job.runId);
+    const reruns = await world.lc.runUntilQuiet();
+    expect(snapshot(), formatTimeline(reruns, { steps: true })).toEqual(before);
+  }, 240_000);
 });
 
 const CANARY = 'hf-canary-7f3a9c2e51d84b06';

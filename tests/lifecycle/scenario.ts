@@ -170,3 +170,75 @@ export function average(numbers) {
 `;
 
 export const reviewClean = { json: { summary: 'Small, tested, matches the plan.', findings: [] } };
+
+/** A first version that forgets the empty list (NaN), with a test that does not notice. */
+export const AVERAGE_NAN = `/** The arithmetic mean of a list of numbers. */
+export function average(numbers) {
+  return sum(numbers) / numbers.length;
+}
+`;
+
+/** The refiner's recorded session: fix the empty case the reviewer flagged and test it. */
+export const refineAverage: Script[string] = [
+  {
+    toolCalls: [
+      {
+        name: 'edit_file',
+        input: {
+          path: 'src/numbers.js',
+          old_string: '  return sum(numbers) / numbers.length;',
+          new_string: '  return numbers.length === 0 ? 0 : sum(numbers) / numbers.length;',
+        },
+      },
+      {
+        name: 'edit_file',
+        input: {
+          path: 'test/average.test.js',
+          old_string: '  assert.equal(average([1, 2, 3]), 2);',
+          new_string: '  assert.equal(average([1, 2, 3]), 2);\n  assert.equal(average([]), 0);',
+        },
+      },
+    ],
+  },
+  { toolCalls: [{ name: 'run_command', input: { name: 'test' } }] },
+  { text: 'average([]) now returns 0, with a test.' },
+];
+
+/** The implement session for AVERAGE_NAN: its test checks only the non-empty case. */
+export function implementAverageNaN(): Script[string] {
+  const session = implementAverage(AVERAGE_NAN) as { toolCalls?: { name: string; input: Record<string, unknown> }[] }[];
+  return session.map((turn) => ({
+    ...turn,
+    ...(turn.toolCalls
+      ? {
+          toolCalls: turn.toolCalls.map((call) =>
+            call.name === 'write_file'
+              ? {
+                  ...call,
+                  input: {
+                    ...call.input,
+                    content: String(call.input.content).replace('  assert.equal(average([]), 0);\n', ''),
+                  },
+                }
+              : call,
+          ),
+        }
+      : {}),
+  })) as Script[string];
+}
+
+export const reviewCriticalNaN = {
+  json: {
+    summary: 'average() divides by zero on an empty list.',
+    findings: [
+      {
+        severity: 'critical',
+        path: 'src/numbers.js',
+        line: 14,
+        title: 'average([]) returns NaN',
+        recommendation: 'Return 0 for an empty list, as the issue requires, and test it.',
+        needs_human_decision: false,
+      },
+    ],
+  },
+};

@@ -98,6 +98,8 @@ export interface Lifecycle {
   dispatch(eventName: string, action?: string, overrides?: EventOverrides & { viaToken?: TokenKind }): EmulatedEvent;
   /** Route events and run jobs until nothing is left; returns the jobs this call ran. */
   runUntilQuiet(): Promise<JobRecord[]>;
+  /** "Re-run jobs" on a finished run: the same event payload and run id, the next attempt (run it with runUntilQuiet). */
+  rerun(runId: number): void;
   close(): void;
 }
 
@@ -122,6 +124,8 @@ interface Run {
   group?: string;
   cancelInProgress: boolean;
   state: 'queued' | 'running' | 'done' | 'cancelled';
+  /** GITHUB_RUN_ATTEMPT: 1, then one more per re-run. */
+  attempt: number;
 }
 
 const DISPATCH_EVENTS = new Set(['workflow_dispatch', 'repository_dispatch']);
@@ -406,7 +410,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       base_ref: info.baseRef ?? '',
       run_id: String(run.id),
       run_number: String(run.number),
-      run_attempt: '1',
+      run_attempt: String(run.attempt),
       workflow: wf.name,
       workflow_ref: `${w.owner}/${w.repo}/${wf.path}@refs/heads/${w.defaultBranch}`,
       job: job?.id ?? '',
@@ -544,6 +548,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           info,
           cancelInProgress: false,
           state: 'queued',
+          attempt: 1,
         };
         const contexts: Contexts = { github: githubContext(run), inputs: inputsContext(run), vars };
         const c = concurrencyOf(wf.concurrency, contexts);
@@ -634,6 +639,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       event: run.event.name,
       payload: run.info.payload,
       runId: String(run.id),
+      runAttempt: run.attempt,
       workflowFile: run.workflow.path,
       workspace,
       timeoutMs,
@@ -902,6 +908,15 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         actor,
         viaToken: viaToken ?? (w.appLogins.has(actor) ? 'app' : actor === BOT_LOGIN ? 'GITHUB_TOKEN' : 'user'),
       });
+    },
+    rerun(runId) {
+      const original = [...runs].reverse().find((r) => r.id === runId);
+      if (!original || (original.state !== 'done' && original.state !== 'cancelled')) {
+        throw new Error(`run ${runId} has not finished: only a finished run can be re-run`);
+      }
+      const again: Run = { ...original, attempt: original.attempt + 1, state: 'queued' };
+      log.push(`queued: re-run of run ${runId} (attempt ${again.attempt})`);
+      enqueue(again);
     },
     async runUntilQuiet() {
       const from = jobs.length;
