@@ -11,14 +11,22 @@ export async function handleClose(app: App, request: { issue: number }): Promise
   const actor = String(app.runner.payload.sender?.login ?? 'someone');
   const issue = await loadIssue(app, request.issue);
   const stale = pipelineLabelsOf(issue.labels).filter((l) => l !== 'hydraflow-fixed');
-  if (stale.length === 0) return { summary: 'no pipeline label to strip', stage: null };
   const ctx = await openPhase(app, { issue, phase: 'close', actor, dispatched: false, forced: true });
   const { session } = ctx;
+  // Labels gone is not enough: a run that died after stripping them left the state (and the 👀) behind, and its re-run
+  // must still finish the job (property test tests/property/pipeline-histories).
+  if (stale.length === 0 && (session.currentStage === null || session.currentStage === 'fixed')) {
+    await session.dropLock();
+    return { summary: 'no pipeline label to strip', stage: null };
+  }
   session.update((s) => ({ ...s, claim: undefined }));
   const stage = await session.moveToByHuman(null, actor);
   await session.publish({
     headline: `Issue closed by ${actor}; HydraFlow stopped`,
     next: 'Nothing: HydraFlow acts on open issues only. Reopen and set hydraflow-find to start again.',
   });
-  return { summary: `closed: stripped ${stale.join(', ')}`, stage };
+  // A hand-off to the next phase kept the 👀 lock; that phase will find the issue closed and never release it
+  // (property test tests/property/pipeline-histories found the lock left on closed issues).
+  await session.dropLock();
+  return { summary: `closed: stripped ${stale.join(', ') || 'nothing (labels were already gone)'}`, stage };
 }

@@ -1,7 +1,7 @@
 import { labelFor, pipelineLabelsOf, type PipelineStage } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
-import { openPhase } from './open-session';
+import { freeLockOfDeadAttempt, openPhase } from './open-session';
 import { handlePhase } from './phase';
 
 /**
@@ -14,13 +14,18 @@ export async function handleOverride(
   request: { issue: number; stage: PipelineStage | null; actor: string },
 ): Promise<PhaseOutcome> {
   const issue = await app.issues.getIssue(request.issue);
-  if (issue.state === 'closed') return { summary: `issue #${issue.number} is closed`, stage: null };
   const wanted = request.stage;
-  if (wanted !== null && !issue.labels.includes(labelFor(wanted))) {
-    return { summary: `the label ${labelFor(wanted)} was removed again; nothing to do`, stage: null };
-  }
-  if (wanted === null && pipelineLabelsOf(issue.labels).length > 0) {
-    return { summary: 'another pipeline label is still set; nothing to do', stage: null };
+  const nothing =
+    issue.state === 'closed'
+      ? `issue #${issue.number} is closed`
+      : wanted !== null && !issue.labels.includes(labelFor(wanted))
+        ? `the label ${labelFor(wanted)} was removed again; nothing to do`
+        : wanted === null && pipelineLabelsOf(issue.labels).length > 0
+          ? 'another pipeline label is still set; nothing to do'
+          : undefined;
+  if (nothing !== undefined) {
+    await freeLockOfDeadAttempt(app, issue.number);
+    return { summary: nothing, stage: null };
   }
   if (wanted === 'find') {
     return handlePhase(app, {
@@ -35,7 +40,16 @@ export async function handleOverride(
   const { session } = ctx;
   const lock = await session.acquire({ takeOver: true, waitMs: 120_000 });
   if (!lock.ok) return { summary: `override not applied: ${lock.reason}`, stage: session.currentStage };
-  const stage = await session.moveToByHuman(wanted, request.actor);
+  // The labels read before waiting for the lock are stale: the run that held it may have moved the issue. Act on
+  // fresh ones (property test tests/property/pipeline-histories: an override stripped the label a triage had just
+  // set while its own label was already gone, leaving no pipeline label at all).
+  const fresh = await app.issues.getIssue(request.issue);
+  if (wanted !== null && !fresh.labels.includes(labelFor(wanted))) {
+    session.releaseClaim();
+    await session.unlock();
+    return { summary: `the label ${labelFor(wanted)} was removed meanwhile; nothing to do`, stage: null };
+  }
+  const stage = await session.moveToByHuman(wanted, request.actor, fresh.labels);
   session.releaseClaim();
   await session.publish({
     headline:

@@ -105,7 +105,9 @@ export class IssueSession {
    * Takes the per-issue lock. `takeOver` (a human's override) may take a lock that was only handed to a phase not yet
    * started. `waitMs` waits, re-reading the state, for another run to finish.
    */
-  async acquire(opts: { takeOver?: boolean; waitMs?: number; sleep?: (ms: number) => Promise<void> } = {}): Promise<AcquireResult> {
+  async acquire(
+    opts: { takeOver?: boolean; waitMs?: number; sleep?: (ms: number) => Promise<void> } = {},
+  ): Promise<AcquireResult> {
     const deadline = this.options.now().getTime() + (opts.waitMs ?? 0);
     for (let delay = 500; ; delay = Math.min(delay * 2, 8_000)) {
       const result = await this.tryAcquire(opts.takeOver ?? false);
@@ -185,9 +187,13 @@ export class IssueSession {
   }
 
   /** A human's label choice: keep theirs, remove every other pipeline label, and record who moved the issue. */
-  async moveToByHuman(target: PipelineStage | null, actor: string): Promise<PipelineStage | null> {
+  async moveToByHuman(
+    target: PipelineStage | null,
+    actor: string,
+    labels: readonly string[] = this.options.labelsAtStart,
+  ): Promise<PipelineStage | null> {
     this.state = { ...this.state, stage: this.stage };
-    for (const label of labelsToRemoveAfterAdd(this.options.labelsAtStart, target)) {
+    for (const label of labelsToRemoveAfterAdd(labels, target)) {
       await this.port.removeLabel(this.options.issue, label);
     }
     this.stage = target;
@@ -247,7 +253,10 @@ export class IssueSession {
     );
     // Keep what an earlier phase said (e.g. the triage verdict) unless this one has its own details.
     const carried = previousDetails(this.comment?.body)?.replace(/(^|\n\n)\*\*Untrusted state ignored\*\*[\s\S]*$/, '');
-    const details = [progress.details ?? carried, ignored.length ? `**Untrusted state ignored**\n\n${ignored.join('\n')}` : undefined]
+    const details = [
+      progress.details ?? carried,
+      ignored.length ? `**Untrusted state ignored**\n\n${ignored.join('\n')}` : undefined,
+    ]
       .filter((d): d is string => d !== undefined && d !== '')
       .join('\n\n');
     const body = renderProgressComment(
@@ -278,6 +287,16 @@ export class IssueSession {
   async unlock(): Promise<void> {
     if (this.lockReaction === undefined) return;
     await this.port.removeIssueReaction(this.options.issue, this.lockReaction);
+    this.lockReaction = undefined;
+  }
+
+  /**
+   * Removes the bot's 👀 lock whoever holds it, including a lock handed to a phase not started yet: for an issue that
+   * left the pipeline (closed), where nothing may wait on it any more.
+   */
+  async dropLock(): Promise<void> {
+    const reaction = await this.port.reactToIssue(this.options.issue, 'eyes');
+    await this.port.removeIssueReaction(this.options.issue, reaction.id);
     this.lockReaction = undefined;
   }
 
