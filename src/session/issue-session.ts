@@ -120,22 +120,34 @@ export class IssueSession {
   private async tryAcquire(takeOver: boolean): Promise<AcquireResult> {
     const { issue, phase, runId, runAttempt } = this.options;
     const now = this.options.now();
-    const reaction = await this.port.reactToIssue(issue, 'eyes');
+    let reaction = await this.port.reactToIssue(issue, 'eyes');
     const claim = this.state.claim;
     const ttl = this.options.claimTtlMs ?? DEFAULT_TTL_MS;
     const handoff = claim?.runId.startsWith(HANDOFF) === true;
-    const ours =
-      reaction.created ||
-      claim?.runId === runId ||
+    const mayTakeOver =
       (handoff && (takeOver || (this.options.dispatched === true && claim!.phase === phase))) ||
       (claim !== undefined && Date.parse(claim.expiresAt) <= now.getTime()) ||
       (claim === undefined && (runAttempt > 1 || now.getTime() - Date.parse(reaction.createdAt) > ttl));
-    if (!ours) {
-      const holder = claim ? `${claim.phase} (run ${claim.runId.replace(HANDOFF, 'handed off by ')})` : 'another run';
-      return { ok: false, reason: `issue #${issue} is being worked on by ${holder}` };
+    if (!reaction.created && claim?.runId !== runId) {
+      if (!mayTakeOver) {
+        const holder = claim ? `${claim.phase} (run ${claim.runId.replace(HANDOFF, 'handed off by ')})` : 'another run';
+        return { ok: false, reason: `issue #${issue} is being worked on by ${holder}` };
+      }
+      // Taking a lock over is a compare-and-swap on the reaction's id: of two runs that both read this claim, only the
+      // one whose delete finds the reaction gets to react again (and must get a fresh 201).
+      let replaced = await this.port.removeIssueReaction(issue, claim?.reaction ?? reaction.id);
+      // A re-run finds the 👀 its own crashed attempt took after deleting the claimed one: that one is ours to replace.
+      if (!replaced && runAttempt > 1 && claim?.reaction !== undefined && claim.reaction !== reaction.id) {
+        replaced = await this.port.removeIssueReaction(issue, reaction.id);
+      }
+      reaction = replaced ? await this.port.reactToIssue(issue, 'eyes') : reaction;
+      if (!replaced || !reaction.created) {
+        return { ok: false, reason: `issue #${issue} was taken over by another run at the same moment` };
+      }
     }
     this.lockReaction = reaction.id;
-    this.state = claimIssue({ ...this.state, claim: undefined }, { runId, phase, now, ttlMs: ttl })!;
+    const claimed = claimIssue({ ...this.state, claim: undefined }, { runId, phase, now, ttlMs: ttl })!;
+    this.state = { ...claimed, claim: { ...claimed.claim!, reaction: reaction.id } };
     return { ok: true };
   }
 
@@ -239,6 +251,7 @@ export class IssueSession {
         phase,
         at: now.toISOString(),
         expiresAt: new Date(now.getTime() + (this.options.claimTtlMs ?? DEFAULT_TTL_MS)).toISOString(),
+        ...(this.lockReaction !== undefined ? { reaction: this.lockReaction } : {}),
       },
     };
     this.lockReaction = undefined; // handed over, not released

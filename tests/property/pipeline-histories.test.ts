@@ -188,11 +188,10 @@ interface IssueModel {
    */
   refusedByLock: boolean;
   /**
-   * KNOWN RESIDUAL (reported, not fixed): in a `concurrent` step two runs both worked on the issue, or a human changed
-   * a pipeline label while a run was working on it. Labels have no compare-and-swap and a lock TAKE-OVER is decided on
-   * state both racers read alike (a forced /triage and a hydraflow-find triage both take a hand-off lock; the second
-   * even deletes the first one's fresh 👀), so the runs can undo each other or the human: 0 or 2 labels. Reachable with
-   * the template only between comment-triggered runs (their own concurrency group) and issue events.
+   * KNOWN RESIDUAL (reported, not fixed): in a `concurrent` step a human changed a pipeline label while a run was
+   * working on the issue. Labels have no compare-and-swap on GitHub, so the run and the human can undo each other:
+   * 0 or 2 labels. (Two HydraFlow runs at once are NOT relaxed: the 👀 lock's take-over is a compare-and-swap on the
+   * reaction's id, so they serialise.)
    */
   raced: boolean;
   /** Events recorded before the human's last 'out' (for staleAfterOut). */
@@ -514,18 +513,15 @@ async function play(ctx: Ctx, op: Op): Promise<void> {
     bMayStart.then(() => perform(ctx, concurrently(op.b))),
   ]);
   for (const a of [op.a, op.b]) if (a.kind === 'close' && ctx.issues[a.issue]) ctx.issues[a.issue]!.closeRaced = true;
-  // Two runs that did work on one issue in this step, or a human label change beside a run: see IssueModel.raced.
-  const worked = ctx.log
-    .slice(logStart)
-    .filter((r) => r.result && r.result.decision !== 'skip' && !/^skipped|nothing to do/.test(r.result.message));
+  // A human label change beside a run: see IssueModel.raced.
   for (const model of ctx.issues) {
     if (!model) continue;
-    const onIssue = worked.filter((r) => r.issue === model.number).length;
     const humanLabel = [op.a, op.b].some(
       (a) => a.kind === 'label' && ctx.issues[a.issue] === model && isPipeline(a.label),
     );
-    if (onIssue >= 2 || (humanLabel && ctx.log.slice(logStart).some((r) => r.issue === model.number)))
-      model.raced = true;
+    // Two HydraFlow runs at once are serialised by the 👀 lock (take-overs are a compare-and-swap on its id); only a
+    // human's label edit beside a run has no compare-and-swap on GitHub.
+    if (humanLabel && ctx.log.slice(logStart).some((r) => r.issue === model.number)) model.raced = true;
   }
 }
 

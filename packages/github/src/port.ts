@@ -65,6 +65,7 @@ export interface IssuesPort {
    * answers 200 instead of 201, which makes this a test-and-set (the per-issue lock).
    */
   reactToIssue(issue: number, reaction: Reaction): Promise<{ id: number; created: boolean; createdAt: string }>;
-  removeIssueReaction(issue: number, reactionId: number): Promise<void>;
+  /** Removes one reaction by id; false when it was already gone (so a take-over of a lock is a compare-and-swap). */
+  removeIssueReaction(issue: number, reactionId: number): Promise<boolean>;
   dispatchWorkflow(workflow: string, ref: string, inputs: Record<string, string>): Promise<void>;
 }

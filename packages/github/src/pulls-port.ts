@@ -71,7 +71,10 @@ export interface PullsPort {
   listFiles(pull: number): Promise<PullFile[]>;
   listReviews(pull: number): Promise<Review[]>;
   /** One review with all its inline comments: one notification, not one per finding. */
-  createReview(pull: number, args: { commitId: string; event: ReviewEvent; body: string; comments: InlineComment[] }): Promise<Review>;
+  createReview(
+    pull: number,
+    args: { commitId: string; event: ReviewEvent; body: string; comments: InlineComment[] },
+  ): Promise<Review>;
   checks(ref: string): Promise<ChecksSummary>;
   /** Merges if the head is still `sha` (GitHub refuses otherwise); returns the merge commit sha. */
   merge(pull: number, args: { method: MergeMethod; sha: string; title: string; message: string }): Promise<string>;

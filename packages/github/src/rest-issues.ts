@@ -153,11 +153,13 @@ export class RestIssues implements IssuesPort {
     return { id: response.data.id, created: response.status === 201, createdAt: response.data.created_at };
   }
 
-  async removeIssueReaction(issue: number, reactionId: number): Promise<void> {
+  async removeIssueReaction(issue: number, reactionId: number): Promise<boolean> {
     try {
       await this.octokit.rest.reactions.deleteForIssue({ ...this.repo, issue_number: issue, reaction_id: reactionId });
+      return true;
     } catch (error) {
       if (!isStatus(error, 404)) throw error;
+      return false;
     }
   }
 

@@ -53,6 +53,8 @@ export const claimSchema = z.object({
   phase: phaseSchema,
   at: isoTime,
   expiresAt: isoTime,
+  /** Id of the 👀 reaction that is the lock: a run taking the lock over deletes exactly this one (compare-and-swap). */
+  reaction: z.number().int().positive().optional(),
 });
 
 export const triageRecordSchema = z.object({
@@ -121,9 +123,16 @@ export const handledIdSchema = z
 
 /** The implement phase's record: the branch, the pull request it opened, how many attempts and why the last ended. */
 export const implementRecordSchema = z.object({
-  branch: z.string().min(1).max(100).regex(/^[A-Za-z0-9._/-]+$/),
+  branch: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9._/-]+$/),
   pull: z.number().int().positive().optional(),
-  headSha: z.string().regex(/^[0-9a-f]{40}$/).optional(),
+  headSha: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/)
+    .optional(),
   /** Implement runs so far (first build, refines, fixes). */
   attempts: z.number().int().nonnegative(),
   /** Why the next implement run happens: build, refine (review findings) or fix (red checks / conflict). */
@@ -137,7 +146,10 @@ export const implementRecordSchema = z.object({
 export const mergeRecordSchema = z.object({
   /** A human approved the pull request or said /ship-it (login). */
   approvedBy: loginSchema.optional(),
-  mergedSha: z.string().regex(/^[0-9a-f]{40}$/).optional(),
+  mergedSha: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/)
+    .optional(),
   at: isoTime,
 });
 
