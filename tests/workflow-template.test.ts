@@ -355,10 +355,10 @@ runs:
   it('reports an agent step holding a GitHub token or the state key, and a publish step holding a model key', async () => {
     const bad = replace(
       '        uses: hydraflow/hydraflow/actions/agent@v1\n        with:\n',
-      '        uses: hydraflow/hydraflow/actions/agent@v1\n        env:\n          T: \${{ github.token }}\n        with:\n          state-key: \${{ secrets.HYDRAFLOW_STATE_KEY }}\n',
+      '        uses: hydraflow/hydraflow/actions/agent@v1\n        env:\n          T: ${{ github.token }}\n        with:\n          state-key: ${{ secrets.HYDRAFLOW_STATE_KEY }}\n',
     ).replace(
       '          phase: publish\n',
-      '          phase: publish\n          openai-api-key: \${{ secrets.OPENAI_API_KEY }}\n',
+      '          phase: publish\n          openai-api-key: ${{ secrets.OPENAI_API_KEY }}\n',
     );
     expect(checkAgentIsolation((await parseWorkflowText(bad)).root)).toEqual([
       'jobs.hydraflow.steps[2]: the agent step gets state-key',
