@@ -6,10 +6,10 @@ import type { HydraflowConfig } from '@hydraflow/core';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dispatchedApp } from './support/in-process';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   decodeStateBlock,
-  loadConfig,
   PLAN_MARKER,
   planHash,
   readPlanComment,
@@ -18,28 +18,14 @@ import {
   type PlanReview,
 } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, MODEL_API_KEY, type Script, type World } from '@hydraflow/testkit';
-import { createApp } from '../src/app';
 import { openPhase } from '../src/handlers/open-session';
-import { parseInputs } from '../src/inputs';
 import { runPlan } from '../src/phases/plan';
-import { readRunnerContext } from '../src/runner/context';
-import type { RunnerIO } from '../src/runner/io';
 
 let world: World | undefined;
 afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-const quietIO: RunnerIO = {
-  setOutput() {},
-  appendSummary() {},
-  mask() {},
-  info() {},
-  notice() {},
-  warning() {},
-  error() {},
-};
 
 const plan: Plan = {
   summary: 'Add cursor pagination to GET /users.',
@@ -94,22 +80,7 @@ async function setup(script: Script, planConfig?: Partial<HydraflowConfig['plan'
     author: 'lee',
     labels: ['hydraflow-plan'],
   });
-  const dir = mkdtempSync(join(tmpdir(), 'hydraflow-event-'));
-  writeFileSync(join(dir, 'event.json'), JSON.stringify({ inputs: { issue: String(issue.number), phase: 'plan' } }));
-  const env = {
-    GITHUB_EVENT_NAME: 'workflow_dispatch',
-    GITHUB_EVENT_PATH: join(dir, 'event.json'),
-    GITHUB_REPOSITORY: 'acme/widgets',
-    GITHUB_API_URL: w.gh.url,
-    GITHUB_RUN_ID: '7001',
-    GITHUB_WORKFLOW_REF: 'acme/widgets/.github/workflows/hydraflow.yml@refs/heads/main',
-    INPUT_PHASE: 'plan',
-    INPUT_ISSUE: String(issue.number),
-    ...Object.fromEntries(Object.entries(w.inputs()).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
-  };
-  const inputs = parseInputs(env, quietIO);
-  const config = loadConfig({ env: {}, inputs: inputs.configOverrides });
-  const app = createApp(readRunnerContext(env), inputs, config, { workflowFromConfig: false, io: quietIO });
+  const app = dispatchedApp(w, { issue: issue.number, phase: 'plan', runId: '7001' });
   const root = workspace();
   const open = async (forced = false) => {
     const fresh = await app.issues.getIssue(issue.number);

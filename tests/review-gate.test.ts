@@ -17,23 +17,13 @@ import {
 } from '@hydraflow/core';
 import { BOT_LOGIN, buildEvent, createWorld, fakeSha, runnerEnv, type Script, type World } from '@hydraflow/testkit';
 import { run } from '../src/run';
-import type { RunnerIO } from '../src/runner/io';
+import { quietIO } from './support/in-process';
 
 let world: World | undefined;
 afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-const quietIO: RunnerIO = {
-  setOutput() {},
-  appendSummary() {},
-  mask() {},
-  info() {},
-  notice() {},
-  warning() {},
-  error() {},
-};
 
 const PATCH = '@@ -1,4 +1,5 @@\n import x\n-const a = 1;\n+const a = input;\n+use(a.value);\n export {}\n more';
 const approve = { json: { summary: 'Looks right.', findings: [] } };

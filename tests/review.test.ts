@@ -2,43 +2,20 @@
  * The review phase in-process, through the real session, RestIssues/RestPulls and the model gateway, against the
  * GitHub emulator and the scripted model server (the router wiring comes later; this calls runReview directly).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dispatchedApp } from './support/in-process';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  decodeStateBlock,
-  findingKey,
-  loadConfig,
-  readReviewFindings,
-  type Finding,
-  type IssueState,
-} from '@hydraflow/core';
+import { decodeStateBlock, findingKey, readReviewFindings, type Finding, type IssueState } from '@hydraflow/core';
 import { createRestClient } from '@hydraflow/github';
 import { BOT_LOGIN, createWorld, fakeSha, type Script, type World } from '@hydraflow/testkit';
 import { RestPulls } from '../packages/github/src/rest-pulls';
-import { createApp } from '../src/app';
 import { openPhase } from '../src/handlers/open-session';
-import { parseInputs } from '../src/inputs';
 import { runReview } from '../src/phases/review';
-import { readRunnerContext } from '../src/runner/context';
-import type { RunnerIO } from '../src/runner/io';
 
 let world: World | undefined;
 afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-const quietIO: RunnerIO = {
-  setOutput() {},
-  appendSummary() {},
-  mask() {},
-  info() {},
-  notice() {},
-  warning() {},
-  error() {},
-};
 
 /** Lines 1-5 of the new file are in the diff (2 and 3 added); line 40 is not. */
 const PATCH_V1 = '@@ -1,4 +1,5 @@\n import x\n-const a = 1;\n+const a = input;\n+use(a.value);\n export {}\n more';
@@ -75,23 +52,8 @@ async function setup(script: Script, reviewConfig: Record<string, number> = {}) 
     headSha: fakeSha('v1'),
     files: [{ filename: 'src/a.ts', status: 'modified', additions: 2, deletions: 1, patch: PATCH_V1 }],
   });
-  const dir = mkdtempSync(join(tmpdir(), 'hydraflow-event-'));
-  writeFileSync(join(dir, 'event.json'), JSON.stringify({ inputs: { issue: String(issue.number), phase: 'review' } }));
-  const baseEnv = {
-    GITHUB_EVENT_NAME: 'workflow_dispatch',
-    GITHUB_EVENT_PATH: join(dir, 'event.json'),
-    GITHUB_REPOSITORY: 'acme/widgets',
-    GITHUB_API_URL: w.gh.url,
-    GITHUB_RUN_ID: '8001',
-    GITHUB_WORKFLOW_REF: 'acme/widgets/.github/workflows/hydraflow.yml@refs/heads/main',
-    ...Object.fromEntries(Object.entries(w.inputs()).map(([k, v]) => [`INPUT_${k.toUpperCase()}`, v])),
-  };
-  const appFor = (attempt: number) => {
-    const env = { ...baseEnv, GITHUB_RUN_ATTEMPT: String(attempt) };
-    const inputs = parseInputs(env, quietIO);
-    const config = loadConfig({ env: {}, inputs: inputs.configOverrides });
-    return createApp(readRunnerContext(env), inputs, config, { workflowFromConfig: false, io: quietIO });
-  };
+  const appFor = (attempt: number) =>
+    dispatchedApp(w, { issue: issue.number, phase: 'review', runId: '8001', attempt });
   const pulls = new RestPulls(
     createRestClient({ token: w.gh.botToken, baseUrl: w.gh.url }),
     { owner: 'acme', repo: 'widgets' },
