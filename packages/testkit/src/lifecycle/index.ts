@@ -64,6 +64,9 @@ export interface StepRecord {
   outputs: Record<string, string>;
   stdout: string;
   stderr?: string;
+  /** Wall-clock span of the step (epoch ms), to attribute GitHub requests and time to it. */
+  startedAt?: number;
+  endedAt?: number;
 }
 
 export interface JobRecord {
@@ -801,8 +804,9 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           continue;
         }
         if (step.uses && /^actions\/checkout@/i.test(step.uses)) rmSync(workspace, { recursive: true, force: true });
+        const startedAt = Date.now();
         const r = await runStep(run, job, step, contexts, env, workspace);
-        rec.steps.push({ id: step.id, name: step.name, ...r });
+        rec.steps.push({ id: step.id, name: step.name, ...r, startedAt, endedAt: Date.now() });
         const conclusion = r.outcome === 'failure' && step.continueOnError ? 'success' : r.outcome;
         stepsCtx[step.id] = { outputs: r.outputs, outcome: r.outcome, conclusion };
         if (conclusion === 'failure') failed = true;
