@@ -9,6 +9,11 @@
  *   triage_github_requests  GitHub requests of one triage (issues.opened) once the pipeline labels exist
  *   triage_overhead_ratio   triage wall time ÷ scripted model latency (median of 5)
  *   triage_*                model calls, tokens and cost from the progress comment's signed state ledger
+ *   lifecycle_*             the clear-issue lifecycle (opened → triage → plan → implement → review → alice approves →
+ *                           merge) under the lifecycle simulator: the real workflow template, dist/, a real bare git
+ *                           remote, the sample's real tests; recorded answers of tests/lifecycle/scenario.ts, each
+ *                           taking LIFECYCLE_LATENCY_MS (the run with the median wall time of LIFECYCLE_RUNS)
+ *   github_requests_<phase> HydraFlow's GitHub requests in that phase of the lifecycle (see meta.lifecycle)
  *
  * Does not build: run `pnpm build` first if dist/ is stale (meta.dist notes how old it is).
  */
@@ -25,6 +30,7 @@ import {
   type LedgerEntry,
 } from '@hydraflow/core';
 import { createWorld, DIST_ENTRY, type ActionRun, type World } from '@hydraflow/testkit';
+import { finalLedger, hydraflowRequests, isHydraflowStep, phaseOf, runClearLifecycle } from '../bench/lib/lifecycle';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -34,6 +40,8 @@ const COLD_RUNS = 9;
 const TRIAGE_RUNS = 5;
 const MODEL_LATENCY_MS = 2000;
 const PROVIDER = 'anthropic' as const;
+const LIFECYCLE_RUNS = 3;
+const LIFECYCLE_LATENCY_MS = 1500;
 
 interface Metric {
   value: number;
@@ -45,6 +53,7 @@ const TARGETS: Record<string, Target> = {
   dist_mb: { max: 5 },
   triage_github_requests: { max: 5 },
   triage_overhead_ratio: { max: 1.2 },
+  lifecycle_overhead_ratio: { max: 1.1 },
 };
 
 const clearVerdict = {
@@ -211,6 +220,205 @@ async function triage() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The lifecycle of a clear issue, opened → merged (bench/lib/lifecycle.ts).
+
+interface StepTime {
+  job: number;
+  trigger: string;
+  step: string;
+  phase: string | undefined;
+  span_ms: number;
+  model_calls: number;
+  github_requests: number;
+  /** span minus the scripted latency of the model calls made in it */
+  overhead_ms: number;
+  /** step start → its first GitHub request or model call: node start, loading dist/, config, reading the event */
+  start_to_first_request_ms: number | null;
+  /** its last GitHub request or model answer → step end: the rest of the step and the process exit */
+  last_request_to_end_ms: number | null;
+  /** the rest of the overhead: between its requests and model calls (request round trips, git, the agent's tools —
+   *  edits and the sample's test run) */
+  between_ms: number | null;
+}
+
+interface LifecycleSample {
+  wallMs: number;
+  modelCalls: number;
+  modelLatencyMs: number;
+  requests: number;
+  perPhase: Record<string, number>;
+  unattributedRequests: number;
+  steps: StepTime[];
+  /** where the wall time goes, ms; sums to wallMs */
+  breakdown: {
+    model_latency: number;
+    hydraflow_steps_overhead: number;
+    checkout_steps: number;
+    simulator_job_setup: number;
+    simulator_between_jobs: number;
+  };
+  hydraflowStepsMs: number;
+  hydraflowSteps: number;
+  jobs: number;
+  ledger: LedgerEntry[];
+  violations: number;
+}
+
+async function lifecycleOnce(): Promise<LifecycleSample> {
+  const run = await runClearLifecycle({ latencyMs: LIFECYCLE_LATENCY_MS });
+  try {
+    const { world } = run;
+    const jobs = [...run.before, ...run.after].filter((j) => j.status !== 'skipped' && j.status !== 'cancelled');
+    const requests = hydraflowRequests(run);
+    const calls = world.models.calls.filter((c) => c.status === 200);
+    const within = <T extends { at: number }>(xs: T[], from?: number, to?: number) =>
+      from === undefined || to === undefined ? [] : xs.filter((x) => x.at >= from && x.at <= to);
+    const steps: StepTime[] = [];
+    const perPhase: Record<string, number> = {};
+    let attributed = 0;
+    let checkout = 0;
+    let jobSetup = 0;
+    let jobsTotal = 0;
+    jobs.forEach((job, i) => {
+      jobsTotal += job.durationMs;
+      let stepsTotal = 0;
+      for (const step of job.steps) {
+        if (step.outcome === 'skipped' || step.startedAt === undefined || step.endedAt === undefined) continue;
+        const span = step.endedAt - step.startedAt;
+        stepsTotal += span;
+        if (!isHydraflowStep(step)) {
+          checkout += span;
+          continue;
+        }
+        const phase = phaseOf(step);
+        const n = within(requests, step.startedAt, step.endedAt).length;
+        const m = within(calls, step.startedAt, step.endedAt).length;
+        attributed += n;
+        const activity = [
+          ...within(requests, step.startedAt, step.endedAt).map((r) => [r.at, r.at] as const),
+          ...within(calls, step.startedAt, step.endedAt).map((c) => [c.at, c.at + LIFECYCLE_LATENCY_MS] as const),
+        ];
+        const first = activity.length ? Math.min(...activity.map((a) => a[0])) : undefined;
+        const last = activity.length ? Math.max(...activity.map((a) => a[1])) : undefined;
+        if (phase) perPhase[phase] = (perPhase[phase] ?? 0) + n;
+        steps.push({
+          job: i + 1,
+          trigger: `${job.event}${job.action ? `.${job.action}` : ''}`,
+          step: step.name.includes('actions/agent') ? 'agent' : step.id === 'hydraflow' ? 'routing' : 'publish',
+          phase,
+          span_ms: span,
+          model_calls: m,
+          github_requests: n,
+          overhead_ms: span - m * LIFECYCLE_LATENCY_MS,
+          start_to_first_request_ms: first === undefined ? null : first - step.startedAt,
+          last_request_to_end_ms: last === undefined ? null : step.endedAt - last,
+          between_ms: first === undefined || last === undefined ? null : last - first - m * LIFECYCLE_LATENCY_MS,
+        });
+      }
+      jobSetup += job.durationMs - stepsTotal;
+    });
+    const modelLatencyMs = calls.length * LIFECYCLE_LATENCY_MS;
+    const hydraflowStepsMs = steps.reduce((t, s) => t + s.span_ms, 0);
+    return {
+      wallMs: run.wallMs,
+      modelCalls: calls.length,
+      modelLatencyMs,
+      requests: requests.length,
+      perPhase,
+      unattributedRequests: requests.length - attributed,
+      steps,
+      breakdown: {
+        model_latency: modelLatencyMs,
+        hydraflow_steps_overhead: hydraflowStepsMs - modelLatencyMs,
+        checkout_steps: checkout,
+        simulator_job_setup: jobSetup,
+        simulator_between_jobs: run.wallMs - jobsTotal,
+      },
+      hydraflowStepsMs,
+      hydraflowSteps: steps.length,
+      jobs: jobs.length,
+      ledger: finalLedger(run),
+      violations: world.gh.violations.length,
+    };
+  } finally {
+    await run.world.close();
+  }
+}
+
+/** The run with the median wall time (its counts are those of every run: the scenario is deterministic). */
+const sum = (xs: number[]) => xs.reduce((t, x) => t + x, 0);
+
+function medianRun(runs: LifecycleSample[]): LifecycleSample {
+  return [...runs].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(runs.length / 2)]!;
+}
+
+function lifecycleMetrics(runs: LifecycleSample[]): Record<string, Metric> {
+  const r = medianRun(runs);
+  const metrics: Record<string, Metric> = {
+    lifecycle_model_calls: { value: r.modelCalls, unit: 'calls' },
+    lifecycle_github_requests: { value: r.requests, unit: 'requests' },
+  };
+  for (const phase of ['triage', 'plan', 'implement', 'review', 'merge'])
+    metrics[`github_requests_${phase}`] = { value: r.perPhase[phase] ?? 0, unit: 'requests' };
+  Object.assign(metrics, {
+    lifecycle_overhead_ratio: { value: round(r.wallMs / r.modelLatencyMs, 3), unit: 'ratio' },
+    lifecycle_overhead_ratio_hydraflow_steps: { value: round(r.hydraflowStepsMs / r.modelLatencyMs, 3), unit: 'ratio' },
+    lifecycle_wall_s: { value: round(r.wallMs / 1000, 3), unit: 's' },
+    lifecycle_model_latency_s: { value: r.modelLatencyMs / 1000, unit: 's' },
+    lifecycle_cost_usd: { value: round(ledgerTotals(r.ledger).usd, 6), unit: 'USD' },
+  });
+  return metrics;
+}
+
+function lifecycleMeta(runs: LifecycleSample[], nodeBaselineMs: number) {
+  const r = medianRun(runs);
+  const byPhase: Record<string, { calls: number; input: number; cached: number; output: number; usd: number }> = {};
+  for (const e of r.ledger) {
+    const p = (byPhase[e.phase] ??= { calls: 0, input: 0, cached: 0, output: 0, usd: 0 });
+    p.calls += 1;
+    p.input += e.inputTokens + e.cacheWriteTokens;
+    p.cached += e.cachedInputTokens;
+    p.output += e.outputTokens;
+    p.usd = round(p.usd + e.costUsd, 6);
+  }
+  return {
+    scenario:
+      'clear issue (tests/lifecycle/scenario.ts): opened by alice → triage → plan (plan + plan_review) → implement (routing step, agent session with real edits and the sample’s real tests, publish step) → review → alice approves → merge (squash into the bare remote)',
+    runs: runs.length,
+    scripted_latency_ms_per_model_call: LIFECYCLE_LATENCY_MS,
+    critical_path: 'every model call: they are sequential (one job at a time per issue, one call at a time per job)',
+    wall_ms_samples: runs.map((x) => round(x.wallMs, 1)),
+    ratio_samples: runs.map((x) => round(x.wallMs / x.modelLatencyMs, 3)),
+    wall_measured:
+      'from dispatching issues.opened to the simulator going quiet after the merge run, alice’s approval request included; world setup (sample repo, servers) excluded; nothing else excluded',
+    overhead_ratio_hydraflow_steps:
+      'Σ wall time of the HydraFlow steps (routing, agent, publish: node start, config, GitHub requests, git, the sample’s tests, the scripted model latency) ÷ model latency. It leaves out, measured separately in time_breakdown_ms: actions/checkout steps (git clone in the runner’s workspace), the simulator’s job setup (workspace, env, outputs files) and its bookkeeping between jobs (routing events to workflows, syncing pushes into events, check runs), which on GitHub is the runner’s and GitHub’s time, not HydraFlow’s',
+    time_breakdown_ms: Object.fromEntries(Object.entries(r.breakdown).map(([k, v]) => [k, round(v, 1)])),
+    hydraflow_steps_overhead_ms: {
+      start_to_first_request: round(sum(r.steps.map((x) => x.start_to_first_request_ms ?? x.span_ms)), 1),
+      between_requests_and_calls: round(sum(r.steps.map((x) => x.between_ms ?? 0)), 1),
+      last_request_to_end: round(sum(r.steps.map((x) => x.last_request_to_end_ms ?? 0)), 1),
+      note: 'the three parts of time_breakdown_ms.hydraflow_steps_overhead, summed over the steps (per step in steps[]): process start (node + loading dist/ + config + event) before the first request; GitHub round trips, git (clone/fetch/push/merge) and the agent’s tools (edits, the sample’s `node --test`) between requests and model calls; and what follows the last request (the agent’s commit of its work, process exit)',
+    },
+    target_note:
+      'lifecycle_overhead_ratio misses its 1.10 target: with 8 calls × 1.5 s = 12 s of model time, 1.10 leaves 1.2 s for 5 jobs and 7 fresh HydraFlow processes; HydraFlow’s own steps spend more than that (see hydraflow_steps_overhead_ms), the simulator and checkout add about 0.5 s. Excluding only what is measured as not HydraFlow’s (checkout, simulator job setup and between-jobs bookkeeping) gives lifecycle_overhead_ratio_hydraflow_steps.',
+    node_starts: {
+      hydraflow_steps: r.hydraflowSteps,
+      node_empty_module_baseline_ms: nodeBaselineMs,
+      floor_ms: round(r.hydraflowSteps * nodeBaselineMs, 1),
+      note: 'each HydraFlow step is a fresh node process, as on the runner; this is the part of hydraflow_steps_overhead no code change removes',
+    },
+    steps: r.steps.map((s) => ({ ...s, span_ms: round(s.span_ms, 1), overhead_ms: round(s.overhead_ms, 1) })),
+    requests_method:
+      'GitHub requests made with HydraFlow’s token (github-actions[bot]; alice’s approval is not counted), attributed to the step whose wall-clock span [startedAt, endedAt] contains the request’s arrival. Jobs of one issue run one at a time (one concurrency group), so spans never overlap and the attribution is exact; phase = the routing step’s decision, the agent and publish steps count as implement',
+    requests_unattributed: r.unattributedRequests,
+    per_phase_model_usage: byPhase,
+    jobs: r.jobs,
+    emulator_violations: r.violations,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const loadBefore = loadavg().map((x) => round(x, 2));
@@ -221,6 +429,8 @@ async function main(): Promise<void> {
   const cold = await coldStarts();
   const baseline = cold.baseline;
   const tri = await triage();
+  const lcRuns: LifecycleSample[] = [];
+  for (let i = 0; i < LIFECYCLE_RUNS; i++) lcRuns.push(await lifecycleOnce());
 
   const steady = tri.steady;
   const wall = steady.map((s) => s.durationMs);
@@ -260,6 +470,7 @@ async function main(): Promise<void> {
     triage_input_tokens: { value: inputTokens, unit: 'tokens' },
     triage_output_tokens: { value: totals.outputTokens, unit: 'tokens' },
     triage_cost_usd: { value: totals.usd, unit: 'USD' },
+    ...lifecycleMetrics(lcRuns),
   };
 
   const meta = {
@@ -304,6 +515,7 @@ async function main(): Promise<void> {
       cost_at_default_model_price_usd: recomputed,
       emulator_violations: tri.violations,
     },
+    lifecycle: lifecycleMeta(lcRuns, round(median(baseline), 1)),
     targets: Object.fromEntries(Object.entries(TARGETS).map(([k, t]) => [k, `<= ${t.max}`])),
   };
 

@@ -1,13 +1,32 @@
 /**
- * `pnpm demo`: HydraFlow's main job on an embedded default. Starts the test world (a GitHub emulator and a model
- * server replaying RECORDED answers), opens three sample issues, and runs the built action on each real webhook
- * payload exactly as GitHub Actions would, following workflow_dispatch chains. Prints a timeline.
+ * `pnpm demo`, in two parts, all on this machine with model answers RECORDED (replayed by a scripted model server):
+ *
+ * 1. Triage: three sample issues (clear, vague, spam) through the built action (dist/) on real webhook payloads.
+ * 2. The main event: one issue's whole lifecycle on a sample repository — the workflow template a user copies, run by
+ *    the lifecycle simulator (GitHub's event routing and runner), a git-backed GitHub emulator with a real bare remote:
+ *    triage, plan, implement (a coding-agent session edits real code and runs the sample's real tests), review, a human
+ *    (alice) approves, HydraFlow squash-merges. The recorded answers are those of tests/lifecycle/scenario.ts.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeStateBlock, formatUsd, ledgerTotals } from '@hydraflow/core';
-import { BOT_LOGIN, createWorld, DIST_ENTRY, REPO_ROOT, type ScriptEntry, type World } from '@hydraflow/testkit';
-import { existsSync } from 'node:fs';
+import {
+  BOT_LOGIN,
+  createWorld,
+  DIST_ENTRY,
+  REPO_ROOT,
+  type JobRecord,
+  type ScriptEntry,
+  type World,
+} from '@hydraflow/testkit';
+import {
+  finalLedger,
+  hydraflowRequests,
+  isHydraflowStep,
+  progressComment,
+  runClearLifecycle,
+} from '../bench/lib/lifecycle';
 
 const recordings = JSON.parse(readFileSync(join(REPO_ROOT, 'demo/recorded-model.json'), 'utf8')) as Record<
   string,
@@ -39,8 +58,7 @@ function progressOf(world: World, issue: number) {
   return { comment, headline, state: decoded.status === 'valid' ? decoded.state : undefined };
 }
 
-async function main(): Promise<void> {
-  if (!existsSync(DIST_ENTRY)) throw new Error('dist/index.js is missing: run `pnpm build` first');
+async function triagePart(): Promise<void> {
   const world = await createWorld({
     script: {
       triage: (req) =>
@@ -49,60 +67,139 @@ async function main(): Promise<void> {
         },
     },
   });
-  console.log(bold('HydraFlow demo') + ' — the built action (dist/) on real webhook payloads, against');
-  console.log(`  a GitHub emulator at ${world.gh.url} and a model server at ${world.models.url}.`);
+  console.log(bold('1. Triage') + ' — the built action (dist/) on real webhook payloads, against');
+  console.log(`   a GitHub emulator at ${world.gh.url} and a model server at ${world.models.url}.`);
   console.log(
-    `  Model answers are ${bold('recorded')} (demo/recorded-model.json) and replayed with their latency; nothing leaves this machine.\n`,
+    `   Model answers are ${bold('recorded')} (demo/recorded-model.json) and replayed with their latency; nothing leaves this machine.`,
   );
   world.gh.addUser({ login: 'dana', permission: 'write' });
-
   try {
     for (const sample of SAMPLES) {
       const issue = world.gh.world.issue({ title: sample.title, body: sample.body, author: 'dana' });
       console.log(bold(`\n#${issue.number} ${issue.title}`));
-      line(`issues.opened by dana → HydraFlow runs (as GitHub Actions would)`);
       const requestsBefore = world.gh.requests.length;
+      const dispatchesBefore = world.gh.world.dispatches.length;
       const run = await world.run('issues', 'opened', { issue: issue.number });
       line(
-        `  decision: ${run.outputs.decision} · exit ${run.exitCode} · ${Math.round(run.durationMs)} ms · ${world.gh.requests.length - requestsBefore} GitHub requests`,
+        `issues.opened by dana → decision: ${run.outputs.decision} · exit ${run.exitCode} · ${Math.round(run.durationMs)} ms · ${world.gh.requests.length - requestsBefore} GitHub requests`,
       );
       const after = progressOf(world, issue.number);
-      line(`  labels: ${world.gh.world.issues.get(issue.number)!.labels.join(', ') || '(none)'}`);
-      line(`  progress comment: “${after?.headline ?? '—'}”`);
+      const next = world.gh.world.dispatches.slice(dispatchesBefore).map((d) => d.inputs.phase);
+      line(
+        `  labels: ${world.gh.world.issues.get(issue.number)!.labels.join(', ') || '(none)'}${next.length ? ` · dispatched: ${next.join(', ')}` : ''}`,
+      );
       const totals = ledgerTotals(after?.state?.ledger ?? []);
-      line(`  cost so far: ${formatUsd(totals.usd)} (${totals.tokens} tokens)`);
-
-      // Follow workflow_dispatch chains the way GitHub would start the dispatched workflow.
-      let seen = world.gh.world.dispatches.length - (run.exitCode === 0 ? 1 : 0);
-      while (seen < world.gh.world.dispatches.length) {
-        const dispatch = world.gh.world.dispatches[seen]!;
-        if (dispatch.inputs.issue !== String(issue.number)) break;
-        line(
-          `workflow_dispatch → ${dispatch.workflow_id} (phase ${dispatch.inputs.phase}, actor ${dispatch.inputs.actor})`,
-        );
-        const next = await world.runDispatch(seen);
-        seen += 1;
-        line(`  decision: ${next.outputs.decision} · exit ${next.exitCode}`);
-        line(`  progress comment: “${progressOf(world, issue.number)?.headline ?? '—'}”`);
-      }
+      line(`  “${after?.headline ?? '—'}” · ${formatUsd(totals.usd)} (${totals.tokens} tokens)`);
     }
-
-    const example = progressOf(world, 1);
-    console.log(bold('\nThe progress comment on #1, as a human sees it on GitHub:\n'));
-    console.log(
-      example?.comment.body.replace(/<!-- hydraflow:state[^]*?-->/, '<!-- hydraflow:state … signed hidden state … -->'),
-    );
     const total = ledgerTotals([1, 2, 3].flatMap((n) => progressOf(world, n)?.state?.ledger ?? []));
-    console.log(bold('\nSummary'));
     console.log(
-      `  ${world.gh.requests.length} GitHub requests, ${world.models.calls.length} model calls, ${formatUsd(total.usd)} at list prices.`,
-    );
-    console.log(
-      `  Later phases (plan, discover, ...) are not in this version: the dispatched runs say so on the issue.`,
+      dim(
+        `\n   ${world.gh.requests.length} GitHub requests, ${world.models.calls.length} model calls, ${formatUsd(total.usd)} at list prices. What a dispatched phase does next is part 2.`,
+      ),
     );
   } finally {
     await world.close();
   }
+}
+
+/** One line per job: its trigger, then what each HydraFlow step decided (a condensed formatTimeline). */
+function jobLine(n: number, job: JobRecord, calls: { at: number }[]): string {
+  const trigger =
+    job.event === 'workflow_dispatch'
+      ? `workflow_dispatch (${job.viaToken === 'user' ? job.actor : 'GITHUB_TOKEN'})`
+      : `${job.event}${job.action ? `.${job.action}` : ''} by ${job.actor}`;
+  const parts: string[] = [];
+  for (const step of job.steps.filter((s) => isHydraflowStep(s) && s.outcome !== 'skipped')) {
+    const model = calls.filter((c) => c.at >= step.startedAt! && c.at <= step.endedAt!).length;
+    const what = step.name.includes('actions/agent')
+      ? `agent session (edits the code, runs the sample's tests)`
+      : `${step.outputs.decision ?? '?'}${step.outputs.stage ? ` → stage ${step.outputs.stage}` : ''}`;
+    parts.push(`${what}${model ? ` [${model} model call${model > 1 ? 's' : ''}]` : ''}`);
+  }
+  const mark = job.status === 'success' ? '✓' : job.status === 'failure' ? '✗' : '-';
+  return `${String(n).padStart(2)}. ${mark} ${trigger.padEnd(40)} ${parts.join(' · ') || job.status}  ${dim(`${(job.durationMs / 1000).toFixed(1)}s`)}`;
+}
+
+async function lifecyclePart(): Promise<void> {
+  console.log(bold('\n\n2. A whole lifecycle') + ' — issue opened → merged, on a sample repository (acme/widgets).');
+  console.log(
+    '   Your workflow template (workflows-templates/hydraflow.yml), run by the lifecycle simulator the way GitHub',
+  );
+  console.log(
+    "   Actions routes events and runs jobs; a GitHub emulator backed by a real bare git remote; the sample's real",
+  );
+  console.log(
+    `   tests. Model answers are ${bold('recorded')} (those of tests/lifecycle/scenario.ts), replayed without latency.\n`,
+  );
+  const t0 = Date.now();
+  const run = await runClearLifecycle();
+  const { world } = run;
+  try {
+    const issue = world.gh.world.issues.get(run.issue)!;
+    const calls = world.models.calls;
+    console.log(bold(`#${run.issue} ${issue.title}`) + dim(' (opened by alice)'));
+    let n = 0;
+    for (const job of run.before) if (job.status !== 'skipped') console.log(jobLine(++n, job, calls));
+    console.log(`    ${bold('alice approves')} pull request #${run.pull}: “Ship it.”`);
+    for (const job of run.after) if (job.status !== 'skipped') console.log(jobLine(++n, job, calls));
+
+    const pull = world.gh.world.pulls.get(run.pull)!;
+    const pullIssue = world.gh.world.issues.get(run.pull)!;
+    console.log(bold('\nEnd state'));
+    console.log(`  pull request #${run.pull} “${pullIssue.title}”: ${pull.merged ? 'merged (squash)' : 'NOT merged'}`);
+    console.log(`  issue #${run.issue}: ${issue.state}, labels: ${issue.labels.join(', ') || '(none)'}`);
+    const branches = execFileSync('git', ['branch', '--list'], { cwd: world.sample.bareRepo }).toString().trim();
+    console.log(`  branches on the remote: ${branches.replace(/[*\s]+/g, ' ').trim()}`);
+    console.log('  what landed on main (git show --stat main, in the bare remote):');
+    const show = execFileSync('git', ['show', '--stat', '--format=%h %s%n%n%b', 'main'], {
+      cwd: world.sample.bareRepo,
+    }).toString();
+    for (const l of show
+      .trimEnd()
+      .replace(/\n{3,}/g, '\n\n')
+      .split('\n'))
+      console.log(`    ${l}`);
+    const diff = execFileSync('git', ['show', '--format=', 'main', '--', 'src/numbers.js'], {
+      cwd: world.sample.bareRepo,
+    }).toString();
+    console.log('  src/numbers.js, as the agent changed it:');
+    for (const l of diff.split('\n').filter((l) => /^[+-][^+-]/.test(l))) console.log(`    ${l}`);
+
+    const ledger = finalLedger(run);
+    const totals = ledgerTotals(ledger);
+    const usd = (x: number) => `$${x.toFixed(4)}`;
+    const byPhase = new Map<string, number>();
+    for (const e of ledger) byPhase.set(e.phase, (byPhase.get(e.phase) ?? 0) + e.costUsd);
+    console.log(
+      `  cost (the signed ledger in the progress comment): ${usd(totals.usd)}, ${totals.tokens} tokens in ${totals.calls} model calls — ${[
+        ...byPhase,
+      ]
+        .map(([p, x]) => `${p} ${usd(x)}`)
+        .join(', ')}`,
+    );
+    const headline = /^\*\*(.+)\*\*$/m.exec(progressComment(run)?.body ?? '')?.[1];
+    console.log(`  progress comment: “${headline ?? '—'}”`);
+    const roles = new Map<string, number>();
+    for (const c of calls) roles.set(c.role ?? '?', (roles.get(c.role ?? '?') ?? 0) + 1);
+    const ours = hydraflowRequests(run).length;
+    console.log(
+      `  ${ours} GitHub requests by HydraFlow (+ ${world.gh.requests.length - ours} by alice), ${calls.length} model calls (${[
+        ...roles,
+      ]
+        .map(([r, k]) => `${r} ${k}`)
+        .join(', ')}) — recorded answers, so the cost is what these answers would cost at list prices.`,
+    );
+    console.log(dim(`  ${((Date.now() - t0) / 1000).toFixed(1)} s for the whole lifecycle, world setup included.`));
+  } finally {
+    await world.close();
+  }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(DIST_ENTRY)) throw new Error('dist/index.js is missing: run `pnpm build` first');
+  console.log(bold('HydraFlow demo') + ' — everything runs on this machine; model answers are recorded, not live.\n');
+  await triagePart();
+  await lifecyclePart();
 }
 
 await main();

@@ -1,0 +1,123 @@
+/**
+ * The clear-issue lifecycle, shared by `pnpm demo` and `pnpm bench`: the world and the RECORDED model answers of
+ * tests/lifecycle/scenario.ts (imported, not copied), the real workflow template run by the lifecycle simulator, the
+ * built dist/, and a real bare git remote with a sample project whose tests really run. Opened → triage → plan →
+ * implement (agent session + publish) → review → alice approves → merge.
+ *
+ * Runs under plain tsx: tsx's loader already accepts @actions/workflow-parser's JSON imports without import attributes
+ * (vitest needs `server.deps.inline` for them; tsx does not), so no loader hook is needed.
+ */
+import { decodeStateBlock, ledgerTotals, type LedgerEntry } from '@hydraflow/core';
+import { BOT_LOGIN, TEST_STATE_KEY, type JobRecord, type ScriptEntry, type StepRecord } from '@hydraflow/testkit';
+import {
+  AVERAGE_GOOD,
+  AVERAGE_ISSUE,
+  averagePlan,
+  implementAverage,
+  lifecycleWorld,
+  planAccepted,
+  reviewClean,
+  triageClear,
+  type LifecycleWorld,
+} from '../../tests/lifecycle/scenario';
+
+export { AVERAGE_ISSUE };
+
+export interface ClearLifecycle {
+  world: LifecycleWorld;
+  issue: number;
+  pull: number;
+  /** jobs until quiet after the issue opened, then jobs after alice's approval */
+  before: JobRecord[];
+  after: JobRecord[];
+  /** dispatch of issues.opened → quiet after the merge run (world setup excluded, everything else included) */
+  wallMs: number;
+  startedAt: number;
+  endedAt: number;
+  /** index in gh.requests of alice's approval (a human's request, not HydraFlow's) */
+  approvalIndex: number;
+}
+
+/** Every recorded answer, with `latencyMs` when given (the model server sleeps that long before answering). */
+function recordedScript(latencyMs: number) {
+  const slow = (entries: ScriptEntry | ScriptEntry[]): ScriptEntry[] =>
+    (Array.isArray(entries) ? entries : [entries]).map((e) => (latencyMs > 0 ? { ...e, latencyMs } : e));
+  return {
+    triage: slow(triageClear),
+    plan: slow(averagePlan),
+    plan_review: slow(planAccepted),
+    implement: slow(implementAverage(AVERAGE_GOOD) as ScriptEntry[]),
+    review: slow(reviewClean),
+  };
+}
+
+/** Runs the whole lifecycle; the caller closes `world`. Throws (after closing) if the pull request did not merge. */
+export async function runClearLifecycle(
+  options: { latencyMs?: number; onJob?: (job: JobRecord) => void } = {},
+): Promise<ClearLifecycle> {
+  const world = await lifecycleWorld(recordedScript(options.latencyMs ?? 0));
+  try {
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const issue = world.gh.world.issue({ ...AVERAGE_ISSUE, author: 'alice' });
+    world.lc.dispatch('issues', 'opened', { issue: issue.number, sender: 'alice' });
+    const before = await world.lc.runUntilQuiet();
+    const pull = [...world.gh.world.pulls.values()][0];
+    if (!pull) throw new Error('no pull request was opened');
+    const approvalIndex = world.gh.requests.length;
+    await world.asAlice('POST', `/repos/acme/widgets/pulls/${pull.number}/reviews`, {
+      event: 'APPROVE',
+      body: 'Ship it.',
+    });
+    const after = await world.lc.runUntilQuiet();
+    const wallMs = performance.now() - t0;
+    if (!world.gh.world.pulls.get(pull.number)!.merged) throw new Error('the pull request did not merge');
+    return {
+      world,
+      issue: issue.number,
+      pull: pull.number,
+      before,
+      after,
+      wallMs,
+      startedAt,
+      endedAt: Date.now(),
+      approvalIndex,
+    };
+  } catch (error) {
+    await world.close();
+    throw error;
+  }
+}
+
+/** The phase a HydraFlow step worked on: the routing step's decision; the agent and publish steps are implement's. */
+export function phaseOf(step: StepRecord): string | undefined {
+  if (step.name.includes('actions/agent')) return 'implement';
+  const decision = step.outputs.decision;
+  if (decision === 'publish') return 'implement';
+  return decision && decision !== 'skip' ? decision : undefined;
+}
+
+export const isHydraflowStep = (step: StepRecord) => step.name.startsWith('hydraflow/hydraflow');
+
+/** HydraFlow's GitHub requests (its bot identity; not alice's approval). */
+export function hydraflowRequests(run: ClearLifecycle) {
+  return run.world.gh.requests.filter((r, i) => r.actor === BOT_LOGIN && i !== run.approvalIndex);
+}
+
+/** The signed ledger of the issue's progress comment (the state HydraFlow carries from phase to phase). */
+export function finalLedger(run: ClearLifecycle): LedgerEntry[] {
+  const progress = run.world.gh.world
+    .commentsOn(run.issue)
+    .find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'));
+  if (!progress) return [];
+  const decoded = decodeStateBlock(progress.body, { key: TEST_STATE_KEY, issue: run.issue });
+  return decoded.status === 'valid' ? decoded.state.ledger : [];
+}
+
+export function progressComment(run: ClearLifecycle) {
+  return run.world.gh.world
+    .commentsOn(run.issue)
+    .find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'));
+}
+
+export { ledgerTotals };

@@ -1,0 +1,22 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '@hydraflow/testkit';
+
+// The README's first quick-start command: `pnpm demo` must run to the end on a fresh clone and tell the whole story.
+describe('pnpm demo', () => {
+  it('triages the three samples and takes one issue from opened to a squash-merged pull request', async () => {
+    // Not a TTY, so the demo prints no colour codes.
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
+      cwd: REPO_ROOT,
+      maxBuffer: 10 * 1024 * 1024,
+    });
+    expect(stdout).toMatch(/model answers are recorded/i);
+    expect(stdout).toMatch(/labels: hydraflow-plan · dispatched: plan/);
+    expect(stdout).toMatch(/labels: hydraflow-discover · dispatched: discover/);
+    expect(stdout).toMatch(/labels: hydraflow-hitl/);
+    expect(stdout).toMatch(/pull request #\d+ “.+”: merged \(squash\)/);
+    expect(stdout).toMatch(/issue #1: closed, labels: hydraflow-fixed/);
+    expect(stdout).toMatch(/\+export function average\(numbers\)/);
+  }, 120_000);
+});
