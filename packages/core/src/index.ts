@@ -5,6 +5,7 @@ export * from './pipeline/doc';
 export * from './state/index';
 export * from './triage/index';
 export * from './plan/index';
+export * from './groom/index';
 export * from './review/index';
 export * from './cost/index';
 export * from './config/index';

@@ -15,7 +15,7 @@ import { meanScore } from './gate';
 import { PLAN_DIMENSIONS, planSchema, type Plan, type PlanReview } from './schema';
 
 export const PLAN_MARKER = '<!-- hydraflow:plan -->';
-const DATA_MARKER = '<!-- hydraflow:plan-data';
+const DATA_KIND = 'plan-data';
 /** Stay well below GitHub's 65,536-character comment limit. */
 const MAX_BODY = 60_000;
 
@@ -37,6 +37,39 @@ function code(path: string): string {
 /** sha256 hex of the plan's canonical JSON: what the state keeps to recognise the accepted plan. */
 export function planHash(plan: Plan): string {
   return createHash('sha256').update(canonicalJson(plan)).digest('hex');
+}
+
+/**
+ * A hidden data block `<!-- hydraflow:<kind> sha256=<hex> <json> -->` (the plan's, grooming's verdicts): the value's
+ * canonical JSON, escaped like the state block so it cannot end the comment, and its sha256 for the signed state.
+ */
+export function renderDataBlock(kind: string, value: unknown): { block: string; hash: string } {
+  const canonical = canonicalJson(value);
+  const hash = createHash('sha256').update(canonical).digest('hex');
+  return { block: `<!-- hydraflow:${kind} sha256=${hash} ${escapeForComment(canonical)} -->`, hash };
+}
+
+/**
+ * The JSON of the first `kind` data block in `body` and the hash it declares; undefined when absent or malformed.
+ * The caller validates the value and checks the declared hash against it and against the signed state.
+ */
+export function readDataBlock(
+  body: string | null | undefined,
+  kind: string,
+): { hash: string; value: unknown } | undefined {
+  if (typeof body !== 'string') return undefined;
+  const marker = `<!-- hydraflow:${kind}`;
+  const start = body.indexOf(marker);
+  if (start < 0) return undefined;
+  const end = body.indexOf('-->', start + marker.length);
+  if (end < 0) return undefined;
+  const m = /^ sha256=([0-9a-f]{64}) (\{[\x20-\x7e]*\}) $/.exec(body.slice(start + marker.length, end));
+  if (!m) return undefined;
+  try {
+    return { hash: m[1]!, value: JSON.parse(m[2]!) };
+  } catch {
+    return undefined;
+  }
 }
 
 export interface PlanCommentMeta {
@@ -107,8 +140,7 @@ function render(plan: Plan, review: PlanReview, meta: PlanCommentMeta, compact: 
 }
 
 function dataBlock(plan: Plan): string {
-  const canonical = canonicalJson(plan);
-  return `${DATA_MARKER} sha256=${planHash(plan)} ${escapeForComment(canonical)} -->`;
+  return renderDataBlock(DATA_KIND, plan).block;
 }
 
 /** The plan comment's body: the visible plan and review, then the data block. Always under 60,000 characters. */
@@ -122,22 +154,10 @@ export function renderPlanComment(plan: Plan, review: PlanReview, meta: PlanComm
  * hash in the signed state. Anything else (no block, edited, another plan) is undefined: never obeyed.
  */
 export function readPlanComment(body: string | null | undefined, expectedHash?: string): Plan | undefined {
-  if (typeof body !== 'string') return undefined;
-  const start = body.indexOf(DATA_MARKER);
-  if (start < 0) return undefined;
-  const end = body.indexOf('-->', start + DATA_MARKER.length);
-  if (end < 0) return undefined;
-  const m = /^ sha256=([0-9a-f]{64}) (\{[\x20-\x7e]*\}) $/.exec(body.slice(start + DATA_MARKER.length, end));
-  if (!m) return undefined;
-  if (expectedHash !== undefined && m[1] !== expectedHash) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(m[2]!);
-  } catch {
-    return undefined;
-  }
-  const parsed = planSchema.safeParse(raw);
-  if (!parsed.success || planHash(parsed.data) !== m[1]) return undefined;
+  const found = readDataBlock(body, DATA_KIND);
+  if (!found || (expectedHash !== undefined && found.hash !== expectedHash)) return undefined;
+  const parsed = planSchema.safeParse(found.value);
+  if (!parsed.success || planHash(parsed.data) !== found.hash) return undefined;
   return parsed.data;
 }
 

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { PIPELINE_STAGES, type PipelineStage } from '../pipeline/labels';
+import { groomRecordSchema } from '../groom/record';
 import { planRecordSchema } from '../plan/record';
 import { reviewRecordSchema } from '../review/record';
 
@@ -61,7 +62,7 @@ export const triageRecordSchema = z.object({
   clarity_score: z.number().min(0).max(10),
   complexity_score: z.number().min(0).max(10),
   needs_discovery: z.boolean(),
-  route: z.enum(['discover', 'plan']),
+  route: z.enum(['discover', 'groom', 'plan']),
   at: isoTime,
   /** sha256 hex of the issue title+body the verdict was made for (re-triage when it changes). */
   bodyHash: z.string().regex(/^[0-9a-f]{64}$/),
@@ -159,6 +160,8 @@ export const issueStateSchema = z.object({
   stage: pipelineStageSchema.nullable().optional(),
   claim: claimSchema.optional(),
   triage: triageRecordSchema.optional(),
+  /** Grooming's decision, hashes, agents' readiness, open question ids, sub-issues — no model text (groom/record.ts). */
+  groom: groomRecordSchema.optional(),
   /** The accepted (or rejected) plan: its comment id, hash, scores, revisions — no plan text (plan/record.ts). */
   plan: planRecordSchema.optional(),
   /** Review rounds of the issue's pull request: shas, scores, finding keys — no finding text (review/record.ts). */

@@ -1,0 +1,63 @@
+/**
+ * The seed's error handling (grooming-system.md, "Error Handling"): a failed agent yields a not-ready verdict with a
+ * diagnostic question, and a failed summary yields the raw questions of the agents.
+ */
+import type { AgentVerdict, GroomSummary } from './schema';
+
+/** The verdict of an agent that did not produce a valid one (error, junk output, turn or time cap). */
+export function agentFailureVerdict(name: string): AgentVerdict {
+  return {
+    ready: false,
+    confidence: 'low',
+    assessment: `The ${name} agent did not produce a valid verdict.`,
+    questions: [`Agent ${name} failed to complete analysis`],
+  };
+}
+
+/** At most 60 characters (the question format's title), cut at a word when possible. */
+function shortTitle(question: string): string {
+  const flat = question.replace(/\s+/g, ' ').trim();
+  if (flat.length <= 60) return flat;
+  const cut = flat.slice(0, 59);
+  const space = cut.lastIndexOf(' ');
+  return `${space > 30 ? cut.slice(0, space) : cut}…`;
+}
+
+/**
+ * The summary when the summary agent failed: every agent question, in agent order, with ids fallback-0, fallback-1,
+ * …, priority important, decision needs_info. The same question asked by several agents (same words, case and
+ * spacing aside) is listed once with all of them as sources.
+ */
+export function buildFallbackSummary(verdicts: Readonly<Record<string, AgentVerdict>>): GroomSummary {
+  const questions: GroomSummary['consolidated_questions'] = [];
+  const byText = new Map<string, GroomSummary['consolidated_questions'][number]>();
+  for (const [agent, verdict] of Object.entries(verdicts)) {
+    for (const question of verdict.questions) {
+      const key = question.replace(/\s+/g, ' ').trim().toLowerCase();
+      if (!key) continue;
+      const same = byText.get(key);
+      if (same) {
+        if (!same.sources.includes(agent)) same.sources.push(agent);
+        continue;
+      }
+      const q = {
+        id: `fallback-${questions.length}`,
+        title: shortTitle(question),
+        description: question.trim(),
+        sources: [agent],
+        priority: 'important' as const,
+      };
+      byText.set(key, q);
+      questions.push(q);
+    }
+  }
+  return {
+    summary: 'The summary agent failed; these are the agents’ own questions, unconsolidated.',
+    decision: 'needs_info',
+    decision_rationale:
+      'Without a summary HydraFlow cannot tell which questions matter: a human answers them or comments /groom.',
+    consolidated_questions: questions,
+    answered_questions: [],
+    blocker_reason: null,
+  };
+}
