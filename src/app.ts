@@ -1,5 +1,13 @@
 import { modelFor, priceTable, type HydraflowConfig } from '@hydraflow/core';
-import { createRestClient, RestIssues, RestPulls, type IssuesPort, type PullsPort } from '@hydraflow/github';
+import {
+  createRestClient,
+  GraphqlGrooming,
+  RestIssues,
+  RestPulls,
+  type GroomingPort,
+  type IssuesPort,
+  type PullsPort,
+} from '@hydraflow/github';
 import { createProvider, type ModelProvider } from '@hydraflow/providers';
 import type { ActionInputs } from './inputs';
 import type { RunnerContext } from './runner/context';
@@ -12,6 +20,7 @@ export interface App {
   config: HydraflowConfig;
   issues: IssuesPort;
   pulls: PullsPort;
+  grooming: GroomingPort;
   providerFor: (role: string) => Promise<ModelProvider>;
   prices: ReturnType<typeof priceTable>;
   /** The workflow file that receives the next phase's dispatch. */
@@ -58,6 +67,7 @@ export function createApp(
     config,
     issues,
     pulls,
+    grooming: new GraphqlGrooming(octokit, repo),
     providerFor,
     prices: priceTable(
       Object.fromEntries(

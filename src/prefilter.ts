@@ -9,7 +9,12 @@ const ACTIONS_BOT = 'github-actions[bot]';
 
 export function quickSkip(
   eventName: string,
-  payload: { action?: string; comment?: { body?: string | null }; sender?: { login?: string } },
+  payload: {
+    action?: string;
+    comment?: { body?: string | null };
+    sender?: { login?: string };
+    issue?: { labels?: ReadonlyArray<{ name?: string } | string> };
+  },
   explicitPhase: boolean,
 ): string | undefined {
   if (explicitPhase || eventName === 'workflow_dispatch') return undefined;
@@ -17,7 +22,11 @@ export function quickSkip(
   if (eventName === 'issue_comment') {
     if (payload.action !== 'created') return `issue_comment.${payload.action} is not handled`;
     const firstLine = (payload.comment?.body ?? '').trimStart().split('\n', 1)[0] ?? '';
-    if (!firstLine.startsWith('/')) return 'the comment is not a slash command';
+    // A plain comment matters only on an issue waiting in grooming (it may answer a question).
+    const grooming = (payload.issue?.labels ?? []).some(
+      (l) => (typeof l === 'string' ? l : l?.name)?.toLowerCase() === 'hydraflow-groom',
+    );
+    if (!firstLine.startsWith('/') && !grooming) return 'the comment is not a slash command';
     return undefined;
   }
   if (eventName === 'issues' && !ISSUE_ACTIONS.has(payload.action ?? ''))

@@ -34,7 +34,7 @@ const PHASES = readdirSync(join(ROOT, 'actions'), { withFileTypes: true })
 const GOOD = `
 on:
   issues:
-    types: [opened, labeled, unlabeled, closed]
+    types: [opened, edited, labeled, unlabeled, closed]
   issue_comment:
     types: [created]
   pull_request:
@@ -98,7 +98,7 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     const { template: t } = await parseWorkflowText(template);
     expect(checkTriggers(t)).toEqual([]);
     // Spelled out from the model too, so a failure reads without the checker.
-    expect(t?.events.issues?.types).toEqual(expect.arrayContaining(['opened', 'labeled', 'unlabeled', 'closed']));
+    expect(t?.events.issues?.types).toEqual(expect.arrayContaining(['opened', 'edited', 'labeled', 'unlabeled', 'closed']));
     expect(t?.events.issue_comment?.types).toEqual(['created']);
     expect(t?.events.pull_request?.types).toEqual(['synchronize']);
     expect(t?.events.pull_request_review?.types).toEqual(['submitted']);
@@ -180,10 +180,11 @@ describe('the checks catch bad workflows', () => {
   });
 
   it('reports missing triggers, types and dispatch inputs', async () => {
-    const bad = replace('types: [opened, labeled, unlabeled, closed]', 'types: [opened]')
+    const bad = replace('types: [opened, edited, labeled, unlabeled, closed]', 'types: [opened]')
       .replace('  issue_comment:\n    types: [created]\n', '')
       .replace('phase: { required: true, type: string }', 'phase: { type: boolean }');
     expect(checkTriggers((await parseWorkflowText(bad)).template)).toEqual([
+      'issues: types lack edited',
       'issues: types lack labeled',
       'issues: types lack unlabeled',
       'issues: types lack closed',

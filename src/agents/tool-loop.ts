@@ -26,6 +26,11 @@ import type {
 export interface ToolOutcome {
   content: string;
   isError?: boolean;
+  /**
+   * Set by a submit tool (e.g. grooming's submit_verdict): the agent's validated final answer. The loop ends after
+   * the turn that produced it, with `final` in its result — structured output for an agent that also uses tools.
+   */
+  final?: unknown;
 }
 
 export interface ToolContext {
@@ -94,6 +99,8 @@ export interface ToolLoopArgs {
   maxToolCallsPerTurn?: number;
   /** Clock (epoch ms), injectable for tests. */
   now?: () => number;
+  /** Called after every model turn (grooming starts its other agents once the first turn has written the cache). */
+  onTurn?: (turns: number) => void;
 }
 
 export interface ToolCallRecord {
@@ -122,7 +129,7 @@ interface ToolLoopCommon {
 }
 
 export type ToolLoopResult =
-  | (ToolLoopCommon & { outcome: 'finished'; summary: string })
+  | (ToolLoopCommon & { outcome: 'finished'; summary: string; final?: unknown })
   | (ToolLoopCommon & {
       outcome: 'capped';
       cap: LoopCap;
@@ -205,6 +212,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
       throw error;
     }
     turns++;
+    args.onTurn?.(turns);
     usage.inputTokens += result.usage.inputTokens;
     usage.cachedInputTokens += result.usage.cachedInputTokens;
     usage.cacheWriteTokens += result.usage.cacheWriteTokens;
@@ -223,6 +231,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
     }
 
     conversation.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
+    let final: { value: unknown } | undefined;
     for (const [index, call] of result.toolCalls.entries()) {
       const t0 = now();
       const outcome =
@@ -233,6 +242,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
             : await runOne(byName, call, { deadline, remainingMs: deadline - now() });
       const content = capText(outcome.content, maxResult);
       const isError = outcome.isError === true;
+      if (!isError && 'final' in outcome && final === undefined) final = { value: outcome.final };
       conversation.push({ role: 'tool', toolCallId: call.id, content, ...(isError ? { isError } : {}) });
       records.push({
         turn: turns,
@@ -244,6 +254,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
         durationMs: now() - t0,
       });
     }
+    if (final) return { ...common(), outcome: 'finished', summary: result.text, final: final.value };
   }
 }
 

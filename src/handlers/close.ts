@@ -1,5 +1,6 @@
 import { pipelineLabelsOf } from '@hydraflow/core';
 import type { App } from '../app';
+import { advanceParentEpic } from '../phases/epic';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { openPhase, loadIssue } from './open-session';
 
@@ -25,6 +26,7 @@ export async function handleClose(app: App, request: { issue: number }): Promise
     headline: `Issue closed by ${actor}; HydraFlow stopped`,
     next: 'Nothing: HydraFlow acts on open issues only. Reopen and set hydraflow-find to start again.',
   });
+  await advanceParentEpic(ctx);
   // A hand-off to the next phase kept the 👀 lock; that phase will find the issue closed and never release it
   // (property test tests/property/pipeline-histories found the lock left on closed issues).
   await session.dropLock();

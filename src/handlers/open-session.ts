@@ -11,7 +11,8 @@ import { IssueSession } from '../session/issue-session';
  */
 export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
   const fromEvent = app.runner.payload.issue as Record<string, any> | undefined;
-  if (fromEvent?.number === issueNumber && app.runner.eventName === 'issues' && app.runner.runAttempt <= 1) {
+  const carriesIssue = app.runner.eventName === 'issues' || app.runner.eventName === 'issue_comment';
+  if (fromEvent?.number === issueNumber && carriesIssue && app.runner.runAttempt <= 1) {
     return {
       number: fromEvent.number,
       title: String(fromEvent.title ?? ''),
@@ -81,6 +82,7 @@ export async function openPhase(
     workspace: app.runner.workspace,
     issues: app.issues,
     pulls: app.pulls,
+    grooming: app.grooming,
     tempDir: app.runner.tempDir,
     remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,
     gitToken: app.inputs.pushToken ?? app.inputs.githubToken,

@@ -53,6 +53,8 @@ export async function handlePhase(app: App, request: PhaseRequest): Promise<Phas
 
 /** The stage a dispatched phase expects its issue in; anything else means a human moved the issue since the dispatch. */
 const STAGE_OF_DISPATCHED_PHASE: Readonly<Record<string, PipelineStage>> = {
+  groom: 'groom',
+  epic: 'epic',
   plan: 'plan',
   implement: 'ready',
   review: 'review',

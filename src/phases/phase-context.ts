@@ -1,5 +1,5 @@
 import type { HydraflowConfig } from '@hydraflow/core';
-import type { Issue, IssuesPort, PullsPort } from '@hydraflow/github';
+import type { GroomingPort, Issue, IssuesPort, PullsPort } from '@hydraflow/github';
 import type { ModelGateway } from '../agents/model-gateway';
 import type { IssueSession } from '../session/issue-session';
 
@@ -21,6 +21,8 @@ export interface PhaseContext {
   issues: IssuesPort;
   /** Pull requests and reviews: the review phase needs it. */
   pulls: PullsPort;
+  /** Grooming's GraphQL reads and sub-issue creation. */
+  grooming: GroomingPort;
   /** RUNNER_TEMP: where the implement steps hand each other their files. */
   tempDir: string;
   /**

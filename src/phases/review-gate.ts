@@ -27,6 +27,7 @@ import {
 } from '@hydraflow/core';
 import type { ChecksSummary, PullRequest, Review } from '@hydraflow/github';
 import { escalate } from './escalate';
+import { advanceParentEpic } from './epic';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { runReview } from './review';
 
@@ -370,6 +371,7 @@ async function finishMerged(
   const stage =
     session.currentStage === 'fixed' ? 'fixed' : await session.moveTo('fixed', `pull request #${pull.number} merged`);
   if (ctx.issue.state !== 'closed') await pullsOf(ctx).closeIssue(ctx.issue.number, 'completed');
+  await advanceParentEpic(ctx);
   const details = summary(ctx, pull, sha);
   session.releaseClaim();
   await session.publish({

@@ -33,9 +33,10 @@ export function bodyHash(title: string, body: string): string {
 }
 
 function nextStep(route: PipelineStage): string {
-  return route === 'plan'
-    ? 'Planning starts next (the plan phase was dispatched).'
-    : 'Product discovery starts next: research, then a direction to choose (the discover phase was dispatched).';
+  if (route === 'plan') return 'Planning starts next (the plan phase was dispatched).';
+  if (route === 'groom')
+    return 'Grooming starts next: product, engineering, QA and research agents check it is ready to plan (the groom phase was dispatched).';
+  return 'Product discovery starts next: research, then a direction to choose (the discover phase was dispatched).';
 }
 
 function verdictDetails(verdict: TriageVerdict): string {
@@ -102,7 +103,11 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     throw error;
   }
 
-  const route = routeTriage(verdict, { clarityThreshold: config.clarity_threshold });
+  const route = routeTriage(verdict, {
+    clarityThreshold: config.clarity_threshold,
+    groomRoute: config.grooming.route,
+    groomComplexityThreshold: config.grooming.complexity_threshold,
+  });
   const stage = await session.moveTo(
     route,
     `triage: clarity ${verdict.clarity_score}/10, needs_discovery ${verdict.needs_discovery}`,

@@ -18,6 +18,7 @@ import {
   type StateCommentLookup,
   stageOf,
   stageInfo,
+  isPipelineLabel,
 } from '@hydraflow/core';
 import type { IssueComment, IssuesPort } from '@hydraflow/github';
 
@@ -42,6 +43,8 @@ export interface Progress {
   next: string;
   error?: string;
   details?: string;
+  /** A hidden data block of HydraFlow's own (see ProgressInput.dataBlock). */
+  dataBlock?: string;
 }
 
 export type AcquireResult = { ok: true } | { ok: false; reason: string };
@@ -73,6 +76,8 @@ export class IssueSession {
     private readonly port: IssuesPort,
     readonly options: SessionOptions,
     found: StateCommentLookup<IssueComment>,
+    /** Every comment on the issue when the session opened, oldest first (grooming reads the humans' answers). */
+    readonly comments: readonly IssueComment[],
   ) {
     this.comment = found.comment;
     this.state = found.state ?? emptyState(options.issue);
@@ -94,7 +99,7 @@ export class IssueSession {
       key: options.stateKey,
       issue: options.issue,
     });
-    return new IssueSession(port, options, found);
+    return new IssueSession(port, options, found, comments);
   }
 
   get currentStage(): PipelineStage | null {
@@ -199,6 +204,48 @@ export class IssueSession {
   }
 
   /** A human's label choice: keep theirs, remove every other pipeline label, and record who moved the issue. */
+  /**
+   * Like moveTo, but the label change rides on one write that replaces the whole label set together with other changes
+   * (grooming sets the body and the labels in one PATCH). `fresh` is the issue's labels read just before; `write`
+   * performs the write with the labels to set (undefined: leave the labels alone) and returns the labels afterwards.
+   * A human who moved the issue since the run started wins: the labels are left as they are and their stage returned.
+   * `extra` labels (e.g. `groomed`) are added along with the stage's label.
+   */
+  async moveWithEdit(
+    target: PipelineStage,
+    reason: string,
+    fresh: readonly string[],
+    extra: readonly string[],
+    write: (labels: string[] | undefined) => Promise<{ name: string; description: string }[]>,
+  ): Promise<PipelineStage | null> {
+    const startPipeline = pipelineLabelsOf(this.options.labelsAtStart).sort().join(',');
+    const freshPipeline = pipelineLabelsOf(fresh);
+    this.state = { ...this.state, stage: this.stage };
+    const now = this.options.now();
+    if (freshPipeline.slice().sort().join(',') !== startPipeline) {
+      await write(undefined);
+      const humanStage = freshPipeline.length === 1 ? (stageOf(freshPipeline[0]!) ?? null) : null;
+      this.stage = humanStage;
+      this.state = recordTransition(this.state, {
+        to: humanStage,
+        by: 'human',
+        reason: `moved by a human while ${this.options.phase} ran; HydraFlow's move to ${target} withdrawn`,
+        now,
+      });
+      return humanStage;
+    }
+    const label = labelFor(target);
+    const labels = [...new Set([...fresh.filter((l) => !isPipelineLabel(l)), label, ...extra])];
+    const after = await write(labels);
+    const mine = after.find((l) => l.name === label);
+    if (mine && mine.description !== stageInfo(target).description) {
+      await this.port.describeLabels([{ name: mine.name, ...pick(stageInfo(target)) }]);
+    }
+    this.stage = target;
+    this.state = recordTransition(this.state, { to: target, by: 'hydraflow', reason, now });
+    return target;
+  }
+
   async moveToByHuman(
     target: PipelineStage | null,
     actor: string,
@@ -280,6 +327,7 @@ export class IssueSession {
         next: progress.next,
         ...(progress.error !== undefined ? { error: { phase: this.options.phase, message: progress.error } } : {}),
         ...(details ? { details } : {}),
+        ...(progress.dataBlock ? { dataBlock: progress.dataBlock } : {}),
       },
       { key: this.options.stateKey },
     );
@@ -311,6 +359,11 @@ export class IssueSession {
     const reaction = await this.port.reactToIssue(this.options.issue, 'eyes');
     await this.port.removeIssueReaction(this.options.issue, reaction.id);
     this.lockReaction = undefined;
+  }
+
+  /** The progress comment's body as read or last written (grooming reads its data block back). */
+  get progressBody(): string | undefined {
+    return this.comment?.body;
   }
 
   get progressUrl(): string | undefined {

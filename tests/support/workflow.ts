@@ -142,7 +142,7 @@ export function checkTriggers(template: WorkflowTemplate | undefined): string[] 
     for (const t of types) if (!config.types.includes(t)) problems.push(`${event}: types lack ${t}`);
     return undefined;
   };
-  needTypes('issues', ['opened', 'labeled', 'unlabeled', 'closed']);
+  needTypes('issues', ['opened', 'edited', 'labeled', 'unlabeled', 'closed']);
   needTypes('issue_comment', ['created']);
   // The engineering track: a human's push to HydraFlow's branch, a human's approval, CI finishing.
   needTypes('pull_request', ['synchronize']);

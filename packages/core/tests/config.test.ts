@@ -53,6 +53,15 @@ describe('loadConfig defaults', () => {
       },
       review: { max_rounds: 3, threshold: 7 },
       merge: { policy: 'human', method: 'squash' },
+      grooming: {
+        route: 'complex',
+        complexity_threshold: 7,
+        agents: ['pm', 'engineer', 'qa', 'research'],
+        custom_agents: [],
+        max_turns: 6,
+        max_sub_issues: 8,
+        cache_warmup: true,
+      },
       pricing: {},
     });
     expect(loadConfig({ fileText: '', ...none }).clarity_threshold).toBe(7);

@@ -142,12 +142,70 @@ describe('issues events', () => {
       reason: expect.stringMatching(/pull request/),
     });
   });
-  it('edited and other actions are skipped', () => {
+  it('edits re-run grooming only while grooming and only when material; other actions are skipped', () => {
     expect(route(issues('edited'), ctx)).toMatchObject({
       kind: 'skip',
-      reason: expect.stringMatching(/edits are not acted on yet/),
+      reason: expect.stringMatching(/only while grooming/),
     });
+    const questions = [
+      '## Questions',
+      '<!-- hydraflow:questions -->',
+      '- [ ] **What does mode() return on ties?** - First, smallest or all? _(qa)_ `id:tie-behaviour`',
+      '<!-- /hydraflow:questions -->',
+    ].join('\n');
+    const edit = (from: string, to: string) => {
+      const e = issues('edited', { labels: ['hydraflow-groom'] });
+      e.payload.changes = { body: { from } };
+      e.payload.issue.body = to;
+      return e;
+    };
+    const body = `Add mode(numbers) to src/numbers.js.\n\n${questions}`;
+    const ticked = body.replace('- [ ] **What', '- [x] **What');
+    expect(route(edit(body, ticked), ctx)).toMatchObject({ kind: 'phase', phase: 'groom' });
+    expect(route(edit(body, body.replace('Add mode', 'Add  mode')), ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/not material/),
+    });
+    const answered = body.replace(
+      'src/numbers.js.',
+      'src/numbers.js. On ties it returns the smallest of the most frequent values; an empty list gives undefined.',
+    );
+    expect(route(edit(body, answered), ctx)).toMatchObject({ kind: 'phase', phase: 'groom' });
+    const titleOnly = issues('edited', { labels: ['hydraflow-groom'] });
+    titleOnly.payload.changes = { title: { from: 'x' } };
+    expect(route(titleOnly, ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/did not change the body/) });
     expect(route(issues('pinned'), ctx).kind).toBe('skip');
+  });
+});
+
+describe('answers to grooming questions', () => {
+  const body = [
+    'Add mode(numbers).',
+    '## Questions',
+    '<!-- hydraflow:questions -->',
+    '- [ ] **What does mode() return on ties?** - First, smallest or all of them? _(qa)_ `id:tie-behaviour`',
+    '<!-- /hydraflow:questions -->',
+  ].join('\n');
+  const onGroomIssue = (text: string, association: string, user = human) => {
+    const e = comment(text, { user });
+    e.payload.issue.labels = [{ name: 'hydraflow-groom' }];
+    e.payload.issue.body = body;
+    e.payload.comment.author_association = association;
+    return e;
+  };
+
+  it('a collaborator answering an open question re-runs grooming', () => {
+    const e = onGroomIssue('On ties, return the smallest of the most frequent values.', 'COLLABORATOR');
+    expect(route(e, ctx)).toEqual({ kind: 'phase', phase: 'groom', issue: e.payload.issue.number, actor: human.login });
+  });
+
+  it('noise, strangers and issues not in grooming do not', () => {
+    expect(route(onGroomIssue('+1', 'MEMBER'), ctx)).toMatchObject({ kind: 'skip' });
+    expect(route(onGroomIssue('thanks!', 'OWNER'), ctx)).toMatchObject({ kind: 'skip' });
+    const stranger = onGroomIssue('On ties, return the smallest value.', 'NONE', { login: 'drive-by', type: 'User' });
+    expect(route(stranger, ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/does not re-run grooming/) });
+    const notGrooming = comment('On ties, return the smallest value.');
+    expect(route(notGrooming, ctx)).toMatchObject({ kind: 'skip', reason: 'not a command' });
   });
 });
 

@@ -16,8 +16,10 @@ import {
 const stages = PIPELINE_STAGES.map((s) => s.stage);
 
 describe('transition table', () => {
-  it('matches ADR-0002 + ADR-0031', () => {
-    expect(TRANSITIONS.find).toEqual(['discover', 'plan', 'hitl']);
+  it('matches ADR-0002 + ADR-0031, with grooming (docs/grooming.md)', () => {
+    expect(TRANSITIONS.find).toEqual(['discover', 'groom', 'plan', 'hitl']);
+    expect(TRANSITIONS.groom).toEqual(['plan', 'epic', 'hitl']);
+    expect(TRANSITIONS.epic).toEqual(['fixed']);
     expect(TRANSITIONS.discover).toEqual(['shape', 'hitl']);
     expect(TRANSITIONS.shape).toEqual(['plan', 'hitl']);
     expect(TRANSITIONS.plan).toEqual(['ready', 'hitl']);

@@ -3,3 +3,5 @@ export * from './port';
 export * from './rest-issues';
 export * from './pulls-port';
 export * from './rest-pulls';
+export * from './grooming-port';
+export * from './graphql-grooming';

@@ -39,6 +39,30 @@ function isStatus(error: unknown, status: number): boolean {
   return error instanceof RequestError && error.status === status;
 }
 
+type RawIssue = {
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  labels: RawLabel[];
+  user: { login: string; type: string } | null;
+  pull_request?: unknown;
+  html_url: string;
+};
+
+function toIssue(data: RawIssue): Issue {
+  return {
+    number: data.number,
+    title: data.title,
+    body: data.body ?? '',
+    state: data.state === 'closed' ? 'closed' : 'open',
+    labels: data.labels.map((l) => toLabel(l).name),
+    author: data.user ? { login: data.user.login, type: data.user.type } : null,
+    isPullRequest: Boolean(data.pull_request),
+    htmlUrl: data.html_url,
+  };
+}
+
 /** The IssuesPort over GitHub's REST API. `self` is the login HydraFlow writes as (to find its own comments). */
 export class RestIssues implements IssuesPort {
   constructor(
@@ -49,16 +73,21 @@ export class RestIssues implements IssuesPort {
 
   async getIssue(issue: number): Promise<Issue> {
     const { data } = await this.octokit.rest.issues.get({ ...this.repo, issue_number: issue });
-    return {
-      number: data.number,
-      title: data.title,
-      body: data.body ?? '',
-      state: data.state === 'closed' ? 'closed' : 'open',
-      labels: data.labels.map((l) => toLabel(l as RawLabel).name),
-      author: data.user ? { login: data.user.login, type: data.user.type } : null,
-      isPullRequest: Boolean(data.pull_request),
-      htmlUrl: data.html_url,
-    };
+    return toIssue(data as RawIssue);
+  }
+
+  async updateIssue(
+    issue: number,
+    changes: { body?: string; labels?: string[] },
+  ): Promise<Issue & { labelSpecs: LabelSpec[] }> {
+    // Setting the same body and labels twice is the same result: a 5xx may be retried.
+    const { data } = await this.octokit.rest.issues.update({
+      ...this.repo,
+      issue_number: issue,
+      ...changes,
+      request: { hydraflowIdempotent: true } as never,
+    });
+    return { ...toIssue(data as RawIssue), labelSpecs: (data.labels as RawLabel[]).map(toLabel) };
   }
 
   async listComments(issue: number): Promise<IssueComment[]> {

@@ -162,6 +162,82 @@ export const configSchema = z
         .describe(
           "HydraFlow's own identities: its state comments are trusted only from these, and their events never start work. Add your App's \"name[bot]\" or the PAT user's login.",
         ),
+      grooming: z
+        .strictObject({
+          route: z
+            .enum(['complex', 'always', 'never'], e('complex, always or never'))
+            .default('complex')
+            .describe(
+              'Which clear issues triage sends to grooming before planning: complex (complexity at or above complexity_threshold), always, or never (then only /groom grooms).',
+            ),
+          complexity_threshold: z
+            .number(e('a number from 0 to 10'))
+            .min(0, e('a number from 0 to 10'))
+            .max(10, e('a number from 0 to 10'))
+            .default(7)
+            .describe('With route: complex, triage grooms issues whose complexity score is at least this.'),
+          agents: z
+            .array(z.enum(['pm', 'engineer', 'qa', 'research'], e('pm, engineer, qa or research')))
+            .min(1, e('at least one of pm, engineer, qa, research'))
+            .default(['pm', 'engineer', 'qa', 'research'])
+            .describe('The built-in grooming agents that run (in parallel).'),
+          custom_agents: z
+            .array(
+              z.strictObject(
+                {
+                  name: z
+                    .string(e('an agent name (lower-case letters, digits, - and _; 2-31 characters)'))
+                    .regex(
+                      /^[a-z][a-z0-9_-]{1,30}$/,
+                      e('an agent name (lower-case letters, digits, - and _; 2-31 characters)'),
+                    )
+                    .refine(
+                      (n) => !['pm', 'engineer', 'qa', 'research', 'summary'].includes(n),
+                      e('a name that is not a built-in agent (pm, engineer, qa, research, summary)'),
+                    )
+                    .describe("The agent's name: its questions are tagged with it; its model is models.groom_<name>."),
+                  purpose: z
+                    .string(e('one sentence saying what the agent judges'))
+                    .min(1)
+                    .max(300)
+                    .describe('What this agent judges, e.g. "Security: threats, secrets, permissions".'),
+                  checks: z
+                    .array(z.string(e('a check, one short sentence')).min(1).max(200))
+                    .min(1, e('at least one check'))
+                    .max(12, e('at most 12 checks'))
+                    .describe('What it checks, one short sentence each.'),
+                },
+                e('a mapping with the keys name, purpose and checks'),
+              ),
+            )
+            .max(4, e('at most 4 custom agents'))
+            .default([])
+            .describe('Project-specific agents (e.g. security, performance) that join the parallel set.'),
+          max_turns: z
+            .number(e('a whole number from 1 to 20'))
+            .int()
+            .min(1)
+            .max(20)
+            .default(6)
+            .describe('Model turns per grooming agent (the engineer and research agents read code and search issues).'),
+          max_sub_issues: z
+            .number(e('a whole number from 0 to 20'))
+            .int()
+            .min(0)
+            .max(20)
+            .default(8)
+            .describe('Phase sub-issues one grooming run may create (0: never split).'),
+          cache_warmup: z
+            .boolean(e('true or false'))
+            .default(true)
+            .describe(
+              'Start the other agents only when the first answered, so they read its prompt cache instead of all paying to write it (slower by about one model turn, much cheaper).',
+            ),
+        })
+        .prefault({})
+        .describe(
+          'Grooming (/groom): agents that judge whether an issue is ready to plan, and split big work into phases.',
+        ),
       plan: planConfigSchema,
       implement: z
         .strictObject({
@@ -273,8 +349,13 @@ export interface HydraflowConfig extends Omit<Parsed, 'provider' | 'models'> {
 }
 
 /** The model for a role: `models.<role>`, else `models.default`. */
+/**
+ * The model of a role: `models.<role>`, else for a grooming agent role (`groom_pm`, `groom_engineer`, …,
+ * `groom_summary`, `groom_<custom>`) `models.groom`, else `models.default`.
+ */
 export function modelFor(config: Pick<HydraflowConfig, 'models'>, role: string): string {
-  return config.models[role] ?? config.models.default;
+  const family = role.startsWith('groom_') ? config.models.groom : undefined;
+  return config.models[role] ?? family ?? config.models.default;
 }
 
 /** The JSON Schema of `.github/hydraflow.yml` (generated into schema/hydraflow-config.schema.json). */

@@ -7,7 +7,7 @@ import { neutralizeModelText } from '../plan/render';
 import type { SubIssueSpec } from './schema';
 import { PHASES_SECTION, upsertManagedSection } from './sections';
 
-const MARKER = /<!-- hydraflow:sub-issue parent=\d+ phase=(\d+) -->/;
+const MARKER = /<!-- hydraflow:sub-issue parent=(\d+) phase=(\d+) -->/;
 const TITLE = /^\[Phase (\d+)\]:/;
 
 function oneLine(text: string, max: number): string {
@@ -81,9 +81,43 @@ export function normalizePhases(specs: readonly SubIssueSpec[]): { phases: SubIs
 }
 
 /** The phase a sub-issue stands for: its hidden marker, else its `[Phase N]:` title (a marker edited away). */
-function phaseOf(issue: { title: string; body?: string | null }): number | undefined {
-  const m = MARKER.exec(issue.body ?? '') ?? TITLE.exec(issue.title);
-  return m ? Number(m[1]) : undefined;
+export function subIssuePhase(issue: { title: string; body?: string | null }): number | undefined {
+  const marked = MARKER.exec(issue.body ?? '');
+  if (marked) return Number(marked[2]);
+  const titled = TITLE.exec(issue.title);
+  return titled ? Number(titled[1]) : undefined;
+}
+
+/**
+ * The parent a phase sub-issue names in its hidden marker. A hint only (anyone can edit a body): the parent's epic
+ * phase trusts nothing but its own sub-issue list.
+ */
+export function subIssueParent(body: string | null | undefined): number | undefined {
+  const marked = MARKER.exec(body ?? '');
+  return marked ? Number(marked[1]) : undefined;
+}
+
+export interface EpicPhase {
+  phase: number;
+  number: number;
+  state: 'open' | 'closed';
+  /** It carries a pipeline label: HydraFlow is working on it, or a human took it over (hitl). */
+  inPipeline: boolean;
+}
+
+/**
+ * What an epic does next (docs/grooming.md: one phase at a time). Every phase closed → done. A phase in the pipeline →
+ * wait for it. Otherwise the lowest open phase starts: dependencies only point at earlier phases (normalizePhases),
+ * so it is the one whose dependencies are all done. A closed phase counts as done however it was closed: a human who
+ * closes a phase as not planned has decided to skip it.
+ */
+export function nextEpicStep(
+  phases: readonly EpicPhase[],
+): { kind: 'done' } | { kind: 'wait'; phase: EpicPhase } | { kind: 'start'; phase: EpicPhase } {
+  const open = [...phases].filter((p) => p.state === 'open').sort((a, b) => a.phase - b.phase);
+  if (open.length === 0) return { kind: 'done' };
+  const busy = open.find((p) => p.inPipeline);
+  return busy ? { kind: 'wait', phase: busy } : { kind: 'start', phase: open[0]! };
 }
 
 /**
@@ -98,7 +132,7 @@ export function reconcileSubIssues(
 ): { create: SubIssueSpec[]; existing: { phase: number; number: number }[]; overCap: SubIssueSpec[] } {
   const issueOf = new Map<number, number>();
   for (const issue of existing) {
-    const phase = phaseOf(issue);
+    const phase = subIssuePhase(issue);
     if (phase !== undefined && !issueOf.has(phase)) issueOf.set(phase, issue.number);
   }
   const found: { phase: number; number: number }[] = [];

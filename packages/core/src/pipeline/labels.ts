@@ -1,6 +1,10 @@
 /**
- * The pipeline state machine (ADR-0002, extended by ADR-0031): one label per stage, exactly one on an issue at a time.
- * This table is the single source that code, docs (docs/state-machine.md) and the drift test read.
+ * The pipeline state machine (ADR-0002, extended by ADR-0031 and by grooming): one label per stage, exactly one on an
+ * issue at a time. This table is the single source that code, docs (docs/state-machine.md) and the drift test read.
+ *
+ * Grooming (docs/grooming.md) adds two stages the seeds leave to us: `groom` (PM, engineer, QA and research agents
+ * judge whether the issue is ready to plan; the issue waits here while questions are open) and `epic` (grooming split
+ * the work into phase sub-issues; the parent tracks them and is done when they all are).
  */
 export const PIPELINE_STAGES = [
   {
@@ -23,6 +27,20 @@ export const PIPELINE_STAGES = [
     color: 'bfd4f2',
     description: 'HydraFlow: awaiting a product direction (shape)',
     track: 'product',
+  },
+  {
+    stage: 'groom',
+    label: 'hydraflow-groom',
+    color: 'fbca04',
+    description: 'HydraFlow: grooming (product, engineering, QA and research review)',
+    track: 'junction',
+  },
+  {
+    stage: 'epic',
+    label: 'hydraflow-epic',
+    color: 'c2e0c6',
+    description: 'HydraFlow: split into phase sub-issues; tracks them',
+    track: 'junction',
   },
   {
     stage: 'plan',
@@ -77,6 +95,16 @@ export function labelFor(stage: PipelineStage): PipelineLabel {
 export function stageOf(label: string): PipelineStage | undefined {
   return byLabel.get(label)?.stage;
 }
+
+/**
+ * Not a pipeline label: marks an issue that passed grooming (the seed's `groomed` label). It stays when the issue moves
+ * on, and HydraFlow creates it with this colour and description when the repository lacks it.
+ */
+export const GROOMED_LABEL = {
+  name: 'groomed',
+  color: '0e8a16',
+  description: 'HydraFlow: groomed, ready to plan',
+} as const;
 
 export function isPipelineLabel(label: string): label is PipelineLabel {
   return byLabel.has(label);

@@ -25,12 +25,17 @@ const ALL_STAGES: readonly PipelineStage[] = PIPELINE_STAGES.map((s) => s.stage)
 /** Every edge HydraFlow itself may take. Humans are not restricted by this list. */
 export const TRANSITION_EDGES: readonly TransitionEdge[] = [
   { from: 'find', to: 'discover', when: 'triage: needs discovery, or clarity below the threshold' },
+  { from: 'find', to: 'groom', when: 'triage: clear, but complex enough to groom first (grooming.route)' },
   { from: 'find', to: 'plan', when: 'triage: clear enough to plan directly' },
   { from: 'find', to: 'hitl', when: 'triage failed or the verdict could not be parsed (fail closed)' },
   { from: 'discover', to: 'shape', when: 'research brief posted' },
   { from: 'discover', to: 'hitl', when: 'discovery failed' },
   { from: 'shape', to: 'plan', when: 'a human chose a direction (/ship-it)' },
   { from: 'shape', to: 'hitl', when: 'shaping timed out or failed' },
+  { from: 'groom', to: 'plan', when: 'grooming decided ready (one piece of work)' },
+  { from: 'groom', to: 'epic', when: 'grooming decided ready and split the work into phase sub-issues' },
+  { from: 'groom', to: 'hitl', when: 'grooming found a blocker, or failed' },
+  { from: 'epic', to: 'fixed', when: 'every phase sub-issue was completed' },
   { from: 'plan', to: 'ready', when: 'plan posted' },
   { from: 'plan', to: 'hitl', when: 'planning failed' },
   { from: 'ready', to: 'review', when: 'pull request opened' },

@@ -8,9 +8,13 @@
  * - issues.opened → triage when auto_triage (unless it was opened with a pipeline label: its `labeled` event acts).
  * - issues.labeled hydraflow-find by a human → triage; another pipeline label → override to that stage.
  * - issues.unlabeled of a pipeline label by a human → override to null, only when no other pipeline label remains.
- * - issues.edited → skip for now.
+ * - issues.edited → groom again when the issue waits in grooming (hydraflow-groom) and a human changed its body
+ *   materially or checked a question's box (`materialBodyEdit`); other edits are skipped.
  * - issue_comment.created → slash command from the first line; `edited` and `deleted` are skipped (an edit must not
- *   replay or smuggle in a command — post a new comment).
+ *   replay or smuggle in a command — post a new comment). A comment that is not a command re-runs grooming when the
+ *   issue waits in grooming, the author is the issue's author or a collaborator (author_association OWNER, MEMBER or
+ *   COLLABORATOR: strangers cannot make the repository pay for model calls), and it likely answers an open question
+ *   (`likelyAnswers`: the seed's "not on every comment").
  * - workflow_dispatch with inputs {issue, phase, actor} → that phase.
  * - Pull requests are mapped to issues by HydraFlow's branch name `hydraflow/issue-<n>` (same repository, never a
  *   fork). The decision carries the pull request number when the event names one; the phase then checks that it is
@@ -26,6 +30,8 @@
 import type { HydraflowConfig, Permission } from '../config/schema';
 import { isPipelineLabel, stageOf, type PipelineStage } from '../pipeline/labels';
 import { labelNames, pipelineLabelsOf } from '../pipeline/transitions';
+import { likelyAnswers, materialBodyEdit } from '../groom/triggers';
+import { openQuestions, parseQuestionsSection } from '../groom/questions';
 import { defaultCommands, parseCommand, type CommandRegistry } from './commands';
 import { stricterPermission } from './permissions';
 
@@ -157,8 +163,14 @@ const routeIssues: EventHandler = (event, ctx) => {
       if (remaining.length > 0) return skip(`another pipeline label remains (${remaining.join(', ')})`);
       return { kind: 'override', issue, stage: null, actor };
     }
-    case 'edited':
-      return skip('issue edits are not acted on yet (comment /triage to re-triage)');
+    case 'edited': {
+      if (!isGrooming(labels)) return skip('issue edits are acted on only while grooming (comment /triage to re-triage)');
+      const before: unknown = p.changes?.body?.from;
+      if (typeof before !== 'string') return skip('the edit did not change the body');
+      const edit = materialBodyEdit(before, String(p.issue?.body ?? ''));
+      if (!edit.material) return skip(`the body edit is not material (${edit.reason})`);
+      return { kind: 'phase', phase: 'groom', issue, actor };
+    }
     default:
       return skip(`issues.${event.action ?? '?'} is not handled`);
   }
@@ -178,7 +190,7 @@ const routeIssueComment: EventHandler = (event, ctx) => {
   const untrusted = isUntrustedAutomation(p.sender, ctx) ?? isUntrustedAutomation(p.comment?.user, ctx);
   if (untrusted) return skip(untrusted);
   const parsed = parseCommand(p.comment?.body);
-  if (!parsed) return skip('not a command');
+  if (!parsed) return onPull ? skip('not a command') : groomOnAnswer(p, issue);
   const commentId = p.comment?.id;
   if (typeof commentId !== 'number') return skip('comment without an id');
   const actor: string = p.comment.user.login;
@@ -228,6 +240,29 @@ const routeIssueComment: EventHandler = (event, ctx) => {
     minPermission: spec.phase === null ? spec.minPermission : stricterPermission(spec.minPermission, floor),
   };
 };
+
+const GROOM_LABEL = 'hydraflow-groom';
+const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+
+function isGrooming(labels: readonly string[]): boolean {
+  return labels.some((l) => l.toLowerCase() === GROOM_LABEL);
+}
+
+/** A plain comment on an issue waiting in grooming: groom again if it likely answers an open question. */
+function groomOnAnswer(p: any, issue: number): Decision {
+  if (!isGrooming(labelNames(p.issue?.labels ?? []))) return skip('not a command');
+  const author: string = p.comment?.user?.login ?? '';
+  const association = String(p.comment?.author_association ?? '').toUpperCase();
+  if (author !== p.issue?.user?.login && !TRUSTED_ASSOCIATIONS.has(association)) {
+    return skip(`a comment by ${author || 'someone'} (${association || 'no association'}) does not re-run grooming`);
+  }
+  const open = openQuestions(parseQuestionsSection(String(p.issue?.body ?? '')).lines).filter(
+    (q): q is typeof q & { id: string } => typeof q.id === 'string',
+  );
+  const answers = likelyAnswers(String(p.comment?.body ?? ''), open);
+  if (answers.length === 0) return skip('the comment does not look like an answer to an open grooming question');
+  return { kind: 'phase', phase: 'groom', issue, actor: author };
+}
 
 const routeWorkflowDispatch: EventHandler = (event, ctx) => {
   const inputs = event.payload?.inputs ?? {};

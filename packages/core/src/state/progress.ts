@@ -37,6 +37,11 @@ export interface ProgressInput {
   error?: string | { phase?: string; message: string };
   /** Longer markdown shown collapsed (e.g. the triage enrichment and reasons). */
   details?: string;
+  /**
+   * A hidden data block made by HydraFlow's own code (escaped JSON whose hash is in the signed state, e.g. grooming's
+   * agent verdicts), placed before the state block as is. The first thing dropped when the comment would be too long.
+   */
+  dataBlock?: string;
 }
 
 /**
@@ -153,6 +158,7 @@ function render(
       '</details>',
     );
   }
+  if (input.dataBlock) lines.push('', input.dataBlock);
   lines.push('', block);
   return lines.join('\n');
 }
@@ -166,10 +172,12 @@ export function renderProgressComment(input: ProgressInput, options: StateKeyOpt
   let historyCount = input.state.history.length;
   let details = input.details;
   let errorMax = 20_000;
+  let current = input;
   for (;;) {
-    const body = render(input, historyCount, details, errorMax, block);
+    const body = render(current, historyCount, details, errorMax, block);
     if (body.length <= BUDGET) return body;
-    if (historyCount > 0) historyCount = Math.floor(historyCount / 2);
+    if (current.dataBlock) current = { ...current, dataBlock: undefined };
+    else if (historyCount > 0) historyCount = Math.floor(historyCount / 2);
     else if (details !== undefined && details.length > 200)
       details = `${details.slice(0, Math.floor(details.length / 2))}\n\n… (truncated)`;
     else if (details !== undefined) details = undefined;

@@ -14,17 +14,33 @@ export const triageVerdictSchema = z.strictObject({
 
 export type TriageVerdict = z.infer<typeof triageVerdictSchema>;
 
-export type TriageRoute = 'discover' | 'plan';
+export type TriageRoute = 'discover' | 'groom' | 'plan';
+
+/** Which clear (engineering) issues are groomed before planning: see `grooming.route` in the config. */
+export type GroomRoute = 'complex' | 'always' | 'never';
 
 export const DEFAULT_CLARITY_THRESHOLD = 7;
 
-/** ADR-0031: needs_discovery, or clarity below the threshold, goes to the product track (discover); else plan. */
+export const DEFAULT_GROOM_COMPLEXITY_THRESHOLD = 7;
+
+/**
+ * ADR-0031: needs_discovery, or clarity below the threshold, goes to the product track (discover). A clear issue goes
+ * to grooming first when `groomRoute` says so — `complex` (the default): its complexity is at or above
+ * `groomComplexityThreshold`, the work worth a PM/engineer/QA/research look and perhaps a split into phases; `always`;
+ * `never` — and otherwise straight to plan (the grooming seed's "Triage → Grooming: not ready" edge, read for an
+ * engineering pipeline whose vague issues already take the product track).
+ */
 export function routeTriage(
-  verdict: Pick<TriageVerdict, 'clarity_score' | 'needs_discovery'>,
-  options: { clarityThreshold?: number } = {},
+  verdict: Pick<TriageVerdict, 'clarity_score' | 'needs_discovery'> & { complexity_score?: number },
+  options: { clarityThreshold?: number; groomRoute?: GroomRoute; groomComplexityThreshold?: number } = {},
 ): TriageRoute {
   const threshold = options.clarityThreshold ?? DEFAULT_CLARITY_THRESHOLD;
   if (verdict.needs_discovery) return 'discover';
   if (!(verdict.clarity_score >= threshold)) return 'discover'; // NaN also goes to discover
+  const groom = options.groomRoute ?? 'complex';
+  if (groom === 'always') return 'groom';
+  const complexity = verdict.complexity_score ?? 0;
+  if (groom === 'complex' && complexity >= (options.groomComplexityThreshold ?? DEFAULT_GROOM_COMPLEXITY_THRESHOLD))
+    return 'groom';
   return 'plan';
 }

@@ -1,0 +1,155 @@
+import type { RestClient } from './client';
+import type { GroomContext, GroomingPort, NewSubIssue, RelatedItem, SubIssue } from './grooming-port';
+import type { LabelSpec } from './port';
+import type { Repo } from './rest-issues';
+
+const EXCERPT = 300;
+
+type RawItem = {
+  __typename?: string;
+  number?: number;
+  title?: string;
+  state?: string;
+  url?: string;
+  body?: string | null;
+};
+
+function toRelated(raw: RawItem): RelatedItem | undefined {
+  if (typeof raw?.number !== 'number') return undefined;
+  return {
+    number: raw.number,
+    title: raw.title ?? '',
+    state: raw.state === 'OPEN' ? 'open' : 'closed',
+    isPullRequest: raw.__typename === 'PullRequest',
+    url: raw.url ?? '',
+    excerpt: (raw.body ?? '').slice(0, EXCERPT),
+  };
+}
+
+const ITEM_FIELDS = `__typename ... on Issue { number title state url body } ... on PullRequest { number title state url body }`;
+
+/** Search terms are the caller's; qualifiers pin the search to this repository whatever the terms say. */
+function scoped(repo: Repo, query: string): string {
+  const terms = query.replace(/\b(repo|org|user):\S+/gi, '').trim();
+  return `repo:${repo.owner}/${repo.repo} ${terms}`.trim();
+}
+
+/** GroomingPort over GitHub's GraphQL API. */
+export class GraphqlGrooming implements GroomingPort {
+  constructor(
+    private readonly octokit: RestClient,
+    private readonly repo: Repo,
+  ) {}
+
+  async groomContext(
+    issue: number,
+    args: { search: string; relatedLimit: number; labels: readonly string[] },
+  ): Promise<GroomContext> {
+    const labelFields = args.labels.map((name, i) => `l${i}: label(name: ${JSON.stringify(name)}) { id name }`);
+    const data = await this.octokit.graphql<{
+      repository: {
+        id: string;
+        issue: { id: string; subIssues: { nodes: (SubIssueRaw | null)[] } } | null;
+        [label: `l${number}`]: { id: string; name: string } | null;
+      };
+      search: { nodes: (RawItem | null)[] };
+    }>(
+      `query($owner: String!, $name: String!, $number: Int!, $q: String!, $n: Int!) {
+        repository(owner: $owner, name: $name) {
+          id
+          issue(number: $number) { id subIssues(first: 50) { nodes { id number title body state labels(first: 20) { nodes { name } } } } }
+          ${labelFields.join('\n          ')}
+        }
+        search(query: $q, type: ISSUE, first: $n) { nodes { ${ITEM_FIELDS} } }
+      }`,
+      {
+        owner: this.repo.owner,
+        name: this.repo.repo,
+        number: issue,
+        q: scoped(this.repo, args.search),
+        n: Math.max(1, Math.min(args.relatedLimit + 1, 50)),
+        request: { hydraflowIdempotent: true } as never,
+      },
+    );
+    const repository = data.repository;
+    if (!repository.issue) throw new Error(`issue #${issue} was not found by GraphQL`);
+    const labelIds: Record<string, string> = {};
+    args.labels.forEach((_, i) => {
+      const label = repository[`l${i}`];
+      if (label) labelIds[label.name] = label.id;
+    });
+    return {
+      repositoryId: repository.id,
+      issueNodeId: repository.issue.id,
+      subIssues: repository.issue.subIssues.nodes.filter((n): n is SubIssueRaw => n !== null).map(toSubIssue),
+      related: data.search.nodes
+        .map((n) => (n ? toRelated(n) : undefined))
+        .filter((n): n is RelatedItem => n !== undefined && n.number !== issue)
+        .slice(0, args.relatedLimit),
+      labelIds,
+    };
+  }
+
+  async searchIssues(query: string, limit: number): Promise<RelatedItem[]> {
+    const data = await this.octokit.graphql<{ search: { nodes: (RawItem | null)[] } }>(
+      `query($q: String!, $n: Int!) { search(query: $q, type: ISSUE, first: $n) { nodes { ${ITEM_FIELDS} } } }`,
+      {
+        q: scoped(this.repo, query),
+        n: Math.max(1, Math.min(limit, 50)),
+        request: { hydraflowIdempotent: true } as never,
+      },
+    );
+    return data.search.nodes.map((n) => (n ? toRelated(n) : undefined)).filter((n): n is RelatedItem => !!n);
+  }
+
+  async createSubIssue(parentNodeId: string, repositoryId: string, issue: NewSubIssue): Promise<{ number: number }> {
+    const data = await this.octokit.graphql<{ createIssue: { issue: { number: number } } }>(
+      `mutation($repo: ID!, $parent: ID!, $title: String!, $body: String, $labels: [ID!]) {
+        createIssue(input: { repositoryId: $repo, parentIssueId: $parent, title: $title, body: $body, labelIds: $labels }) {
+          issue { number }
+        }
+      }`,
+      { repo: repositoryId, parent: parentNodeId, title: issue.title, body: issue.body, labels: issue.labelIds },
+    );
+    return data.createIssue.issue;
+  }
+
+  async createLabels(repositoryId: string, labels: readonly LabelSpec[]): Promise<Record<string, string>> {
+    if (labels.length === 0) return {};
+    // One document, one aliased createLabel per label.
+    const vars: Record<string, unknown> = { repo: repositoryId };
+    const params = ['$repo: ID!'];
+    const fields = labels.map((label, i) => {
+      vars[`n${i}`] = label.name;
+      vars[`c${i}`] = label.color;
+      vars[`d${i}`] = label.description;
+      params.push(`$n${i}: String!`, `$c${i}: String!`, `$d${i}: String`);
+      return `l${i}: createLabel(input: { repositoryId: $repo, name: $n${i}, color: $c${i}, description: $d${i} }) { label { id name } }`;
+    });
+    const data = await this.octokit.graphql<Record<string, { label: { id: string; name: string } }>>(
+      `mutation(${params.join(', ')}) {\n  ${fields.join('\n  ')}\n}`,
+      vars,
+    );
+    return Object.fromEntries(labels.map((_, i) => [data[`l${i}`]!.label.name, data[`l${i}`]!.label.id]));
+  }
+}
+
+type SubIssueRaw = {
+  id: string;
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  labels?: { nodes: ({ name: string } | null)[] } | null;
+};
+
+function toSubIssue(raw: SubIssueRaw): SubIssue {
+  return {
+    number: raw.number,
+    nodeId: raw.id,
+    title: raw.title,
+    body: raw.body ?? '',
+    state: raw.state === 'OPEN' ? 'open' : 'closed',
+    labels: (raw.labels?.nodes ?? []).flatMap((l) => (l ? [l.name] : [])),
+  };
+}

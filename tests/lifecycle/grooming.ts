@@ -1,0 +1,227 @@
+/**
+ * Recorded grooming sessions on the sample repository (packages/testkit/src/sample-repo), shared by the grooming tests,
+ * the lifecycle scenarios, `pnpm bench` and `pnpm demo`. Agents are scripted the way a model answers through
+ * HydraFlow's tools: explorers read code or search issues first, then every agent calls submit_verdict and the summary
+ * calls submit_summary. Answers that depend on the issue's discussion are functions of the request, so a re-run after
+ * a human answered sees a different (recorded) answer, as it would from a real model.
+ */
+import type { ParsedRequest, Script, ScriptEntry } from '@hydraflow/testkit';
+
+/** A complex issue (triage sends it to grooming), small enough for the sample project. */
+export const STATS_ISSUE = {
+  title: 'Statistics helpers: average, median and a describe() summary',
+  body: [
+    'Reports need basic statistics of a list of numbers. Add to src/numbers.js:',
+    '',
+    '- `average(numbers)`: the arithmetic mean, 0 for an empty list;',
+    '- `median(numbers)`: the middle value (the mean of the two middle values for an even count), 0 for an empty list;',
+    '- `describe(numbers)`: `{ count, min, max, average, median }`.',
+    '',
+    'Export them from src/index.js, test each one, and document them in the README.',
+  ].join('\n'),
+};
+
+/** A small issue with a real open question (what mode() returns on ties). */
+export const MODE_ISSUE = {
+  title: 'Add mode(numbers) to the number helpers',
+  body: 'We need `mode(numbers)` next to `sum` in src/numbers.js: the most frequent value of a list. Export it from src/index.js and add tests.',
+};
+
+export const triageComplex: ScriptEntry = {
+  json: {
+    clarity_score: 8,
+    complexity_score: 8,
+    needs_discovery: false,
+    enrichment: 'Three new helpers in src/numbers.js, exports, tests and README.',
+    reasons: ['Clear behaviour for each helper.', 'Several functions, tests and docs: worth grooming first.'],
+  },
+};
+
+export const triageModeComplex: ScriptEntry = {
+  json: {
+    clarity_score: 7,
+    complexity_score: 7,
+    needs_discovery: false,
+    enrichment: 'A new helper in src/numbers.js.',
+    reasons: ['The tie behaviour is not specified.'],
+  },
+};
+
+type Verdict = {
+  ready: boolean;
+  confidence: 'low' | 'medium' | 'high';
+  assessment: string;
+  questions: string[];
+  recommended_phases?: unknown[];
+};
+
+const submit = (verdict: Verdict): ScriptEntry => ({
+  toolCalls: [{ name: 'submit_verdict', input: { recommended_phases: [], ...verdict } }],
+});
+
+/** An explorer: one look at the code (or the issues), then the verdict. The turn is read from the conversation. */
+function explorer(look: ScriptEntry, verdict: (request: ParsedRequest) => Verdict, latencyMs = 0) {
+  return (request: ParsedRequest): ScriptEntry => {
+    const looked = request.toolResults.length > 0;
+    return { ...(looked ? submit(verdict(request)) : look), ...(latencyMs ? { latencyMs } : {}) };
+  };
+}
+
+const readNumbers: ScriptEntry = { toolCalls: [{ name: 'read_file', input: { path: 'src/numbers.js' } }] };
+const searchIssues = (query: string): ScriptEntry => ({ toolCalls: [{ name: 'search_issues', input: { query } }] });
+
+export const STATS_PHASES = [
+  {
+    phase_number: 1,
+    title: 'Add average(numbers)',
+    description: 'The arithmetic mean of a list of numbers, 0 for an empty list, exported and tested.',
+    affected_areas: [
+      { path: 'src/numbers.js', change: 'modify', note: 'average() next to sum()' },
+      { path: 'src/index.js', change: 'modify', note: 'export it' },
+      { path: 'test/numbers.test.js', change: 'modify' },
+    ],
+    todos: [
+      { text: 'Implement average with sum', manual: false },
+      { text: 'Test the empty list', manual: false },
+    ],
+  },
+  {
+    phase_number: 2,
+    title: 'Add median(numbers) and describe(numbers)',
+    description: 'median (even counts average the two middle values) and describe() built on average and median.',
+    affected_areas: [
+      { path: 'src/numbers.js', change: 'modify' },
+      { path: 'README.md', change: 'modify', note: 'document the helpers' },
+    ],
+    todos: [
+      { text: 'Implement median and describe', manual: false },
+      { text: 'Check the README examples render', manual: true },
+    ],
+    depends_on: [1],
+  },
+];
+
+export interface ReadyOptions {
+  /** The engineer's recommended phases (none: one pull request). */
+  phases?: unknown[];
+  /** Scripted latency of every model answer, in ms (bench). */
+  latencyMs?: number;
+}
+
+/** Every agent ready; the summary decides ready. */
+export function groomReady(options: ReadyOptions = {}): Script {
+  const latency = options.latencyMs ? { latencyMs: options.latencyMs } : {};
+  const ready = (assessment: string): Verdict => ({ ready: true, confidence: 'high', assessment, questions: [] });
+  return {
+    groom_pm: { ...submit(ready('Clear problem, success criteria in the issue, no product dependency.')), ...latency },
+    groom_qa: { ...submit(ready('Each helper has testable behaviour, the empty list included.')), ...latency },
+    groom_engineer: explorer(
+      readNumbers,
+      () => ({
+        ...ready('Plain functions next to sum(); no architecture decision needed.'),
+        recommended_phases: options.phases ?? [],
+      }),
+      options.latencyMs,
+    ),
+    groom_research: explorer(
+      searchIssues('statistics average'),
+      () => ready('No related issue or pull request; no third-party dependency.'),
+      options.latencyMs,
+    ),
+    groom_summary: {
+      toolCalls: [
+        {
+          name: 'submit_summary',
+          input: {
+            summary: 'Ready: the behaviour of every helper is specified and testable.',
+            decision: 'ready',
+            decision_rationale: 'All four agents are ready with high confidence; no question is open.',
+            consolidated_questions: [],
+            answered_questions: [],
+            blocker_reason: null,
+          },
+        },
+      ],
+      ...latency,
+    },
+  };
+}
+
+export const TIES_ANSWER = 'On ties, return the smallest of the most frequent values.';
+
+const tiesQuestion = {
+  id: 'tie-behaviour',
+  title: 'What does mode() return on ties?',
+  description: 'Two values can be equally frequent: return the first, the smallest, or all of them?',
+  sources: ['engineer', 'qa'],
+  priority: 'critical',
+} as const;
+
+const emptyQuestion = {
+  id: 'empty-list',
+  title: 'What does mode([]) return?',
+  description: 'sum([]) is 0; should mode([]) return undefined, 0 or throw?',
+  sources: ['qa'],
+  priority: 'important',
+} as const;
+
+const answered = (request: ParsedRequest) => request.system.includes(TIES_ANSWER);
+
+/**
+ * The question lifecycle: first run needs_info (ties, empty list); after alice answers ties in a comment and checks
+ * the empty-list box herself, the summary marks ties answered and decides ready.
+ */
+export function groomModeQuestions(): Script {
+  const ready = (assessment: string): Verdict => ({ ready: true, confidence: 'high', assessment, questions: [] });
+  return {
+    groom_pm: submit(ready('Clear need; mode() is a small addition.')),
+    groom_research: explorer(searchIssues('mode numbers'), () => ready('Nothing related in the issues.')),
+    groom_qa: (request) =>
+      submit(
+        answered(request)
+          ? ready('Tie behaviour is now specified; testable.')
+          : {
+              ready: false,
+              confidence: 'high',
+              assessment: 'The tie case and the empty list are unspecified.',
+              questions: ['What does mode() return when two values are equally frequent?', 'What does mode([]) return?'],
+            },
+      ),
+    groom_engineer: explorer(readNumbers, (request) =>
+      answered(request)
+        ? ready('Count with a Map, pick the smallest of the most frequent.')
+        : {
+            ready: false,
+            confidence: 'medium',
+            assessment: 'Straightforward except for ties.',
+            questions: ['Which value should mode() return on ties?'],
+          },
+    ),
+    groom_summary: (request) => ({
+      toolCalls: [
+        {
+          name: 'submit_summary',
+          input: answered(request)
+            ? {
+                summary: 'The tie behaviour was answered in the comments; the empty-list question was checked off.',
+                decision: 'ready',
+                decision_rationale: 'Every agent is ready; no question is open.',
+                consolidated_questions: [],
+                answered_questions: [
+                  { id: tiesQuestion.id, title: tiesQuestion.title, answer_summary: 'The smallest of the most frequent values (alice, in a comment)' },
+                ],
+                blocker_reason: null,
+              }
+            : {
+                summary: 'mode() is clear except for ties and the empty list.',
+                decision: 'needs_info',
+                decision_rationale: 'QA (high confidence) cannot write the tests without the tie behaviour.',
+                consolidated_questions: [tiesQuestion, emptyQuestion],
+                answered_questions: [],
+                blocker_reason: null,
+              },
+        },
+      ],
+    }),
+  };
+}
