@@ -385,3 +385,47 @@ describe('scripted model server: OpenAI automatic prompt caching', () => {
     expect(u.prompt_tokens_details.cached_tokens).toBe(0);
   });
 });
+
+describe('scripted model server: cache timing', () => {
+  const big = textOfTokens(2000);
+  const system = [{ type: 'text', text: `HydraFlow triage agent\n${big}`, cache_control: { type: 'ephemeral' } }];
+  const messages = [
+    { role: 'system', content: `HydraFlow triage agent\n${big}` },
+    { role: 'user', content: 'Issue #5 x' },
+  ];
+
+  it('Anthropic: concurrent requests with the same new prefix both write; a request after the first answer reads', async () => {
+    server = await startModelServer({ script: { '*': { text: 'ok', latencyMs: 150 } } });
+    const s = server;
+    const [a, b] = await Promise.all([anthropic(s, aBody(system)), anthropic(s, aBody(system))]);
+    for (const r of [a, b]) {
+      expect(r.body.usage.cache_read_input_tokens).toBe(0);
+      expect(r.body.usage.cache_creation_input_tokens).toBeGreaterThanOrEqual(2000);
+    }
+    // one in flight while another arrives: the second still misses, even though the first answers before it
+    const first = anthropic(s, { ...aBody(system), model: 'claude-opus-4-1' });
+    await new Promise((r) => setTimeout(r, 50));
+    const second = anthropic(s, { ...aBody(system), model: 'claude-opus-4-1' });
+    expect((await first).body.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect((await second).body.usage.cache_read_input_tokens).toBe(0);
+    const later = (await anthropic(s, aBody(system))).body.usage;
+    expect(later.cache_read_input_tokens).toBe(a.body.usage.cache_creation_input_tokens);
+    expect(later.cache_creation_input_tokens).toBe(0);
+  });
+
+  it('Anthropic: an error answer writes nothing', async () => {
+    server = await startModelServer({ script: { '*': [{ fault: '500' }, { text: 'ok' }, { text: 'ok' }] } });
+    expect((await anthropic(server, aBody(system))).status).toBe(500);
+    expect((await anthropic(server, aBody(system))).body.usage.cache_read_input_tokens).toBe(0);
+    expect((await anthropic(server, aBody(system))).body.usage.cache_read_input_tokens).toBeGreaterThan(0);
+  });
+
+  it('OpenAI: concurrent requests with the same new prefix both miss; a later one hits', async () => {
+    server = await startModelServer({ script: { '*': { text: 'ok', latencyMs: 150 } } });
+    const s = server;
+    const both = await Promise.all([openai(s, { model: 'gpt-5', messages }), openai(s, { model: 'gpt-5', messages })]);
+    for (const r of both) expect(r.body.usage.prompt_tokens_details.cached_tokens).toBe(0);
+    const later = (await openai(s, { model: 'gpt-5', messages })).body.usage;
+    expect(later.prompt_tokens_details.cached_tokens).toBeGreaterThanOrEqual(1024);
+  });
+});

@@ -22,3 +22,4 @@ export {
 } from './world';
 export { COMMENT_BODY_MAX } from './routes';
 export { specLoadStats, SPEC_FILE, loadSpec } from './openapi';
+export { graphqlSchemaStats } from './graphql';

@@ -8,6 +8,7 @@ import {
   type EmulatedCheckRun,
   type EmulatedEvent,
   type EmulatedIssue,
+  type EmulatedLabel,
   type EmulatedPull,
   type EmulatedUser,
   type GitHubWorld,
@@ -19,6 +20,7 @@ import {
   commentJson,
   issueJson,
   issueLabelsJson,
+  issueSearchItemJson,
   labelJson,
   pullFileJson,
   pullJson,
@@ -32,6 +34,7 @@ import {
   userJson,
   workflowRunJson,
 } from './serialize';
+import { searchIssues } from './search';
 
 export const DOCS = 'https://docs.github.com/rest';
 export const COMMENT_BODY_MAX = 65_536;
@@ -47,14 +50,22 @@ export class HttpError extends Error {
   }
 }
 
-export interface RouteContext {
+/** Who acts in which world: all that issue logic shared by REST and GraphQL needs. */
+export interface Actor {
   world: GitHubWorld;
   actor: EmulatedUser;
+}
+
+export interface RouteContext extends Actor {
   method: string;
   path: string;
   params: Record<string, string>;
   query: URLSearchParams;
   body: Record<string, unknown> | unknown[] | undefined;
+  /** record that the request used something GitHub has and the emulator does not model */
+  notEmulated(what: string): void;
+  /** record a request GitHub rejects for a reason the OpenAPI description cannot express */
+  rejected(why: string): void;
 }
 
 export interface RouteResult {
@@ -94,7 +105,7 @@ function compile(method: string, template: string, handler: Route['handler']): R
 
 // -- helpers --------------------------------------------------------------------------------------------------
 
-const notFound = () => new HttpError(404, 'Not Found');
+export const notFound = () => new HttpError(404, 'Not Found');
 
 function validationFailed(resource: string, field: string, code: string, message?: string) {
   return new HttpError(422, 'Validation Failed', {
@@ -102,7 +113,7 @@ function validationFailed(resource: string, field: string, code: string, message
   });
 }
 
-function requirePermission(ctx: RouteContext, min: Permission): void {
+export function requirePermission(ctx: Actor, min: Permission): void {
   if (PERMISSION_RANK[ctx.actor.permission] >= PERMISSION_RANK[min]) return;
   throw new HttpError(
     403,
@@ -110,7 +121,7 @@ function requirePermission(ctx: RouteContext, min: Permission): void {
   );
 }
 
-function hasPermission(ctx: RouteContext, min: Permission): boolean {
+function hasPermission(ctx: Actor, min: Permission): boolean {
   return PERMISSION_RANK[ctx.actor.permission] >= PERMISSION_RANK[min];
 }
 
@@ -126,6 +137,12 @@ function num(v: string | undefined): number {
 
 function getIssue(ctx: RouteContext): EmulatedIssue {
   const issue = ctx.world.issues.get(num(ctx.params.issue_number ?? ctx.params.pull_number));
+  if (!issue) throw notFound();
+  return issue;
+}
+
+function issueById(ctx: RouteContext, id: unknown): EmulatedIssue {
+  const issue = [...ctx.world.issues.values()].find((i) => i.id === id);
   if (!issue) throw notFound();
   return issue;
 }
@@ -161,7 +178,7 @@ function list<T>(ctx: RouteContext, items: T[], map: (t: T) => unknown): RouteRe
   return { status: 200, body: page.map(map), headers };
 }
 
-function touch(ctx: RouteContext, issue: EmulatedIssue) {
+function touch(ctx: Actor, issue: EmulatedIssue) {
   issue.updated_at = ctx.world.now();
 }
 
@@ -171,7 +188,7 @@ function labelNamesFromBody(body: RouteContext['body']): string[] {
   return raw.map((l) => (typeof l === 'string' ? l : String((l as { name?: unknown })?.name ?? '')));
 }
 
-function applyLabel(ctx: RouteContext, issue: EmulatedIssue, name: string) {
+function applyLabel(ctx: Actor, issue: EmulatedIssue, name: string) {
   // GitHub creates labels that do not exist yet (color ededed, no description).
   const l = ctx.world.getLabel(name) ?? ctx.world.label(name, 'ededed', null);
   if (!issue.labels.some((n) => n.toLowerCase() === l.name.toLowerCase())) issue.labels.push(l.name);
@@ -287,17 +304,17 @@ function getComment(ctx: RouteContext) {
 
 // -- events ---------------------------------------------------------------------------------------------------
 
-function emit(ctx: RouteContext, e: Omit<EmulatedEvent, 'seq' | 'at' | 'viaToken' | 'actor'>): void {
+function emit(ctx: Actor, e: Omit<EmulatedEvent, 'seq' | 'at' | 'viaToken' | 'actor'>): void {
   ctx.world.emit({ ...e, actor: ctx.actor.login });
 }
 
 /** issues.* for an issue, pull_request.* for a pull request's issue. */
-function issueEvent(ctx: RouteContext, issue: EmulatedIssue, action: string, extra: Partial<EmulatedEvent> = {}) {
+function issueEvent(ctx: Actor, issue: EmulatedIssue, action: string, extra: Partial<EmulatedEvent> = {}) {
   if (issue.isPullRequest) emit(ctx, { name: 'pull_request', action, pull: issue.number, ...extra });
   else emit(ctx, { name: 'issues', action, issue: issue.number, ...extra });
 }
 
-function labelEvents(ctx: RouteContext, issue: EmulatedIssue, before: string[]) {
+function labelEvents(ctx: Actor, issue: EmulatedIssue, before: string[]) {
   const lower = (l: string[]) => l.map((n) => n.toLowerCase());
   for (const n of before)
     if (!lower(issue.labels).includes(n.toLowerCase())) issueEvent(ctx, issue, 'unlabeled', { label: n });
@@ -313,6 +330,55 @@ function stateEvents(ctx: RouteContext, issue: EmulatedIssue, before: EmulatedIs
     issue.state === 'closed' ? 'closed' : 'reopened',
     issue.isPullRequest ? { merged: false } : {},
   );
+}
+
+// -- shared with GraphQL ------------------------------------------------------------------------------------------
+
+/**
+ * Open an issue as POST /repos/{owner}/{repo}/issues does: anyone who can read may open one; labels and assignees
+ * are applied only with triage access (silently dropped otherwise, like GitHub). Emits issues.opened, then labeled.
+ */
+export function openIssue(
+  ctx: Actor,
+  input: { title: unknown; body: string | null; labels: string[]; assignees: string[] },
+): EmulatedIssue {
+  requirePermission(ctx, 'read');
+  if (input.title === undefined || input.title === null || String(input.title).trim() === '')
+    throw validationFailed('Issue', 'title', 'missing_field');
+  const issue = ctx.world.issue({ title: String(input.title), body: input.body, author: ctx.actor.login });
+  if (hasPermission(ctx, 'triage')) {
+    for (const n of input.labels) applyLabel(ctx, issue, n);
+    issue.assignees = input.assignees.slice(0, 10);
+  }
+  emit(ctx, { name: 'issues', action: 'opened', issue: issue.number });
+  labelEvents(ctx, issue, []);
+  return issue;
+}
+
+/** POST /repos/{owner}/{repo}/labels semantics: write access; names are unique case-insensitively. */
+export function createLabel(ctx: Actor, input: { name: unknown; color: unknown; description: unknown }): EmulatedLabel {
+  requirePermission(ctx, 'write');
+  const name = String(input.name ?? '');
+  if (!name) throw validationFailed('Label', 'name', 'missing_field');
+  if (ctx.world.getLabel(name)) throw validationFailed('Label', 'name', 'already_exists');
+  const color = String(input.color ?? 'ededed').replace(/^#/, '');
+  if (!/^[0-9a-fA-F]{6}$/.test(color)) throw validationFailed('Label', 'color', 'invalid');
+  return ctx.world.label(name, color.toLowerCase(), (input.description as string | null | undefined) ?? null);
+}
+
+/** Link `child` under `parent` (GitHub's sub-issue rules; 422 when broken). Needs triage access. */
+export function addSubIssue(ctx: Actor, parent: EmulatedIssue, child: EmulatedIssue, replaceParent = false): void {
+  requirePermission(ctx, 'triage');
+  const problem = ctx.world.subIssueProblem(parent, child, replaceParent);
+  if (problem) throw new HttpError(422, problem);
+  ctx.world.linkSubIssue(parent.number, child.number);
+  touch(ctx, parent);
+}
+
+export function removeSubIssue(ctx: Actor, parent: EmulatedIssue, child: EmulatedIssue): void {
+  requirePermission(ctx, 'triage');
+  if (!ctx.world.unlinkSubIssue(parent.number, child.number)) throw notFound();
+  touch(ctx, parent);
 }
 
 // -- git ------------------------------------------------------------------------------------------------------
@@ -389,21 +455,12 @@ const defs: Array<[string, string, Route['handler']]> = [
     `${R}/issues`,
     (ctx) => {
       const b = obj(ctx);
-      requirePermission(ctx, 'read');
-      const title = b.title;
-      if (title === undefined || title === null || String(title).trim() === '')
-        throw validationFailed('Issue', 'title', 'missing_field');
-      const issue = ctx.world.issue({
-        title: String(title),
+      const issue = openIssue(ctx, {
+        title: b.title,
         body: (b.body as string | undefined) ?? null,
-        author: ctx.actor.login,
+        labels: labelNamesFromBody({ labels: b.labels ?? [] }),
+        assignees: (b.assignees as string[] | undefined) ?? [],
       });
-      if (hasPermission(ctx, 'triage')) {
-        for (const n of labelNamesFromBody({ labels: b.labels ?? [] })) applyLabel(ctx, issue, n);
-        issue.assignees = ((b.assignees as string[] | undefined) ?? []).slice(0, 10);
-      }
-      emit(ctx, { name: 'issues', action: 'opened', issue: issue.number });
-      labelEvents(ctx, issue, []);
       return { status: 201, body: issueJson(ctx.world, issue) };
     },
   ],
@@ -434,20 +491,74 @@ const defs: Array<[string, string, Route['handler']]> = [
     },
   ],
 
+  // sub-issues (sub_issue_id is the REST id, not the number)
+  [
+    'GET',
+    `${R}/issues/{issue_number}/sub_issues`,
+    (ctx) => list(ctx, ctx.world.subIssuesOf(getIssue(ctx).number), (i) => issueJson(ctx.world, i)),
+  ],
+  [
+    'POST',
+    `${R}/issues/{issue_number}/sub_issues`,
+    (ctx) => {
+      const parent = getIssue(ctx);
+      const b = obj(ctx);
+      addSubIssue(ctx, parent, issueById(ctx, b.sub_issue_id), b.replace_parent === true);
+      return { status: 201, body: issueJson(ctx.world, parent) };
+    },
+  ],
+  [
+    'DELETE',
+    `${R}/issues/{issue_number}/sub_issue`,
+    (ctx) => {
+      const child = issueById(ctx, obj(ctx).sub_issue_id);
+      removeSubIssue(ctx, getIssue(ctx), child);
+      return { status: 200, body: issueJson(ctx.world, child) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/issues/{issue_number}/parent`,
+    (ctx) => {
+      const parent = ctx.world.parentOf(getIssue(ctx).number);
+      if (!parent) throw notFound();
+      return { status: 200, body: issueJson(ctx.world, parent) };
+    },
+  ],
+  [
+    'GET',
+    '/search/issues',
+    (ctx) => {
+      const { items, notEmulated, tooLong } = searchIssues(ctx.world, ctx.query.get('q') ?? '');
+      for (const what of notEmulated) ctx.notEmulated(what);
+      if (tooLong) {
+        ctx.rejected(tooLong);
+        throw new HttpError(422, 'Validation Failed', {
+          errors: [{ message: tooLong, resource: 'Search', field: 'q', code: 'invalid' }],
+        });
+      }
+      const { page, headers } = paginate(ctx, items);
+      return {
+        status: 200,
+        body: {
+          total_count: items.length,
+          incomplete_results: false,
+          search_type: 'lexical',
+          items: page.map((i) => issueSearchItemJson(ctx.world, i)),
+        },
+        headers,
+      };
+    },
+  ],
+
   // repository labels
   ['GET', `${R}/labels`, (ctx) => list(ctx, [...ctx.world.labels.values()], (l) => labelJson(ctx.world, l))],
   [
     'POST',
     `${R}/labels`,
     (ctx) => {
-      requirePermission(ctx, 'write');
       const b = obj(ctx);
-      const name = String(b.name ?? '');
-      if (!name) throw validationFailed('Label', 'name', 'missing_field');
-      if (ctx.world.getLabel(name)) throw validationFailed('Label', 'name', 'already_exists');
-      const color = String(b.color ?? 'ededed').replace(/^#/, '');
-      if (!/^[0-9a-fA-F]{6}$/.test(color)) throw validationFailed('Label', 'color', 'invalid');
-      const l = ctx.world.label(name, color.toLowerCase(), (b.description as string | undefined) ?? null);
+      const l = createLabel(ctx, { name: b.name, color: b.color, description: b.description });
       return { status: 201, body: labelJson(ctx.world, l) };
     },
   ],

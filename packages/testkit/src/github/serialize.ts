@@ -167,6 +167,7 @@ export function issueJson(w: GitHubWorld, i: EmulatedIssue) {
   const { repoApi, html } = urls(w);
   const url = `${repoApi}/issues/${i.number}`;
   const pull = w.pulls.get(i.number);
+  const parent = w.parentOf(i.number);
   const json: Record<string, unknown> = {
     id: i.id,
     node_id: i.node_id,
@@ -197,6 +198,8 @@ export function issueJson(w: GitHubWorld, i: EmulatedIssue) {
     reactions: w.reactionSummary({ type: 'issue', number: i.number }, `${url}/reactions`),
     timeline_url: `${url}/timeline`,
     performed_via_github_app: null,
+    sub_issues_summary: w.subIssuesSummary(i.number),
+    parent_issue_url: parent ? `${repoApi}/issues/${parent.number}` : null,
   };
   if (i.isPullRequest) {
     json.pull_request = {
@@ -209,6 +212,12 @@ export function issueJson(w: GitHubWorld, i: EmulatedIssue) {
     json.draft = pull?.draft ?? false;
   }
   return json;
+}
+
+/** A search hit: the issue plus a score; the description types `body` as a non-null string, so a null body is omitted. */
+export function issueSearchItemJson(w: GitHubWorld, i: EmulatedIssue) {
+  const { body, ...rest } = issueJson(w, i);
+  return { ...rest, ...(body === null ? {} : { body }), score: 1 };
 }
 
 export function commentJson(w: GitHubWorld, c: EmulatedComment) {

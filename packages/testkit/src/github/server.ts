@@ -1,7 +1,8 @@
 /**
- * A stateful GitHub REST emulator on 127.0.0.1 that the real Octokit talks to unchanged (baseUrl / GITHUB_API_URL).
- * Plain node:http. Requests and responses are checked against GitHub's OpenAPI description; anything that does not
- * conform is answered the way GitHub would and recorded in `violations`.
+ * A stateful GitHub REST and GraphQL emulator on 127.0.0.1 that the real Octokit talks to unchanged (baseUrl /
+ * GITHUB_API_URL). Plain node:http. REST requests and responses are checked against GitHub's OpenAPI description,
+ * GraphQL documents against GitHub's GraphQL schema (graphql.ts); anything that does not conform is answered the way
+ * GitHub would and recorded in `violations`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,7 @@ import {
   type TokenKind,
 } from './world';
 import { GitRepo } from './git';
-import { handleGraphql } from './graphql';
+import { prepareGraphql, runGraphql, type PreparedGraphql } from './graphql';
 
 export interface GitHubEmulatorOptions {
   owner: string;
@@ -88,7 +89,10 @@ export interface GitHubEmulator {
   close(): Promise<void>;
 }
 
+type RateResource = 'core' | 'graphql';
+
 interface Bucket {
+  resource: RateResource;
   used: number;
   resetAt: number;
   epoch: number;
@@ -116,13 +120,13 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
   const buckets = new Map<string, Bucket>();
   const writeTimes = new Map<string, number[]>();
 
-  function bucketFor(login: string): Bucket {
+  function bucketFor(login: string, resource: RateResource = 'core'): Bucket {
     const now = clock();
-    let b = buckets.get(login);
+    let b = buckets.get(`${resource} ${login}`);
     if (!b || now >= b.resetAt) {
       // first use: any primaryRemaining() override applies; a window that expired starts fresh
-      b = { used: 0, resetAt: now + HOUR, epoch: b ? faults.primaryEpoch : -1 };
-      buckets.set(login, b);
+      b = { resource, used: 0, resetAt: now + HOUR, epoch: b ? faults.primaryEpoch : -1 };
+      buckets.set(`${resource} ${login}`, b);
     }
     if (b.epoch !== faults.primaryEpoch) {
       b.epoch = faults.primaryEpoch;
@@ -137,7 +141,7 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
       'x-ratelimit-remaining': String(Math.max(0, limit - b.used)),
       'x-ratelimit-used': String(b.used),
       'x-ratelimit-reset': String(Math.floor(b.resetAt / 1000)),
-      'x-ratelimit-resource': 'core',
+      'x-ratelimit-resource': b.resource,
     };
   }
 
@@ -155,6 +159,9 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     let template: string | undefined;
     let parsedBody: unknown;
     let headers: Record<string, string> = {};
+    let resource: RateResource = 'core';
+    const record = (v: Pick<Violation, 'kind' | 'errors'>, status?: number) =>
+      violations.push({ ...v, method, path, operationId, ...(status !== undefined ? { status } : {}) });
     if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
 
     const result: RouteResult = (() => {
@@ -167,39 +174,53 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
 
       if (world.git) world.refreshFromGit();
 
-      // -- GraphQL (not part of the REST description): the few mutations HydraFlow uses
+      // -- routing: POST /graphql (validated against GitHub's GraphQL schema) or a REST route
+      let gql: Extract<PreparedGraphql, { ok: true }> | undefined;
+      let match: ReturnType<typeof matchRoute>;
       if (method === 'POST' && path === '/graphql') {
-        operationId = 'graphql';
+        resource = 'graphql';
         try {
           parsedBody = raw.length > 0 ? JSON.parse(raw) : undefined;
         } catch {
           return err(400, 'Problems parsing JSON');
         }
-        return handleGraphql(world, actor, parsedBody);
+        const prepared = prepareGraphql(parsedBody);
+        operationId = prepared.operationId;
+        if (!prepared.ok) {
+          record(prepared.violation, prepared.result.status);
+          return prepared.result;
+        }
+        gql = prepared;
+      } else {
+        match = matchRoute(method, path);
+        if (!match) {
+          const spec = validate ? matchSpecOperation(method, path) : undefined;
+          operationId = spec?.operationId ?? null;
+          violations.push({
+            kind: spec ? 'not-emulated' : 'unknown-route',
+            method,
+            path,
+            operationId,
+            status: 404,
+            errors: [spec ? `${spec.template} (${spec.operationId}) is not emulated` : 'no such route in the emulator'],
+          });
+          return err(404, 'Not Found');
+        }
+        template = match.route.template;
       }
 
-      // -- routing
-      const match = matchRoute(method, path);
-      if (!match) {
-        const spec = validate ? matchSpecOperation(method, path) : undefined;
-        operationId = spec?.operationId ?? null;
-        violations.push({
-          kind: spec ? 'not-emulated' : 'unknown-route',
-          method,
-          path,
-          operationId,
-          status: 404,
-          errors: [spec ? `${spec.template} (${spec.operationId}) is not emulated` : 'no such route in the emulator'],
-        });
-        return err(404, 'Not Found');
-      }
-      template = match.route.template;
-
-      // -- primary rate limit (GET /rate_limit is free, as on GitHub)
-      const bucket = bucketFor(actor.login);
+      // -- primary rate limit (GET /rate_limit is free, as on GitHub). GraphQL has its own budget; GitHub charges a
+      // query max(1, connection nodes / 100) points, which is 1 for every document HydraFlow sends.
+      const bucket = bucketFor(actor.login, resource);
       if (template !== '/rate_limit') {
         if (bucket.used >= limit) {
           headers = rateHeaders(bucket);
+          // GraphQL reports an exhausted budget inside a 200, as a RATE_LIMITED error
+          if (gql)
+            return {
+              status: 200,
+              body: { errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for installation.' }] },
+            };
           return err(
             403,
             `API rate limit exceeded for installation. If you reach out to GitHub Support for help, please include the request ID.`,
@@ -213,8 +234,8 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
       const failure = faults.takeFailure(method, path);
       if (failure !== undefined) return err(failure, failure >= 500 ? 'Server Error' : 'Injected failure');
 
-      // -- secondary rate limit on content-creating requests
-      const isWrite = WRITE_METHODS.includes(method);
+      // -- secondary rate limit on content-creating requests (a GraphQL mutation is one)
+      const isWrite = gql ? gql.operation === 'mutation' : WRITE_METHODS.includes(method);
       if (isWrite && faults.secondary) {
         const now = clock();
         const times = (writeTimes.get(actor.login) ?? []).filter((t) => t > now - 60_000);
@@ -231,6 +252,21 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
         times.push(now);
       }
 
+      // -- a write that was performed may still be answered with an injected failure
+      const afterWrite = (r: RouteResult, performed: boolean): RouteResult => {
+        const after = isWrite && performed ? faults.takeAfterWrite(method, path) : undefined;
+        return after !== undefined ? err(after, 'Server Error') : r;
+      };
+
+      if (gql) {
+        const run = runGraphql(world, actor, gql);
+        for (const v of run.violations) record(v, run.result.status);
+        return afterWrite(run.result, run.performed);
+      }
+      const route = match!.route; // every request that is not GraphQL was routed above
+      const params: Record<string, string> = { ...match!.params };
+      const tpl = template!;
+
       // -- body
       if (raw.length > 0) {
         try {
@@ -241,16 +277,15 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
       }
 
       // -- OpenAPI request validation
-      const params: Record<string, string> = { ...match.params };
       if (validate) {
-        const v = getValidators(method, template);
+        const v = getValidators(method, tpl);
         if (!v) {
           violations.push({
             kind: 'not-emulated',
             method,
             path,
             operationId: null,
-            errors: [`${template} is not in the OpenAPI description`],
+            errors: [`${tpl} is not in the OpenAPI description`],
           });
         } else {
           operationId = v.operationId;
@@ -280,7 +315,7 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
 
       // -- perform
       try {
-        const r = match.route.handler({
+        const r = route.handler({
           world,
           actor,
           method,
@@ -288,12 +323,11 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
           params,
           query: u.searchParams,
           body: parsedBody as Record<string, unknown> | undefined,
+          notEmulated: (what) => record({ kind: 'not-emulated', errors: [`${what} is not emulated`] }),
+          rejected: (why) => record({ kind: 'request', errors: [why] }, 422),
         });
-        if (template === '/rate_limit') r.body = rateLimitBody(bucket);
-        const after =
-          WRITE_METHODS.includes(method) && r.status < 400 ? faults.takeAfterWrite(method, path) : undefined;
-        if (after !== undefined) return err(after, 'Server Error');
-        return r;
+        if (tpl === '/rate_limit') r.body = rateLimitBody(bucket, bucketFor(actor.login, 'graphql'));
+        return afterWrite(r, r.status < 400);
       } catch (e) {
         if (e instanceof HttpError) {
           Object.assign(headers, e.headers);
@@ -355,7 +389,8 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
       ...headers,
       ...(result.headers ?? {}),
     };
-    if (!outHeaders['x-ratelimit-limit'] && actor) Object.assign(outHeaders, rateHeaders(bucketFor(actor.login)));
+    if (!outHeaders['x-ratelimit-limit'] && actor)
+      Object.assign(outHeaders, rateHeaders(bucketFor(actor.login, resource)));
     if (result.status === 204 || result.body === undefined) {
       res.writeHead(result.status, outHeaders);
       res.end();
@@ -368,11 +403,17 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     res.end(payload);
   }
 
-  function rateLimitBody(b: Bucket) {
-    const core = { limit, remaining: Math.max(0, limit - b.used), used: b.used, reset: Math.floor(b.resetAt / 1000) };
+  function rateLimitBody(b: Bucket, g: Bucket) {
+    const counts = (x: Bucket) => ({
+      limit,
+      remaining: Math.max(0, limit - x.used),
+      used: x.used,
+      reset: Math.floor(x.resetAt / 1000),
+    });
+    const core = counts(b);
     const other = (l: number) => ({ limit: l, remaining: l, used: 0, reset: Math.floor((clock() + HOUR) / 1000) });
     return {
-      resources: { core, search: other(30), graphql: other(1000), integration_manifest: other(5000) },
+      resources: { core, search: other(30), graphql: counts(g), integration_manifest: other(5000) },
       rate: core,
     };
   }

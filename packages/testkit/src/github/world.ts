@@ -273,6 +273,8 @@ export class GitHubWorld {
   readonly pullReportedHead = new Map<number, string>();
   /** per pull request: the base/head shas its files and mergeability were computed for */
   readonly pullGitKey = new Map<number, string>();
+  /** parent issue number → its sub-issue numbers, in order */
+  readonly subIssueLists = new Map<number, number[]>();
 
   private nextNumber = 1;
   private nextIds = {
@@ -559,6 +561,79 @@ export class GitHubWorld {
 
   commentsOn(issueNumber: number): EmulatedComment[] {
     return [...this.comments.values()].filter((c) => c.issue_number === issueNumber).sort((a, b) => a.id - b.id);
+  }
+
+  // -- sub-issues -----------------------------------------------------------------------------------------------
+
+  subIssuesOf(number: number): EmulatedIssue[] {
+    return (this.subIssueLists.get(number) ?? []).map((n) => this.issues.get(n)!);
+  }
+
+  parentOf(number: number): EmulatedIssue | undefined {
+    for (const [parent, children] of this.subIssueLists) if (children.includes(number)) return this.issues.get(parent);
+    return undefined;
+  }
+
+  subIssuesSummary(number: number): { total: number; completed: number; percent_completed: number } {
+    const subs = this.subIssuesOf(number);
+    const completed = subs.filter((i) => i.state === 'closed').length;
+    return {
+      total: subs.length,
+      completed,
+      percent_completed: subs.length ? Math.floor((completed * 100) / subs.length) : 0,
+    };
+  }
+
+  /**
+   * Why `child` (undefined: an issue about to be created) cannot become a sub-issue of `parent`, or undefined when it
+   * can. GitHub's rules: issues only, one parent unless replaced, no cycles, at most 100 sub-issues per issue and 8
+   * levels of nesting.
+   */
+  subIssueProblem(parent: EmulatedIssue, child: EmulatedIssue | undefined, replaceParent = false): string | undefined {
+    if (parent.isPullRequest || child?.isPullRequest) return 'Pull requests cannot have or be sub-issues';
+    if (child) {
+      if (parent.number === child.number) return 'An issue cannot be a sub-issue of itself';
+      const current = this.parentOf(child.number);
+      if (current?.number === parent.number) return 'Issue may not contain duplicate sub-issues';
+      if (current && !replaceParent) return 'Sub-issue may only have one parent';
+      for (let a: EmulatedIssue | undefined = parent; a; a = this.parentOf(a.number))
+        if (a.number === child.number) return 'An issue cannot be a sub-issue of its own sub-issue';
+    }
+    if ((this.subIssueLists.get(parent.number)?.length ?? 0) >= 100)
+      return 'Issue cannot have more than 100 sub-issues';
+    if (this.depth(parent) + (child ? this.height(child) : 1) > 8)
+      return 'Sub-issues cannot be nested more than 8 levels deep';
+    return undefined;
+  }
+
+  /** Make `child` the last sub-issue of `parent`, detaching it from any previous parent. */
+  linkSubIssue(parent: number, child: number): void {
+    const old = this.parentOf(child);
+    if (old) this.unlinkSubIssue(old.number, child);
+    const list = this.subIssueLists.get(parent) ?? [];
+    list.push(child);
+    this.subIssueLists.set(parent, list);
+  }
+
+  unlinkSubIssue(parent: number, child: number): boolean {
+    const list = this.subIssueLists.get(parent);
+    const i = list?.indexOf(child) ?? -1;
+    if (!list || i < 0) return false;
+    list.splice(i, 1);
+    if (list.length === 0) this.subIssueLists.delete(parent);
+    return true;
+  }
+
+  /** levels from the top of the hierarchy down to `issue` (a root is level 1) */
+  private depth(issue: EmulatedIssue): number {
+    let d = 1;
+    for (let p = this.parentOf(issue.number); p; p = this.parentOf(p.number)) d++;
+    return d;
+  }
+
+  /** levels in the tree rooted at `issue` (a leaf is 1) */
+  private height(issue: EmulatedIssue): number {
+    return 1 + Math.max(0, ...this.subIssuesOf(issue.number).map((s) => this.height(s)));
   }
 
   // -- pulls ----------------------------------------------------------------------------------------------------

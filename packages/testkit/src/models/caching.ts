@@ -7,6 +7,10 @@
  *   ceil(len(join(parts)) / 4). No per-message formatting overhead is added (the real APIs add a few tokens).
  * - Caches are per server instance and per model (the real caches are also per organization; one server = one org).
  * - Time comes from the injected clock (ms), so TTL behaviour is testable without waiting.
+ * - Timing: a request looks the cache up when it arrives (`lookup`), and what it writes becomes readable only when its
+ *   response is sent (`commit`): an entry is readable once the response that wrote it has begun, so two concurrent
+ *   requests with the same new prefix both miss and both pay the write, and only a later request reads it. A request
+ *   answered with an error writes nothing.
  *
  * Anthropic (explicit breakpoints, https://platform.claude.com/docs/en/build-with-claude/prompt-caching)
  * - Render order is tools → system → messages; every tool definition, system block and message content block is one
@@ -65,6 +69,12 @@ interface Entry {
   ttlMs: number;
 }
 
+/** A request's cache usage, decided at arrival; `commit` applies its writes when the response is sent. */
+export interface PendingCache<T> {
+  usage: T;
+  commit(): void;
+}
+
 export interface CachePart {
   text: string;
   /** TTL in ms when this part carries a cache breakpoint. */
@@ -106,7 +116,8 @@ export class AnthropicPromptCache {
     private readonly minTokens: (model: string) => number = anthropicMinCacheableTokens,
   ) {}
 
-  apply(model: string, parts: CachePart[]): AnthropicCacheResult {
+  /** Usage for a request arriving now; `commit()` when its response is sent makes its writes (and read) take effect. */
+  lookup(model: string, parts: CachePart[]): PendingCache<AnthropicCacheResult> {
     const now = this.now();
     const { hashes, chars } = prefixHashes(
       model,
@@ -116,24 +127,13 @@ export class AnthropicPromptCache {
     const tokensAt = (i: number) => Math.ceil((chars[i] ?? 0) / CHARS_PER_TOKEN);
     const min = this.minTokens(model);
     const breakpoints = parts.flatMap((p, i) => (p.breakpointTtlMs !== undefined ? [i] : []));
-
-    const live = (i: number): Entry | undefined => {
-      const entry = this.entries.get(hashes[i] ?? '');
-      if (!entry) return undefined;
-      if (entry.expiresAt <= now) {
-        this.entries.delete(hashes[i] ?? '');
-        return undefined;
-      }
-      return entry;
-    };
+    const live = (i: number) => (this.entries.get(hashes[i] ?? '')?.expiresAt ?? 0) > now;
 
     let readIndex = -1;
     for (const bp of [...breakpoints].reverse()) {
       for (let i = bp; i >= 0 && i > bp - LOOKBACK_BLOCKS; i--) {
         if (tokensAt(i) < min) break;
-        const entry = live(i);
-        if (entry) {
-          entry.expiresAt = now + entry.ttlMs; // TTL refreshed on every hit
+        if (live(i)) {
           readIndex = i;
           break;
         }
@@ -142,27 +142,35 @@ export class AnthropicPromptCache {
     }
     const read = readIndex >= 0 ? tokensAt(readIndex) : 0;
 
-    let written = 0;
+    const writes: { hash: string; ttlMs: number }[] = [];
     let w5m = 0;
     let w1h = 0;
     let lastWrittenTokens = read;
     for (const bp of breakpoints) {
       if (bp <= readIndex || tokensAt(bp) < min) continue;
       const ttlMs = parts[bp]?.breakpointTtlMs ?? FIVE_MINUTES_MS;
-      this.entries.set(hashes[bp] ?? '', { expiresAt: now + ttlMs, ttlMs });
+      writes.push({ hash: hashes[bp] ?? '', ttlMs });
       const delta = tokensAt(bp) - lastWrittenTokens;
       if (ttlMs >= ONE_HOUR_MS) w1h += delta;
       else w5m += delta;
       lastWrittenTokens = tokensAt(bp);
     }
-    written = lastWrittenTokens - read;
+    const written = lastWrittenTokens - read;
     return {
-      totalTokens,
-      inputTokens: totalTokens - read - written,
-      cacheReadInputTokens: read,
-      cacheCreationInputTokens: written,
-      ephemeral5mInputTokens: w5m,
-      ephemeral1hInputTokens: w1h,
+      usage: {
+        totalTokens,
+        inputTokens: totalTokens - read - written,
+        cacheReadInputTokens: read,
+        cacheCreationInputTokens: written,
+        ephemeral5mInputTokens: w5m,
+        ephemeral1hInputTokens: w1h,
+      },
+      commit: () => {
+        const at = this.now();
+        const hit = readIndex >= 0 ? this.entries.get(hashes[readIndex] ?? '') : undefined;
+        if (hit) hit.expiresAt = Math.max(hit.expiresAt, at + hit.ttlMs); // TTL refreshed on every hit
+        for (const w of writes) this.entries.set(w.hash, { expiresAt: at + w.ttlMs, ttlMs: w.ttlMs });
+      },
     };
   }
 }
@@ -179,10 +187,11 @@ export class OpenAIPromptCache {
     private readonly defaultTtlMs = FIVE_MINUTES_MS,
   ) {}
 
-  apply(model: string, prompt: string, retention?: string): OpenAICacheResult {
+  /** Usage for a request arriving now; `commit()` when its response is sent stores its prefixes. */
+  lookup(model: string, prompt: string, retention?: string): PendingCache<OpenAICacheResult> {
     const now = this.now();
     const promptTokens = estimateTokens(prompt);
-    if (promptTokens < OPENAI_MIN_CACHE_TOKENS) return { promptTokens, cachedTokens: 0 };
+    if (promptTokens < OPENAI_MIN_CACHE_TOKENS) return { usage: { promptTokens, cachedTokens: 0 }, commit: () => {} };
     const ttlMs = retention === '24h' ? 24 * ONE_HOUR_MS : this.defaultTtlMs;
     // Boundaries fully inside the prompt: 1024, 1152, ... tokens, i.e. the first 4·L characters.
     const boundaries: { tokens: number; key: string }[] = [];
@@ -202,11 +211,16 @@ export class OpenAIPromptCache {
         break;
       }
     }
-    for (const b of boundaries) {
-      const entry = this.entries.get(b.key);
-      const keep = Math.max(ttlMs, entry && entry.expiresAt > now ? entry.ttlMs : 0);
-      this.entries.set(b.key, { expiresAt: now + keep, ttlMs: keep });
-    }
-    return { promptTokens, cachedTokens };
+    return {
+      usage: { promptTokens, cachedTokens },
+      commit: () => {
+        const at = this.now();
+        for (const b of boundaries) {
+          const entry = this.entries.get(b.key);
+          const keep = Math.max(ttlMs, entry && entry.expiresAt > at ? entry.ttlMs : 0);
+          this.entries.set(b.key, { expiresAt: at + keep, ttlMs: keep });
+        }
+      },
+    };
   }
 }

@@ -62,8 +62,13 @@ export type ScriptValue = ScriptEntry | ScriptEntry[] | ((request: ParsedRequest
  */
 export type Script = Record<string, ScriptValue>;
 
+/**
+ * The role comes from the system prompt (`HydraFlow <role> agent`), or — for agents that share one system prompt so
+ * they share its prompt cache, like grooming's — from the first user message, which then begins the same way.
+ */
 export function parseRoleAndIssue(systemFirst: string, firstUser: string): { role?: string; issue?: number } {
-  const role = /^\s*HydraFlow\s+([\w.-]+)\s+agent\b/.exec(systemFirst)?.[1];
+  const pattern = /^\s*HydraFlow\s+([\w.-]+)\s+agent\b/;
+  const role = pattern.exec(systemFirst)?.[1] ?? pattern.exec(firstUser)?.[1];
   const issueText = /Issue #(\d+)/.exec(firstUser)?.[1];
   return { ...(role ? { role } : {}), ...(issueText ? { issue: Number(issueText) } : {}) };
 }

@@ -582,6 +582,14 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const { key, entry } = resolved;
     call.scriptKey = key;
     call.fault = entry.fault;
+    // The cache is read as the request arrives; its writes take effect when the 200 is sent (see caching.ts).
+    const cache =
+      wire === 'openai'
+        ? {
+            wire,
+            ...openaiCache.lookup(request.model, openaiPrompt(body), body.prompt_cache_retention as string | undefined),
+          }
+        : { wire, ...anthropicCache.lookup(request.model, cacheParts) };
 
     if (entry.fault === 'timeout') {
       // Hold the connection past the client's timeout, then drop it without a response.
@@ -707,17 +715,12 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         ? request.maxTokens
         : (entry.outputTokens ?? Math.max(1, estimateTokens(outputText)));
 
-    if (wire === 'openai') {
-      const cache = openaiCache.apply(
-        request.model,
-        openaiPrompt(body),
-        body.prompt_cache_retention as string | undefined,
-      );
+    if (cache.wire === 'openai') {
       const usage = {
-        prompt_tokens: cache.promptTokens,
+        prompt_tokens: cache.usage.promptTokens,
         completion_tokens: outputTokens,
-        total_tokens: cache.promptTokens + outputTokens,
-        prompt_tokens_details: { cached_tokens: cache.cachedTokens, audio_tokens: 0 },
+        total_tokens: cache.usage.promptTokens + outputTokens,
+        prompt_tokens_details: { cached_tokens: cache.usage.cachedTokens, audio_tokens: 0 },
         completion_tokens_details: {
           reasoning_tokens: 0,
           audio_tokens: 0,
@@ -743,6 +746,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       // A forced tool_choice reports finish_reason 'stop' on the real API; free tool calls report 'tool_calls'.
       const finish = truncated ? 'length' : calledTools.length > 0 && !useForcedTool ? 'tool_calls' : 'stop';
       call.usage = usage;
+      cache.commit();
       return reply(200, {
         id: randomId('chatcmpl-', 29),
         object: 'chat.completion',
@@ -755,14 +759,13 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       });
     }
 
-    const cache = anthropicCache.apply(request.model, cacheParts);
     const usage = {
-      input_tokens: cache.inputTokens,
-      cache_creation_input_tokens: cache.cacheCreationInputTokens,
-      cache_read_input_tokens: cache.cacheReadInputTokens,
+      input_tokens: cache.usage.inputTokens,
+      cache_creation_input_tokens: cache.usage.cacheCreationInputTokens,
+      cache_read_input_tokens: cache.usage.cacheReadInputTokens,
       cache_creation: {
-        ephemeral_5m_input_tokens: cache.ephemeral5mInputTokens,
-        ephemeral_1h_input_tokens: cache.ephemeral1hInputTokens,
+        ephemeral_5m_input_tokens: cache.usage.ephemeral5mInputTokens,
+        ephemeral_1h_input_tokens: cache.usage.ephemeral1hInputTokens,
       },
       output_tokens: outputTokens,
       service_tier: 'standard',
@@ -777,6 +780,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     }
     const stopReason = truncated ? 'max_tokens' : useForcedTool || toolCalls.length > 0 ? 'tool_use' : 'end_turn';
     call.usage = usage;
+    cache.commit();
     return reply(200, {
       id: randomId('msg_01', 22),
       type: 'message',
