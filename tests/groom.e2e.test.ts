@@ -182,9 +182,11 @@ describe('sub-issues from the engineer’s phases', () => {
     const parent = world.gh.world.issue({ ...STATS_ISSUE, author: 'alice' });
     world.gh.world.label('groomed');
     world.gh.world.label('hydraflow-plan');
-    world.gh.faults.writeSucceedsThen502(1, { pathIncludes: '/graphql', mutationsOnly: true } as never);
+    // The first GraphQL mutation (phase 1's createIssue) runs, then GitHub answers 502.
+    world.gh.faults.writeSucceedsThen502(1, { pathIncludes: '/graphql' });
     const run = await aliceComments(world, parent.number, '/groom');
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(world.gh.requests.filter((r) => r.path === '/graphql' && r.status === 502)).toHaveLength(1);
     expect(world.gh.world.subIssuesOf(parent.number).map((s) => s.title)).toEqual([
       '[Phase 1]: Add average(numbers)',
       '[Phase 2]: Add median(numbers) and describe(numbers)',

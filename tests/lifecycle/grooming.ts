@@ -225,3 +225,132 @@ export function groomModeQuestions(): Script {
     }),
   };
 }
+
+/** Phase 2 of STATS_PHASES on the sample project, after phase 1 (average) merged. */
+export const MEDIAN_DESCRIBE = `/** The middle value of a list of numbers (the mean of the two middle ones for an even count; 0 for an empty list). */
+export function median(numbers) {
+  if (numbers.length === 0) return 0;
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** count, min, max, average and median of a list of numbers. */
+export function describe(numbers) {
+  return {
+    count: numbers.length,
+    min: numbers.length ? Math.min(...numbers) : 0,
+    max: numbers.length ? Math.max(...numbers) : 0,
+    average: average(numbers),
+    median: median(numbers),
+  };
+}
+`;
+
+export const medianPlan: ScriptEntry = {
+  json: {
+    summary: 'Add median(numbers) and describe(numbers) to src/numbers.js, export and test them.',
+    goal: 'median is the middle value (mean of the two middle ones for even counts); describe summarises a list.',
+    approach: 'Implement both after average in src/numbers.js; export from src/index.js; test in test/stats.test.js.',
+    files_to_touch: [
+      { path: 'src/numbers.js', action: 'modify', change: 'Add median() and describe().' },
+      { path: 'src/index.js', action: 'modify', change: 'Export them.' },
+      { path: 'test/stats.test.js', action: 'create', change: 'Tests.' },
+    ],
+    test_plan: ['median([3, 1, 2]) is 2', 'median([1, 2, 3, 4]) is 2.5', 'describe([]) has count 0'],
+    risks: [{ risk: 'Sorting mutates the input', mitigation: 'Sort a copy' }],
+    acceptance_criteria: ['median and describe are exported', 'the tests pass'],
+  },
+};
+
+/** The implement agent's recorded session for phase 2: one edit after average, the export, a test file, the tests. */
+export function implementMedian(averageSource: string): ScriptEntry[] {
+  return [
+    {
+      toolCalls: [
+        {
+          name: 'edit_file',
+          input: { path: 'src/numbers.js', old_string: averageSource, new_string: `${averageSource}\n${MEDIAN_DESCRIBE}` },
+        },
+        {
+          name: 'edit_file',
+          input: {
+            path: 'src/index.js',
+            old_string: "export { clamp, sum, average } from './numbers.js';",
+            new_string: "export { clamp, sum, average, median, describe } from './numbers.js';",
+          },
+        },
+        {
+          name: 'write_file',
+          input: {
+            path: 'test/stats.test.js',
+            content:
+              "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { median, describe } from '../src/index.js';\n\ntest('median', () => {\n  assert.equal(median([3, 1, 2]), 2);\n  assert.equal(median([1, 2, 3, 4]), 2.5);\n  assert.equal(median([]), 0);\n});\n\ntest('describe', () => {\n  assert.deepEqual(describe([1, 2, 3]), { count: 3, min: 1, max: 3, average: 2, median: 2 });\n});\n",
+          },
+        },
+      ],
+    },
+    { toolCalls: [{ name: 'run_command', input: { name: 'test' } }] },
+    { text: 'Added median(numbers) and describe(numbers), exported and tested.' },
+  ];
+}
+
+export const MODE_SOURCE = `/** The most frequent value of a list (the smallest of them on ties; undefined for an empty list). */
+export function mode(numbers) {
+  const counts = new Map();
+  for (const n of numbers) counts.set(n, (counts.get(n) ?? 0) + 1);
+  let best;
+  for (const [n, c] of counts) if (best === undefined || c > counts.get(best) || (c === counts.get(best) && n < best)) best = n;
+  return best;
+}
+`;
+
+export const modePlan: ScriptEntry = {
+  json: {
+    summary: 'Add mode(numbers) to src/numbers.js (smallest value on ties), export and test it.',
+    goal: 'mode returns the most frequent value, the smallest on ties, undefined for an empty list.',
+    approach: 'Count with a Map in src/numbers.js; export from src/index.js; test in test/mode.test.js.',
+    files_to_touch: [
+      { path: 'src/numbers.js', action: 'modify', change: 'Add mode().' },
+      { path: 'src/index.js', action: 'modify', change: 'Export mode.' },
+      { path: 'test/mode.test.js', action: 'create', change: 'Tests.' },
+    ],
+    test_plan: ['mode([1, 2, 2]) is 2', 'mode([3, 1]) is 1 (tie)', 'mode([]) is undefined'],
+    risks: [{ risk: 'Tie order', mitigation: 'Compare values explicitly' }],
+    acceptance_criteria: ['mode is exported', 'the tests pass'],
+  },
+};
+
+/** The implement agent's recorded session for MODE_ISSUE, as answered in grooming. */
+export const implementMode: ScriptEntry[] = [
+  {
+    toolCalls: [
+      {
+        name: 'edit_file',
+        input: {
+          path: 'src/numbers.js',
+          old_string: '/** The total of a list of numbers (0 for an empty list). */',
+          new_string: `${MODE_SOURCE}\n/** The total of a list of numbers (0 for an empty list). */`,
+        },
+      },
+      {
+        name: 'edit_file',
+        input: {
+          path: 'src/index.js',
+          old_string: "export { clamp, sum } from './numbers.js';",
+          new_string: "export { clamp, sum, mode } from './numbers.js';",
+        },
+      },
+      {
+        name: 'write_file',
+        input: {
+          path: 'test/mode.test.js',
+          content:
+            "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { mode } from '../src/index.js';\n\ntest('mode, smallest on ties', () => {\n  assert.equal(mode([1, 2, 2]), 2);\n  assert.equal(mode([3, 1]), 1);\n  assert.equal(mode([]), undefined);\n});\n",
+        },
+      },
+    ],
+  },
+  { toolCalls: [{ name: 'run_command', input: { name: 'test' } }] },
+  { text: 'Added mode(numbers) (smallest on ties), exported and tested.' },
+];

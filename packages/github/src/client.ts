@@ -50,8 +50,7 @@ function isIdempotent(method: string, url: string): boolean {
   return method === 'POST' && /\/issues\/\{?[\w-]+\}?\/labels$/.test(url);
 }
 
-function secondsToWait(error: RequestError, now: number): number | undefined {
-  const headers = error.response?.headers ?? {};
+function secondsToWait(headers: Record<string, unknown> = {}, now: number): number | undefined {
   const retryAfter = headers['retry-after'];
   if (retryAfter !== undefined) return Number(retryAfter);
   if (headers['x-ratelimit-remaining'] === '0' && headers['x-ratelimit-reset'] !== undefined) {
@@ -80,10 +79,28 @@ export function createRestClient(options: ClientOptions): RestClient {
   octokit.hook.wrap('request', async (request, requestOptions) => {
     const method = String(requestOptions.method).toUpperCase();
     const url = String(requestOptions.url);
+    const waitForRateLimit = async (headers: Record<string, unknown> | undefined, attempt: number) => {
+      const wait = secondsToWait(headers, Date.now()) ?? 60;
+      if (wait > maxWait || attempt >= maxAttempts + 2) {
+        throw new RateLimitedError(
+          `GitHub rate limit on ${method} ${url}: asked to wait ${wait}s (limit ${maxWait}s, attempt ${attempt})`,
+        );
+      }
+      options.log?.(`GitHub rate limit on ${method} ${url}; waiting ${wait}s`);
+      await sleep(wait * 1000);
+    };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await request(requestOptions);
+        const response = await request(requestOptions);
+        // GraphQL answers an exhausted budget with HTTP 200 and a RATE_LIMITED error: nothing ran, so wait and retry.
+        const errors = (response.data as { errors?: { type?: string }[] } | undefined)?.errors;
+        if (url === '/graphql' && errors?.some((e) => e.type === 'RATE_LIMITED')) {
+          await waitForRateLimit(response.headers, attempt);
+          continue;
+        }
+        return response;
       } catch (error) {
+        if (error instanceof RateLimitedError) throw error;
         const status = error instanceof RequestError ? error.status : undefined;
         const rateLimited =
           error instanceof RequestError &&
@@ -93,14 +110,7 @@ export function createRestClient(options: ClientOptions): RestClient {
                 error.response?.headers['x-ratelimit-remaining'] === '0' ||
                 /rate limit/i.test(error.message))));
         if (rateLimited) {
-          const wait = secondsToWait(error, Date.now()) ?? 60;
-          if (wait > maxWait || attempt >= maxAttempts + 2) {
-            throw new RateLimitedError(
-              `GitHub rate limit on ${method} ${url}: asked to wait ${wait}s (limit ${maxWait}s, attempt ${attempt})`,
-            );
-          }
-          options.log?.(`GitHub rate limit on ${method} ${url}; waiting ${wait}s`);
-          await sleep(wait * 1000);
+          await waitForRateLimit(error.response?.headers, attempt);
           continue;
         }
         const transient = status === undefined || status >= 500;

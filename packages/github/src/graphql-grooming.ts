@@ -10,6 +10,7 @@ type RawItem = {
   number?: number;
   title?: string;
   state?: string;
+  prState?: string;
   url?: string;
   body?: string | null;
 };
@@ -19,18 +20,23 @@ function toRelated(raw: RawItem): RelatedItem | undefined {
   return {
     number: raw.number,
     title: raw.title ?? '',
-    state: raw.state === 'OPEN' ? 'open' : 'closed',
+    state: (raw.state ?? raw.prState) === 'OPEN' ? 'open' : 'closed',
     isPullRequest: raw.__typename === 'PullRequest',
     url: raw.url ?? '',
     excerpt: (raw.body ?? '').slice(0, EXCERPT),
   };
 }
 
-const ITEM_FIELDS = `__typename ... on Issue { number title state url body } ... on PullRequest { number title state url body }`;
+// IssueState and PullRequestState differ: one response key for both breaks the GraphQL spec (GitHub only warns).
+const ITEM_FIELDS = `__typename ... on Issue { number title state url body } ... on PullRequest { number title prState: state url body }`;
+
+/** GitHub rejects a search whose text, qualifiers aside, is longer than this. */
+const MAX_SEARCH_TEXT = 256;
 
 /** Search terms are the caller's; qualifiers pin the search to this repository whatever the terms say. */
 function scoped(repo: Repo, query: string): string {
-  const terms = query.replace(/\b(repo|org|user):\S+/gi, '').trim();
+  let terms = query.replace(/\b(repo|org|user):\S+/gi, '').replace(/\s+/g, ' ').trim();
+  if (terms.length > MAX_SEARCH_TEXT) terms = terms.slice(0, MAX_SEARCH_TEXT).replace(/\s+\S*$/, ''); // no half word
   return `repo:${repo.owner}/${repo.repo} ${terms}`.trim();
 }
 

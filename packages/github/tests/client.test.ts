@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGitHubEmulator, type GitHubEmulator } from '@hydraflow/testkit';
-import { createRestClient, RateLimitedError, RestIssues } from '../src/index';
+import { createRestClient, GraphqlGrooming, RateLimitedError, RestIssues } from '../src/index';
 
 let gh: GitHubEmulator | undefined;
 afterEach(async () => {
@@ -75,5 +75,36 @@ describe('the GitHub client’s request policy', () => {
     expect(await issues.getPermission('mia')).toBe('write');
     expect(await issues.getPermission('tom')).toBe('read');
     expect(await issues.getPermission('stranger')).toBe('none');
+  });
+});
+
+describe('GraphQL through the same policy', () => {
+  it('waits out an exhausted GraphQL budget (HTTP 200 + RATE_LIMITED) until its reset, then succeeds', async () => {
+    gh = await startGitHubEmulator({ owner: 'acme', repo: 'widgets' });
+    const emulator = gh;
+    const sleeps: number[] = [];
+    const octokit = createRestClient({
+      token: emulator.botToken,
+      baseUrl: emulator.url,
+      maxRateLimitWaitSeconds: 3600,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        emulator.faults.primaryOverride = undefined; // the window resets while the client waits
+        emulator.faults.primaryEpoch++;
+      },
+    });
+    emulator.faults.primaryRemaining(0);
+    await expect(new GraphqlGrooming(octokit, { owner: 'acme', repo: 'widgets' }).searchIssues('t', 5)).resolves.toEqual([]);
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThan(0);
+  });
+
+  it('gives up with RateLimitedError when the reset is further away than allowed', async () => {
+    const { gh } = await setup();
+    const octokit = createRestClient({ token: gh.botToken, baseUrl: gh.url, maxRateLimitWaitSeconds: 0, sleep: async () => {} });
+    gh.faults.primaryRemaining(0);
+    await expect(new GraphqlGrooming(octokit, { owner: 'acme', repo: 'widgets' }).searchIssues('t', 5)).rejects.toThrow(
+      RateLimitedError,
+    );
   });
 });

@@ -71,6 +71,11 @@ export async function runGroom(ctx: PhaseContext): Promise<PhaseOutcome> {
       stage: stageAtStart,
     };
   }
+  // An answer or an edit re-runs grooming only while the issue still waits in it (the event may be older than the
+  // run that already moved the issue on); /groom, a human's explicit ask, may start it from any groomable stage.
+  if (!ctx.forced && stageAtStart !== 'groom') {
+    return { summary: `issue #${issue.number} no longer waits in grooming (${stageAtStart ?? 'no stage'})`, stage: stageAtStart };
+  }
   const comments = humanComments(session.comments, config.bot_logins);
   const fingerprint = inputFingerprint(issue.body, comments.at(-1)?.id);
   const previous = session.state.groom;

@@ -314,6 +314,17 @@ function issueEvent(ctx: Actor, issue: EmulatedIssue, action: string, extra: Par
   else emit(ctx, { name: 'issues', action, issue: issue.number, ...extra });
 }
 
+/** GitHub's `changes` of an edited event: the previous value of each changed field. */
+function editChanges(
+  before: { title: string; body: string | null },
+  after: { title: string; body: string | null },
+): EmulatedEvent['changes'] {
+  return {
+    ...(after.title !== before.title ? { title: { from: before.title } } : {}),
+    ...(after.body !== before.body ? { body: { from: before.body ?? '' } } : {}),
+  };
+}
+
 function labelEvents(ctx: Actor, issue: EmulatedIssue, before: string[]) {
   const lower = (l: string[]) => l.map((n) => n.toLowerCase());
   for (const n of before)
@@ -484,7 +495,8 @@ const defs: Array<[string, string, Route['handler']]> = [
       if (b.assignees !== undefined && hasPermission(ctx, 'triage')) issue.assignees = [...(b.assignees as string[])];
       closeOrOpen(ctx, issue, b.state, b.state_reason);
       touch(ctx, issue);
-      if (issue.title !== before.title || issue.body !== before.body) issueEvent(ctx, issue, 'edited');
+      if (issue.title !== before.title || issue.body !== before.body)
+        issueEvent(ctx, issue, 'edited', { changes: editChanges(before, issue) });
       labelEvents(ctx, issue, before.labels);
       stateEvents(ctx, issue, before.state);
       return { status: 200, body: issueJson(ctx.world, issue) };
@@ -878,7 +890,7 @@ const defs: Array<[string, string, Route['handler']]> = [
       if (b.state === 'closed' || b.state === 'open') closeOrOpen(ctx, issue, b.state, undefined);
       touch(ctx, issue);
       if (issue.title !== before.title || issue.body !== before.body || pull.base.ref !== before.base)
-        issueEvent(ctx, issue, 'edited');
+        issueEvent(ctx, issue, 'edited', { changes: editChanges(before, issue) });
       stateEvents(ctx, issue, before.state);
       return { status: 200, body: pullJson(ctx.world, pull) };
     },

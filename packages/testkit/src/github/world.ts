@@ -216,6 +216,8 @@ export interface EmulatedEvent {
   merged?: boolean;
   workflow?: string;
   inputs?: Record<string, string>;
+  /** issues.edited / pull_request.edited: the previous values, as GitHub's `changes` (`{ body: { from } }`). */
+  changes?: { title?: { from: string }; body?: { from: string } };
   /** check_run / status */
   checkName?: string;
   conclusion?: string | null;

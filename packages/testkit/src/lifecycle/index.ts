@@ -247,7 +247,12 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     const info: EventInfo = { payload: {}, ref: defaultRef, sha: defaultSha, headSha: defaultSha };
     switch (e.name) {
       case 'issues':
-        info.payload = buildEvent(gh, 'issues', e.action, { issue: e.issue, label: e.label, sender });
+        info.payload = buildEvent(gh, 'issues', e.action, {
+          issue: e.issue,
+          label: e.label,
+          sender,
+          ...(e.changes ? { changes: e.changes } : {}),
+        });
         break;
       case 'issue_comment':
         info.payload = buildEvent(gh, 'issue_comment', e.action, { issue: e.issue, comment: e.comment, sender });
