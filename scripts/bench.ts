@@ -14,6 +14,11 @@
  *                           remote, the sample's real tests; recorded answers of tests/lifecycle/scenario.ts, each
  *                           taking LIFECYCLE_LATENCY_MS (the run with the median wall time of LIFECYCLE_RUNS)
  *   github_requests_<phase> HydraFlow's GitHub requests in that phase of the lifecycle (see meta.lifecycle)
+ *   groom_*                 one grooming run (bench/lib/grooming.ts): the dispatched groom phase of a complex issue,
+ *                           four agents + summary, latency modelled per answer (GROOM_LATENCY); ready as one piece
+ *                           (groom_overhead_ratio, groom_github_requests) and split into 2 sub-issues (*_split);
+ *                           groom_billable_input_ratio compares the split run with the same run on a server that caches
+ *                           nothing; groom_cost_usd is that run at claude-sonnet-4-6 list prices
  *
  * Does not build: run `pnpm build` first if dist/ is stale (meta.dist notes how old it is).
  */
@@ -31,6 +36,15 @@ import {
 } from '@hydraflow/core';
 import { createWorld, DIST_ENTRY, type ActionRun, type World } from '@hydraflow/testkit';
 import { finalLedger, hydraflowRequests, isHydraflowStep, phaseOf, runClearLifecycle } from '../bench/lib/lifecycle';
+import {
+  billableInputTokens,
+  criticalPathMs,
+  GROOM_LATENCY,
+  GROOM_MODEL,
+  groomCost,
+  groomOnce,
+  type GroomSample,
+} from '../bench/lib/grooming';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -42,6 +56,7 @@ const MODEL_LATENCY_MS = 2000;
 const PROVIDER = 'anthropic' as const;
 const LIFECYCLE_RUNS = 3;
 const LIFECYCLE_LATENCY_MS = 1500;
+const GROOM_RUNS = 3;
 
 interface Metric {
   value: number;
@@ -54,6 +69,12 @@ const TARGETS: Record<string, Target> = {
   triage_github_requests: { max: 5 },
   triage_overhead_ratio: { max: 1.2 },
   lifecycle_overhead_ratio: { max: 1.1 },
+  groom_overhead_ratio: { max: 1.1 },
+  groom_overhead_ratio_split: { max: 1.1 },
+  groom_github_requests: { max: 8 },
+  // 8 + 1 per sub-issue; the split run makes 2
+  groom_github_requests_split: { max: 10 },
+  groom_billable_input_ratio: { max: 0.4 },
 };
 
 const clearVerdict = {
@@ -419,6 +440,58 @@ function lifecycleMeta(runs: LifecycleSample[], nodeBaselineMs: number) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Grooming (bench/lib/grooming.ts).
+
+async function grooming() {
+  const ready: GroomSample[] = [];
+  const split: GroomSample[] = [];
+  for (let i = 0; i < GROOM_RUNS; i++) {
+    ready.push(await groomOnce({ phases: false, caching: true }));
+    split.push(await groomOnce({ phases: true, caching: true }));
+  }
+  const uncached = await groomOnce({ phases: true, caching: false });
+  const ratio = (s: GroomSample) => s.wallMs / criticalPathMs(s);
+  const byRatio = (xs: GroomSample[]) => [...xs].sort((a, b) => ratio(a) - ratio(b))[Math.floor(xs.length / 2)]!;
+  const readyRun = byRatio(ready);
+  const splitRun = byRatio(split);
+  const cached = billableInputTokens(splitRun);
+  const baseline = billableInputTokens(uncached);
+  const cost = groomCost(splitRun);
+  const metrics: Record<string, Metric> = {
+    groom_overhead_ratio: { value: round(ratio(readyRun), 3), unit: 'ratio' },
+    groom_overhead_ratio_split: { value: round(ratio(splitRun), 3), unit: 'ratio' },
+    groom_wall_s: { value: round(readyRun.wallMs / 1000, 3), unit: 's' },
+    groom_critical_path_s: { value: round(criticalPathMs(readyRun) / 1000, 3), unit: 's' },
+    groom_github_requests: { value: readyRun.requests.length, unit: 'requests' },
+    groom_github_requests_split: { value: splitRun.requests.length, unit: 'requests' },
+    groom_sub_issues_split: { value: splitRun.subIssues, unit: 'issues' },
+    groom_agent_github_requests: { value: splitRun.agentRequests.length, unit: 'requests' },
+    groom_billable_input_ratio: { value: round(cached.billable / baseline.billable, 3), unit: 'ratio' },
+    groom_model_calls: { value: splitRun.calls.length, unit: 'calls' },
+    groom_cost_usd: { value: round(cost.usd, 6), unit: 'USD' },
+  };
+  const meta = {
+    latency_model: GROOM_LATENCY,
+    runs: GROOM_RUNS,
+    ratios_ready: ready.map((r) => round(ratio(r), 3)),
+    ratios_split: split.map((r) => round(ratio(r), 3)),
+    model_calls_split: splitRun.calls.map((c) => ({ role: c.role, latency_ms: round(c.latencyMs, 1) })),
+    github_requests_ready: readyRun.requests,
+    github_requests_split: splitRun.requests,
+    agent_github_requests: splitRun.agentRequests,
+    billable_input_tokens: {
+      note: 'base-price token equivalents: uncached input 1×, cache writes 1.25×, cache reads 0.1× (Anthropic)',
+      with_caching: cached,
+      caching_off: baseline,
+    },
+    cost_split_run: { model: GROOM_MODEL, usd: cost.usd, by_role: cost.byRole, tokens: cost.totals },
+    cost_without_caching_usd: groomCost(uncached).usd,
+    emulator_violations: [...ready, ...split, uncached].reduce((n, s) => n + s.violations, 0),
+  };
+  return { metrics, meta };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const loadBefore = loadavg().map((x) => round(x, 2));
@@ -431,6 +504,7 @@ async function main(): Promise<void> {
   const tri = await triage();
   const lcRuns: LifecycleSample[] = [];
   for (let i = 0; i < LIFECYCLE_RUNS; i++) lcRuns.push(await lifecycleOnce());
+  const groom = await grooming();
 
   const steady = tri.steady;
   const wall = steady.map((s) => s.durationMs);
@@ -471,6 +545,7 @@ async function main(): Promise<void> {
     triage_output_tokens: { value: totals.outputTokens, unit: 'tokens' },
     triage_cost_usd: { value: totals.usd, unit: 'USD' },
     ...lifecycleMetrics(lcRuns),
+    ...groom.metrics,
   };
 
   const meta = {
@@ -516,6 +591,7 @@ async function main(): Promise<void> {
       emulator_violations: tri.violations,
     },
     lifecycle: lifecycleMeta(lcRuns, round(median(baseline), 1)),
+    grooming: groom.meta,
     targets: Object.fromEntries(Object.entries(TARGETS).map(([k, t]) => [k, `<= ${t.max}`])),
   };
 

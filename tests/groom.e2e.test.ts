@@ -77,13 +77,34 @@ describe.each(['anthropic', 'openai'] as const)('triage → grooming → ready (
     const roles = new Set(s.ledger.map((e) => e.role));
     for (const role of ['groom_pm', 'groom_engineer', 'groom_qa', 'groom_research', 'groom_summary'])
       expect(roles).toContain(role);
-    for (const agent of ['pm', 'engineer', 'qa', 'research']) expect(callsOf(world, `groom_${agent}`)).toBeGreaterThan(0);
+    for (const agent of ['pm', 'engineer', 'qa', 'research'])
+      expect(callsOf(world, `groom_${agent}`)).toBeGreaterThan(0);
     // The explorers used their read-only tools: the engineer read the code, research searched the issues.
     const engineerCalls = world.models.calls.filter((c) => c.role === 'groom_engineer');
     expect(engineerCalls.at(-1)!.request!.toolResults.map((r) => r.name)).toContain('read_file');
     expect(world.models.calls.filter((c) => c.role === 'groom_research').at(-1)!.request!.toolResults[0]?.name).toBe(
       'search_issues',
     );
+    // One prompt cache for the whole run: the engineer's first call writes the shared prefix; every other call — the
+    // other agents, the engineer's later turns, the summary — reads it.
+    const grooming = world.models.calls.filter((c) => c.role?.startsWith('groom_'));
+    const cacheUsage = (c: (typeof grooming)[number]) =>
+      provider === 'anthropic'
+        ? {
+            read: Number(c.usage?.cache_read_input_tokens ?? 0),
+            written: Number(c.usage?.cache_creation_input_tokens ?? 0),
+          }
+        : {
+            read: Number(
+              (c.usage?.prompt_tokens_details as { cached_tokens?: number } | undefined)?.cached_tokens ?? 0,
+            ),
+            written: 0,
+          };
+    expect(grooming[0]!.role).toBe('groom_engineer');
+    if (provider === 'anthropic') expect(cacheUsage(grooming[0]!).written).toBeGreaterThan(1000);
+    const readers = grooming.slice(1);
+    expect(readers.length).toBeGreaterThanOrEqual(6);
+    for (const call of readers) expect(cacheUsage(call).read, call.role).toBeGreaterThan(1000);
     // Per-agent cost in the job summary and the progress comment.
     expect(groomed.summary).toMatch(/\| pm \| ready \| high \| 0 \| 1 \| [\d.]+ s \| \$[\d.]+ \|/);
     expect(groomed.summary).toMatch(/\| summary \| ready \|.*\$[\d.]+ \|/);
@@ -212,13 +233,20 @@ describe('the question lifecycle: pending → answered', () => {
     expect(asked).toContain(
       '- [ ] **What does mode([]) return?** - sum([]) is 0; should mode([]) return undefined, 0 or throw? _(qa)_ `id:empty-list`',
     );
-    expect(state(world, issue.number).groom).toMatchObject({ decision: 'needs_info', openQuestionIds: ['tie-behaviour', 'empty-list'] });
+    expect(state(world, issue.number).groom).toMatchObject({
+      decision: 'needs_info',
+      openQuestionIds: ['tie-behaviour', 'empty-list'],
+    });
     expect(world.gh.world.dispatches.at(-1)?.inputs.phase).toBe('groom'); // no plan dispatched
 
     // alice ticks the empty-list box herself (an issue edit), then answers the tie question in a comment.
     const ticked = asked.replace('- [ ] **What does mode([]) return?**', '- [x] **What does mode([]) return?**');
     world.gh.world.issues.get(issue.number)!.body = ticked;
-    const edit = await world.run('issues', 'edited', { issue: issue.number, sender: 'alice', changes: { body: { from: asked } } });
+    const edit = await world.run('issues', 'edited', {
+      issue: issue.number,
+      sender: 'alice',
+      changes: { body: { from: asked } },
+    });
     expect(edit.exitCode, edit.stdout + edit.stderr).toBe(0);
     expect(edit.outputs.decision).toBe('groom');
     const pmCalls = callsOf(world, 'groom_pm');

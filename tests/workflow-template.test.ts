@@ -98,7 +98,9 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     const { template: t } = await parseWorkflowText(template);
     expect(checkTriggers(t)).toEqual([]);
     // Spelled out from the model too, so a failure reads without the checker.
-    expect(t?.events.issues?.types).toEqual(expect.arrayContaining(['opened', 'edited', 'labeled', 'unlabeled', 'closed']));
+    expect(t?.events.issues?.types).toEqual(
+      expect.arrayContaining(['opened', 'edited', 'labeled', 'unlabeled', 'closed']),
+    );
     expect(t?.events.issue_comment?.types).toEqual(['created']);
     expect(t?.events.pull_request?.types).toEqual(['synchronize']);
     expect(t?.events.pull_request_review?.types).toEqual(['submitted']);

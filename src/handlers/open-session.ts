@@ -30,10 +30,12 @@ export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
 
 /**
  * A re-run (attempt > 1) that finds nothing to do must still free the 👀 lock its dead earlier attempt may have left
- * (no claim is published before a run's end), unless the lock was handed to the next phase. Property test
- * tests/property/pipeline-histories found such locks leaked after crash + re-run.
+ * (no claim is published before a run's end), unless the lock was handed to the next phase — and on a closed issue
+ * even then, since no phase will run on it. Property test tests/property/pipeline-histories found such locks leaked
+ * after crash + re-run.
  */
-export async function freeLockOfDeadAttempt(app: App, issueNumber: number): Promise<void> {
+export async function freeLockOfDeadAttempt(app: App, issue: Pick<Issue, 'number' | 'state'>): Promise<void> {
+  const issueNumber = issue.number;
   if (app.runner.runAttempt <= 1) return;
   const session = await IssueSession.open(app.issues, {
     issue: issueNumber,
@@ -45,7 +47,7 @@ export async function freeLockOfDeadAttempt(app: App, issueNumber: number): Prom
     labelsAtStart: [],
     now: app.now,
   });
-  if (!session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
+  if (issue.state === 'closed' || !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
 }
 
 export async function openPhase(

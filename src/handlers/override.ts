@@ -24,7 +24,7 @@ export async function handleOverride(
           ? 'another pipeline label is still set; nothing to do'
           : undefined;
   if (nothing !== undefined) {
-    await freeLockOfDeadAttempt(app, issue.number);
+    await freeLockOfDeadAttempt(app, issue);
     return { summary: nothing, stage: null };
   }
   if (wanted === 'find') {

@@ -23,7 +23,7 @@ export async function handlePhase(app: App, request: PhaseRequest): Promise<Phas
   if (issue.state === 'closed') {
     // A re-run of a run that died holding the 👀 lock finds the issue closed: free the lock that run left (property
     // test tests/property/pipeline-histories found it leaked on closed issues).
-    await freeLockOfDeadAttempt(app, issue.number);
+    await freeLockOfDeadAttempt(app, issue);
     return { summary: `issue #${issue.number} is closed; HydraFlow acts on open issues only`, stage: null };
   }
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };

@@ -18,7 +18,10 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 export async function runEpic(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
   if (session.currentStage !== 'epic') {
-    return { summary: `issue #${issue.number} is not an epic (${session.currentStage ?? 'no stage'}): nothing to advance`, stage: session.currentStage };
+    return {
+      summary: `issue #${issue.number} is not an epic (${session.currentStage ?? 'no stage'}): nothing to advance`,
+      stage: session.currentStage,
+    };
   }
   const lock = await session.acquire({ takeOver: true });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
@@ -28,7 +31,15 @@ export async function runEpic(ctx: PhaseContext): Promise<PhaseOutcome> {
     const phase = subIssuePhase(s);
     return phase === undefined
       ? []
-      : [{ phase, number: s.number, title: s.title, state: s.state, inPipeline: pipelineLabelsOf(s.labels).length > 0 }];
+      : [
+          {
+            phase,
+            number: s.number,
+            title: s.title,
+            state: s.state,
+            inPipeline: pipelineLabelsOf(s.labels).length > 0,
+          },
+        ];
   });
   const step = nextEpicStep(phases);
   const entries = phases.map((p) => ({ phase: p.phase, number: p.number, state: p.state }));
@@ -58,7 +69,7 @@ export async function runEpic(ctx: PhaseContext): Promise<PhaseOutcome> {
       ...(ctx.actor ? { actor: ctx.actor } : {}),
     });
   }
-  session.releaseClaim();
+  session.handOff('epic'); // the 👀 stays while the phases run
   await session.publish({
     headline:
       step.kind === 'start'
@@ -66,7 +77,6 @@ export async function runEpic(ctx: PhaseContext): Promise<PhaseOutcome> {
         : `Phase ${phase.phase} of ${phases.length} is under way: #${phase.number} (${done} done)`,
     next: 'Each phase starts when the one before it is done; this issue closes when all are.',
   });
-  await session.unlock();
   return {
     summary: `epic: ${done}/${phases.length} phases done; ${step.kind === 'start' ? 'started' : 'waiting for'} #${phase.number}`,
     stage: 'epic',

@@ -138,11 +138,15 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     return { summary: `triaged; human override to ${stage} honoured`, stage };
   }
 
-  await session.dispatch(ctx.next.workflow, ctx.next.ref, route, ctx.actor);
+  // Grooming is idempotent and checks its stage, so triage releases its lock rather than handing it over (saves the
+  // groom run two requests; docs/grooming.md, request budget).
+  const handOff = route !== 'groom';
+  await session.dispatch(ctx.next.workflow, ctx.next.ref, route, ctx.actor, { handOff });
   await session.publish({
     headline: `Triaged: clarity ${verdict.clarity_score}/10, complexity ${verdict.complexity_score}/10 → ${route}`,
     next: nextStep(route),
     details: verdictDetails(verdict),
   });
+  if (!handOff) await session.unlock();
   return { summary: `triaged → ${route}`, stage: route, details: verdictDetails(verdict) };
 }

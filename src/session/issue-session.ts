@@ -282,8 +282,18 @@ export class IssueSession {
     this.state = mutate(this.state);
   }
 
-  /** Starts the next phase in a new workflow run and hands it this run's lock. */
-  async dispatch(workflow: string, ref: string, phase: string, actor: string | undefined): Promise<void> {
+  /**
+   * Starts the next phase in a new workflow run and hands it this run's lock — or, with `handOff: false`, leaves the
+   * lock for the caller to release (for a phase that is idempotent and checks its stage, so a run slipping in between
+   * does no harm: the next run then takes a free lock in one request instead of a compare-and-swap in three).
+   */
+  async dispatch(
+    workflow: string,
+    ref: string,
+    phase: string,
+    actor: string | undefined,
+    options: { handOff?: boolean } = {},
+  ): Promise<void> {
     const now = this.options.now();
     await this.port.dispatchWorkflow(workflow, ref, {
       issue: String(this.options.issue),
@@ -291,6 +301,16 @@ export class IssueSession {
       ...(actor ? { actor } : {}),
     });
     this.state = recordDispatch(this.state, { phase, runId: this.options.runId, now });
+    if (options.handOff === false) this.releaseClaim();
+    else this.handOff(phase);
+  }
+
+  /**
+   * Keeps the 👀 lock for `phase`, which a later run takes over (a dispatched run, or an event's: an epic keeps its
+   * lock while its phases run, and the run a finished phase starts takes it).
+   */
+  handOff(phase: string): void {
+    const now = this.options.now();
     this.state = {
       ...this.state,
       claim: {

@@ -59,15 +59,19 @@ const submit = (verdict: Verdict): ScriptEntry => ({
   toolCalls: [{ name: 'submit_verdict', input: { recommended_phases: [], ...verdict } }],
 });
 
-/** An explorer: one look at the code (or the issues), then the verdict. The turn is read from the conversation. */
-function explorer(look: ScriptEntry, verdict: (request: ParsedRequest) => Verdict, latencyMs = 0) {
+/**
+ * An explorer: looks at the code (or the issues) one tool call per turn, then gives its verdict. The turn is read
+ * from the conversation, so parallel agents and re-runs each get the right answer.
+ */
+function explorer(looks: ScriptEntry[], verdict: (request: ParsedRequest) => Verdict, latencyMs = 0) {
   return (request: ParsedRequest): ScriptEntry => {
-    const looked = request.toolResults.length > 0;
-    return { ...(looked ? submit(verdict(request)) : look), ...(latencyMs ? { latencyMs } : {}) };
+    const turn = request.toolResults.length;
+    return { ...(turn < looks.length ? looks[turn]! : submit(verdict(request))), ...(latencyMs ? { latencyMs } : {}) };
   };
 }
 
 const readNumbers: ScriptEntry = { toolCalls: [{ name: 'read_file', input: { path: 'src/numbers.js' } }] };
+const readTests: ScriptEntry = { toolCalls: [{ name: 'read_file', input: { path: 'test/numbers.test.js' } }] };
 const searchIssues = (query: string): ScriptEntry => ({ toolCalls: [{ name: 'search_issues', input: { query } }] });
 
 export const STATS_PHASES = [
@@ -104,7 +108,7 @@ export const STATS_PHASES = [
 export interface ReadyOptions {
   /** The engineer's recommended phases (none: one pull request). */
   phases?: unknown[];
-  /** Scripted latency of every model answer, in ms (bench). */
+  /** Scripted latency of every agent and summary answer, in ms (bench). */
   latencyMs?: number;
 }
 
@@ -116,15 +120,17 @@ export function groomReady(options: ReadyOptions = {}): Script {
     groom_pm: { ...submit(ready('Clear problem, success criteria in the issue, no product dependency.')), ...latency },
     groom_qa: { ...submit(ready('Each helper has testable behaviour, the empty list included.')), ...latency },
     groom_engineer: explorer(
-      readNumbers,
+      [readNumbers, readTests],
       () => ({
-        ...ready('Plain functions next to sum(); no architecture decision needed.'),
+        ...ready(
+          'src/numbers.js holds clamp() and sum() as plain exported functions; average, median and describe fit next to them, reusing sum(). test/numbers.test.js uses node:test with assert/strict, so each helper gets a test there. No architecture decision is needed; the only subtle case is the empty list, which the issue specifies (0).',
+        ),
         recommended_phases: options.phases ?? [],
       }),
       options.latencyMs,
     ),
     groom_research: explorer(
-      searchIssues('statistics average'),
+      [searchIssues('statistics average')],
       () => ready('No related issue or pull request; no third-party dependency.'),
       options.latencyMs,
     ),
@@ -133,9 +139,11 @@ export function groomReady(options: ReadyOptions = {}): Script {
         {
           name: 'submit_summary',
           input: {
-            summary: 'Ready: the behaviour of every helper is specified and testable.',
+            summary:
+              'The issue asks for three helpers in src/numbers.js — average, median and describe — with the empty list specified (0) for each, exports from src/index.js, tests and README documentation. The engineer found plain exported functions next to sum() and node:test tests to extend; research found no related issue, pull request or dependency; QA can test every case named, including even-length lists for median; the product intent and success criteria are explicit.',
             decision: 'ready',
-            decision_rationale: 'All four agents are ready with high confidence; no question is open.',
+            decision_rationale:
+              'All four agents are ready with high confidence and raised no question; nothing in the comments is open. The work fits the existing module and test layout, so planning can start now.',
             consolidated_questions: [],
             answered_questions: [],
             blocker_reason: null,
@@ -175,7 +183,7 @@ export function groomModeQuestions(): Script {
   const ready = (assessment: string): Verdict => ({ ready: true, confidence: 'high', assessment, questions: [] });
   return {
     groom_pm: submit(ready('Clear need; mode() is a small addition.')),
-    groom_research: explorer(searchIssues('mode numbers'), () => ready('Nothing related in the issues.')),
+    groom_research: explorer([searchIssues('mode numbers')], () => ready('Nothing related in the issues.')),
     groom_qa: (request) =>
       submit(
         answered(request)
@@ -184,10 +192,13 @@ export function groomModeQuestions(): Script {
               ready: false,
               confidence: 'high',
               assessment: 'The tie case and the empty list are unspecified.',
-              questions: ['What does mode() return when two values are equally frequent?', 'What does mode([]) return?'],
+              questions: [
+                'What does mode() return when two values are equally frequent?',
+                'What does mode([]) return?',
+              ],
             },
       ),
-    groom_engineer: explorer(readNumbers, (request) =>
+    groom_engineer: explorer([readNumbers], (request) =>
       answered(request)
         ? ready('Count with a Map, pick the smallest of the most frequent.')
         : {
@@ -208,7 +219,11 @@ export function groomModeQuestions(): Script {
                 decision_rationale: 'Every agent is ready; no question is open.',
                 consolidated_questions: [],
                 answered_questions: [
-                  { id: tiesQuestion.id, title: tiesQuestion.title, answer_summary: 'The smallest of the most frequent values (alice, in a comment)' },
+                  {
+                    id: tiesQuestion.id,
+                    title: tiesQuestion.title,
+                    answer_summary: 'The smallest of the most frequent values (alice, in a comment)',
+                  },
                 ],
                 blocker_reason: null,
               }
@@ -270,7 +285,11 @@ export function implementMedian(averageSource: string): ScriptEntry[] {
       toolCalls: [
         {
           name: 'edit_file',
-          input: { path: 'src/numbers.js', old_string: averageSource, new_string: `${averageSource}\n${MEDIAN_DESCRIBE}` },
+          input: {
+            path: 'src/numbers.js',
+            old_string: averageSource,
+            new_string: `${averageSource}\n${MEDIAN_DESCRIBE}`,
+          },
         },
         {
           name: 'edit_file',

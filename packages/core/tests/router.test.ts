@@ -173,7 +173,10 @@ describe('issues events', () => {
     expect(route(edit(body, answered), ctx)).toMatchObject({ kind: 'phase', phase: 'groom' });
     const titleOnly = issues('edited', { labels: ['hydraflow-groom'] });
     titleOnly.payload.changes = { title: { from: 'x' } };
-    expect(route(titleOnly, ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/did not change the body/) });
+    expect(route(titleOnly, ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/did not change the body/),
+    });
     expect(route(issues('pinned'), ctx).kind).toBe('skip');
   });
 });
@@ -203,7 +206,10 @@ describe('answers to grooming questions', () => {
     expect(route(onGroomIssue('+1', 'MEMBER'), ctx)).toMatchObject({ kind: 'skip' });
     expect(route(onGroomIssue('thanks!', 'OWNER'), ctx)).toMatchObject({ kind: 'skip' });
     const stranger = onGroomIssue('On ties, return the smallest value.', 'NONE', { login: 'drive-by', type: 'User' });
-    expect(route(stranger, ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/does not re-run grooming/) });
+    expect(route(stranger, ctx)).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/does not re-run grooming/),
+    });
     const notGrooming = comment('On ties, return the smallest value.');
     expect(route(notGrooming, ctx)).toMatchObject({ kind: 'skip', reason: 'not a command' });
   });

@@ -35,7 +35,10 @@ const MAX_SEARCH_TEXT = 256;
 
 /** Search terms are the caller's; qualifiers pin the search to this repository whatever the terms say. */
 function scoped(repo: Repo, query: string): string {
-  let terms = query.replace(/\b(repo|org|user):\S+/gi, '').replace(/\s+/g, ' ').trim();
+  let terms = query
+    .replace(/\b(repo|org|user):\S+/gi, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (terms.length > MAX_SEARCH_TEXT) terms = terms.slice(0, MAX_SEARCH_TEXT).replace(/\s+\S*$/, ''); // no half word
   return `repo:${repo.owner}/${repo.repo} ${terms}`.trim();
 }

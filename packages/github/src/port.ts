@@ -58,7 +58,10 @@ export interface IssuesPort {
    * that read the issue just before (grooming: the window for a concurrent human edit is that of one round trip);
    * returns the issue and its labels as GitHub reports them afterwards.
    */
-  updateIssue(issue: number, changes: { body?: string; labels?: string[] }): Promise<Issue & { labelSpecs: LabelSpec[] }>;
+  updateIssue(
+    issue: number,
+    changes: { body?: string; labels?: string[] },
+  ): Promise<Issue & { labelSpecs: LabelSpec[] }>;
   /** Removes one label; a label already gone is not an error. */
   removeLabel(issue: number, label: string): Promise<void>;
   /** Gives HydraFlow's labels their colour and description (GitHub auto-creates them blank). */

@@ -94,14 +94,21 @@ describe('GraphQL through the same policy', () => {
       },
     });
     emulator.faults.primaryRemaining(0);
-    await expect(new GraphqlGrooming(octokit, { owner: 'acme', repo: 'widgets' }).searchIssues('t', 5)).resolves.toEqual([]);
+    await expect(
+      new GraphqlGrooming(octokit, { owner: 'acme', repo: 'widgets' }).searchIssues('t', 5),
+    ).resolves.toEqual([]);
     expect(sleeps).toHaveLength(1);
     expect(sleeps[0]).toBeGreaterThan(0);
   });
 
   it('gives up with RateLimitedError when the reset is further away than allowed', async () => {
     const { gh } = await setup();
-    const octokit = createRestClient({ token: gh.botToken, baseUrl: gh.url, maxRateLimitWaitSeconds: 0, sleep: async () => {} });
+    const octokit = createRestClient({
+      token: gh.botToken,
+      baseUrl: gh.url,
+      maxRateLimitWaitSeconds: 0,
+      sleep: async () => {},
+    });
     gh.faults.primaryRemaining(0);
     await expect(new GraphqlGrooming(octokit, { owner: 'acme', repo: 'widgets' }).searchIssues('t', 5)).rejects.toThrow(
       RateLimitedError,

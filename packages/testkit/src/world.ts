@@ -4,7 +4,7 @@
  */
 import { startGitHubEmulator, type GitHubEmulator } from './github/index';
 import { buildEvent, type EventOverrides } from './events/index';
-import { startModelServer, type ModelServer, type Script } from './models/index';
+import { startModelServer, type ModelServer, type ModelServerOptions, type Script } from './models/index';
 import { runAction, type ActionRun, type RunActionOptions } from './runner/run-action';
 
 export type WorldProvider = 'anthropic' | 'openai';
@@ -18,6 +18,8 @@ export interface WorldOptions {
   stateKey?: string;
   /** Text of .github/hydraflow.yml. */
   config?: string;
+  /** Options of the scripted model server beyond the script (e.g. a minimum cacheable prompt length). */
+  models?: Omit<ModelServerOptions, 'script'>;
 }
 
 export const TEST_STATE_KEY = 'test-state-key-0123456789abcdef';
@@ -47,7 +49,7 @@ export interface World {
 
 export async function createWorld(options: WorldOptions = {}): Promise<World> {
   const gh = await startGitHubEmulator({ owner: options.owner ?? 'acme', repo: options.repo ?? 'widgets' });
-  const models = await startModelServer({ script: options.script ?? {} });
+  const models = await startModelServer({ ...options.models, script: options.script ?? {} });
   const provider = options.provider ?? 'anthropic';
   const stateKey = options.stateKey ?? TEST_STATE_KEY;
   const inputs = (): Record<string, string> => ({

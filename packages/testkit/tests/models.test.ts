@@ -429,3 +429,21 @@ describe('scripted model server: cache timing', () => {
     expect(later.prompt_tokens_details.cached_tokens).toBeGreaterThanOrEqual(1024);
   });
 });
+
+describe('modelled latency', () => {
+  it('waits time-to-first-token plus the output at a steady speed, unless the entry sets its own latency', async () => {
+    server = await startModelServer({
+      script: {
+        triage: { text: 'word '.repeat(40), outputTokens: 40 },
+        plan: { text: 'ok', outputTokens: 1, latencyMs: 5 },
+      },
+      latency: { firstTokenMs: 20, tokensPerSecond: 1000 },
+    });
+    const triage = await anthropic(server, aBody('HydraFlow triage agent.'));
+    expect(triage.status).toBe(200);
+    expect(triage.body.usage.output_tokens).toBe(40);
+    expect(server.calls[0]!.latencyMs).toBe(20 + 40);
+    await anthropic(server, aBody('HydraFlow plan agent.'));
+    expect(server.calls[1]!.latencyMs).toBe(5);
+  });
+});

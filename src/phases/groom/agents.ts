@@ -54,11 +54,7 @@ function searchIssuesTool(grooming: GroomingPort): AgentTool {
 }
 
 /** Both submit tools are in every call's tool list (same prefix for all); each caller accepts only its own. */
-function submitTools(
-  who: 'agent' | 'summary',
-  agentNames: readonly string[],
-  isEngineer: boolean,
-): AgentTool[] {
+function submitTools(who: 'agent' | 'summary', agentNames: readonly string[], isEngineer: boolean): AgentTool[] {
   return [
     defineTool({
       name: 'submit_verdict',
@@ -100,11 +96,7 @@ export interface LoopSetup {
 async function toolsFor(setup: LoopSetup, who: 'agent' | 'summary', isEngineer: boolean) {
   const readOnly = await createReadOnlyTools({ root: setup.workspace });
   return {
-    tools: [
-      ...readOnly.tools,
-      searchIssuesTool(setup.grooming),
-      ...submitTools(who, setup.agentNames, isEngineer),
-    ],
+    tools: [...readOnly.tools, searchIssuesTool(setup.grooming), ...submitTools(who, setup.agentNames, isEngineer)],
     dispose: () => readOnly.dispose(),
   };
 }
@@ -113,11 +105,7 @@ async function toolsFor(setup: LoopSetup, who: 'agent' | 'summary', isEngineer: 
  * One agent's run. A failure of any kind but credit exhaustion (which stops the whole run, visibly) becomes the
  * seed's failure verdict, so grooming goes on with a diagnostic question.
  */
-export async function runAgent(
-  setup: LoopSetup,
-  role: AgentRole,
-  onFirstTurn: () => void,
-): Promise<AgentRun> {
+export async function runAgent(setup: LoopSetup, role: AgentRole, onTurn?: (turns: number) => void): Promise<AgentRun> {
   const started = Date.now();
   const { tools, dispose } = await toolsFor(setup, 'agent', role.name === 'engineer');
   try {
@@ -128,29 +116,42 @@ export async function runAgent(
       system: setup.system,
       task: `${taskHeader(role.name, setup.issue)}\n\n${role.brief}`,
       tools,
-      limits: { maxTurns: role.explores ? setup.maxTurns : Math.min(3, setup.maxTurns), maxMs: setup.maxMs, maxTokens: setup.maxTokens },
-      maxOutputTokens: 4_000,
-      onTurn: (n) => {
-        if (n === 1) onFirstTurn();
+      limits: {
+        maxTurns: role.explores ? setup.maxTurns : Math.min(3, setup.maxTurns),
+        maxMs: setup.maxMs,
+        maxTokens: setup.maxTokens,
       },
+      maxOutputTokens: 4_000,
+      ...(onTurn ? { onTurn } : {}),
     });
     if (result.outcome === 'finished' && result.final !== undefined) {
-      return { name: role.name, verdict: result.final as AgentVerdict, failed: false, turns: result.turns, ms: Date.now() - started };
+      return {
+        name: role.name,
+        verdict: result.final as AgentVerdict,
+        failed: false,
+        turns: result.turns,
+        ms: Date.now() - started,
+      };
     }
-    const why =
-      result.outcome === 'capped' ? result.detail : 'it answered without calling submit_verdict';
+    const why = result.outcome === 'capped' ? result.detail : 'it answered without calling submit_verdict';
     return failed(role.name, why, result.turns, started);
   } catch (error) {
     if (error instanceof CreditExhaustedError) throw error;
     return failed(role.name, error instanceof Error ? error.message : String(error), 0, started);
   } finally {
-    onFirstTurn(); // a failed first turn must not hold the others back
     await dispose();
   }
 }
 
 function failed(name: string, why: string, turns: number, started: number): AgentRun {
-  return { name, verdict: agentFailureVerdict(name), failed: true, failure: why.slice(0, 300), turns, ms: Date.now() - started };
+  return {
+    name,
+    verdict: agentFailureVerdict(name),
+    failed: true,
+    failure: why.slice(0, 300),
+    turns,
+    ms: Date.now() - started,
+  };
 }
 
 /** The summary: undefined when it failed (the caller falls back to the raw questions, as the seed says). */

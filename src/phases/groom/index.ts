@@ -48,7 +48,16 @@ import { humanComments, RELATED_LIMIT, relatedSearch, sharedContext } from './co
 import { groomRoles, SHARED_INSTRUCTIONS, SUMMARY_BRIEF } from './prompts';
 
 /** Stages /groom may start from: not once a pull request is open, the work split, or done. */
-const GROOMABLE: ReadonlySet<PipelineStage | null> = new Set([null, 'find', 'discover', 'shape', 'plan', 'ready', 'hitl', 'groom']);
+const GROOMABLE: ReadonlySet<PipelineStage | null> = new Set([
+  null,
+  'find',
+  'discover',
+  'shape',
+  'plan',
+  'ready',
+  'hitl',
+  'groom',
+]);
 
 /** What identifies the input of a grooming run: the same input twice (a re-run of the same event) does nothing. */
 function inputFingerprint(body: string, lastHumanComment: number | undefined): string {
@@ -63,7 +72,6 @@ function inputFingerprint(body: string, lastHumanComment: number | undefined): s
 
 export async function runGroom(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session, config } = ctx;
-  const grooming = config.grooming;
   const stageAtStart = session.currentStage;
   if (!GROOMABLE.has(stageAtStart)) {
     return {
@@ -74,23 +82,40 @@ export async function runGroom(ctx: PhaseContext): Promise<PhaseOutcome> {
   // An answer or an edit re-runs grooming only while the issue still waits in it (the event may be older than the
   // run that already moved the issue on); /groom, a human's explicit ask, may start it from any groomable stage.
   if (!ctx.forced && stageAtStart !== 'groom') {
-    return { summary: `issue #${issue.number} no longer waits in grooming (${stageAtStart ?? 'no stage'})`, stage: stageAtStart };
+    return {
+      summary: `issue #${issue.number} no longer waits in grooming (${stageAtStart ?? 'no stage'})`,
+      stage: stageAtStart,
+    };
   }
   const comments = humanComments(session.comments, config.bot_logins);
   const fingerprint = inputFingerprint(issue.body, comments.at(-1)?.id);
   const previous = session.state.groom;
   if (previous?.inputHash === fingerprint && !ctx.forced) {
     if (session.options.runAttempt > 1 && !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
-    return { summary: `issue #${issue.number} was already groomed with this input (${previous.decision})`, stage: stageAtStart };
+    return {
+      summary: `issue #${issue.number} was already groomed with this input (${previous.decision})`,
+      stage: stageAtStart,
+    };
   }
+  // The shared read starts with the lock (it writes nothing): one round trip less before the agents start.
+  const reading = ctx.grooming.groomContext(issue.number, {
+    search: relatedSearch(issue),
+    relatedLimit: RELATED_LIMIT,
+    labels: [labelFor('plan'), GROOMED_LABEL.name],
+  });
+  reading.catch(() => undefined); // awaited below; a lock refused makes it moot
   const lock = await session.acquire({ takeOver: ctx.forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: stageAtStart };
 
   try {
-    return await groom(ctx, { comments, fingerprint });
+    return await groom(ctx, { comments, fingerprint, found: await reading });
   } catch (error) {
     if (error instanceof CreditExhaustedError) {
-      return escalate(ctx, { headline: 'Grooming stopped: the model account is out of credit', reason: error.message, failed: true });
+      return escalate(ctx, {
+        headline: 'Grooming stopped: the model account is out of credit',
+        reason: error.message,
+        failed: true,
+      });
     }
     throw error;
   }
@@ -98,18 +123,20 @@ export async function runGroom(ctx: PhaseContext): Promise<PhaseOutcome> {
 
 async function groom(
   ctx: PhaseContext,
-  input: { comments: ReturnType<typeof humanComments>; fingerprint: string },
+  input: { comments: ReturnType<typeof humanComments>; fingerprint: string; found: GroomContext },
 ): Promise<PhaseOutcome> {
   const { issue, session, config } = ctx;
+  const { found } = input;
   const grooming = config.grooming;
   const roles = groomRoles(grooming);
   const names = roles.map((r) => r.name);
-  const found = await ctx.grooming.groomContext(issue.number, {
-    search: relatedSearch(issue),
-    relatedLimit: RELATED_LIMIT,
-    labels: [labelFor('plan'), GROOMED_LABEL.name],
+  const context = sharedContext({
+    issue,
+    comments: input.comments,
+    state: session.state,
+    found,
+    workspace: ctx.workspace,
   });
-  const context = sharedContext({ issue, comments: input.comments, state: session.state, found, workspace: ctx.workspace });
   const setup: LoopSetup = {
     gateway: ctx.models,
     issue: issue.number,
@@ -131,7 +158,11 @@ async function groom(
     answeredIds: existing.filter((l) => l.checked && l.id).map((l) => l.id!),
     openQuestions: openQuestions(existing),
   });
-  const runs = await runAgents(setup, roles.filter((r) => plan.run.includes(r.name)), grooming.cache_warmup);
+  const runs = await runAgents(
+    setup,
+    roles.filter((r) => plan.run.includes(r.name)),
+    grooming.cache_warmup,
+  );
   const verdicts: Record<string, AgentVerdict> = {};
   for (const name of names) {
     const fresh = runs.find((r) => r.name === name);
@@ -159,7 +190,10 @@ async function groom(
     const created = await createPhases(ctx, found, phases.phases, grooming.max_sub_issues);
     subIssues = created.all;
     started = created.started;
-    body = upsertPhasesSection(body, subIssues.map((s) => ({ ...s, state: 'open' as const })));
+    body = upsertPhasesSection(
+      body,
+      subIssues.map((s) => ({ ...s, state: 'open' as const })),
+    );
   }
 
   const target: PipelineStage =
@@ -232,33 +266,49 @@ async function groom(
       ...(ctx.actor ? { actor: ctx.actor } : {}),
     });
   }
-  if (target !== 'plan') session.releaseClaim();
-  await session.publish({ headline: headline(decided.decision, merged, subIssues, started), next: nextText(target, started), details, dataBlock: data.block, ...(target === 'hitl' ? { error: summary.blocker_reason ?? decided.reason ?? 'blocked' } : {}) });
-  if (target !== 'plan') await session.unlock();
-  return { summary: `groomed → ${decided.decision}${split ? ` (${subIssues.length} phase sub-issues)` : ''}`, stage: target, details };
+  // An epic keeps its 👀 while its phases run (HydraFlow is working on it); the epic run a finished phase starts takes
+  // it over.
+  if (target === 'epic') session.handOff('epic');
+  else if (target !== 'plan') session.releaseClaim();
+  await session.publish({
+    headline: headline(decided.decision, merged, subIssues, started),
+    next: nextText(target, started),
+    details,
+    dataBlock: data.block,
+    ...(target === 'hitl' ? { error: summary.blocker_reason ?? decided.reason ?? 'blocked' } : {}),
+  });
+  if (target !== 'plan' && target !== 'epic') await session.unlock();
+  return {
+    summary: `groomed → ${decided.decision}${split ? ` (${subIssues.length} phase sub-issues)` : ''}`,
+    stage: target,
+    details,
+  };
 }
 
 /**
- * Agents in parallel. With cache_warmup, the first exploring agent (the engineer: usually the longest) starts alone
- * and the others start when its first turn has answered — Anthropic makes a cache entry readable only once the
- * response that writes it begins, so agents started together would each pay to write the same prefix.
+ * Agents in parallel, laid out for the prompt cache (docs/grooming.md, "Prompt caching"). Anthropic makes a cache
+ * entry readable only once the response that writes it has begun, so agents started together would each pay to write
+ * the shared prefix. With cache_warmup, the engineer (the agent that usually takes the most turns: the critical path)
+ * starts alone and writes it; the others start when its first turn has answered — usually a short tool call — or after
+ * LEADER_WAIT_MS at the latest, and read it.
  */
 async function runAgents(setup: LoopSetup, roles: ReturnType<typeof groomRoles>, warmup: boolean): Promise<AgentRun[]> {
-  if (roles.length === 0) return [];
-  const leader = warmup && roles.length > 1 ? (roles.find((r) => r.explores) ?? roles[0]!) : undefined;
-  if (!leader) return Promise.all(roles.map((r) => runAgent(setup, r, () => undefined)));
+  if (!warmup || roles.length < 2) return Promise.all(roles.map((r) => runAgent(setup, r)));
+  const leader = roles.find((r) => r.name === 'engineer') ?? roles.find((r) => r.explores) ?? roles[0]!;
   let release!: () => void;
-  const firstTurn = new Promise<void>((resolve) => (release = resolve));
-  const lead = runAgent(setup, leader, release);
-  const rest = roles
-    .filter((r) => r !== leader)
-    .map(async (r) => {
-      await firstTurn;
-      return runAgent(setup, r, () => undefined);
-    });
+  const cacheWritten = new Promise<void>((resolve) => (release = resolve));
+  const cap = setTimeout(release, LEADER_WAIT_MS);
+  const lead = runAgent(setup, leader, release).finally(release); // a failed first turn must not hold the rest back
+  lead.catch(() => undefined); // its error surfaces from Promise.all below
+  await cacheWritten;
+  clearTimeout(cap);
+  const rest = roles.filter((r) => r !== leader).map((r) => runAgent(setup, r));
   const all = await Promise.all([lead, ...rest]);
   return roles.map((r) => all.find((a) => a.name === r.name)!);
 }
+
+/** The longest the other agents wait for the engineer's first turn (a first turn that is a long verdict). */
+const LEADER_WAIT_MS = 4_000;
 
 function engineerPhases(verdicts: Record<string, AgentVerdict>): SubIssueSpec[] {
   const engineer = verdicts.engineer as (AgentVerdict & { recommended_phases?: SubIssueSpec[] }) | undefined;
@@ -266,14 +316,22 @@ function engineerPhases(verdicts: Record<string, AgentVerdict>): SubIssueSpec[] 
 }
 
 /** The summary's task: the role, then every verdict (with confidence) and the questions already on the issue. */
-function summaryTask(verdicts: Record<string, AgentVerdict>, runs: AgentRun[], existing: ReturnType<typeof parseQuestionsSection>['lines']): string {
+function summaryTask(
+  verdicts: Record<string, AgentVerdict>,
+  runs: AgentRun[],
+  existing: ReturnType<typeof parseQuestionsSection>['lines'],
+): string {
   const open = existing.filter((q) => q.id);
   return [
     SUMMARY_BRIEF,
     '',
     '# Agent verdicts',
     JSON.stringify(
-      Object.entries(verdicts).map(([agent, v]) => ({ agent, ...v, failed: runs.find((r) => r.name === agent)?.failed ?? false })),
+      Object.entries(verdicts).map(([agent, v]) => ({
+        agent,
+        ...v,
+        failed: runs.find((r) => r.name === agent)?.failed ?? false,
+      })),
       null,
       1,
     ),
@@ -281,7 +339,9 @@ function summaryTask(verdicts: Record<string, AgentVerdict>, runs: AgentRun[], e
     weighVerdicts(verdicts),
     '',
     '# Questions already on the issue (reuse their ids)',
-    open.length === 0 ? '(none)' : open.map((q) => `- ${q.checked ? '[x]' : '[ ]'} ${q.title} (id: ${q.id})`).join('\n'),
+    open.length === 0
+      ? '(none)'
+      : open.map((q) => `- ${q.checked ? '[x]' : '[ ]'} ${q.title} (id: ${q.id})`).join('\n'),
   ].join('\n');
 }
 
@@ -346,7 +406,12 @@ async function ensureLabelIds(ctx: PhaseContext, found: GroomContext): Promise<R
   return { ...found.labelIds, ...(await ctx.grooming.createLabels(found.repositoryId, missing)) };
 }
 
-function headline(decision: string, merged: MergedQuestion[], subIssues: { number: number }[], started: number | undefined): string {
+function headline(
+  decision: string,
+  merged: MergedQuestion[],
+  subIssues: { number: number }[],
+  started: number | undefined,
+): string {
   const open = openQuestions(merged).length;
   if (decision === 'ready' && subIssues.length > 0)
     return `Groomed: ready, split into ${subIssues.length} phases${started ? ` (phase 1 is #${started})` : ''}`;
@@ -389,7 +454,12 @@ function groomDetails(args: {
     '',
     `_Why:_ ${neutralizeModelText(summary.decision_rationale)}`,
     ...(summary.blocker_reason ? ['', `**Blocker:** ${neutralizeModelText(summary.blocker_reason)}`] : []),
-    ...(args.summaryFailure ? ['', `_The summary agent failed (${neutralizeModelText(args.summaryFailure)}); the questions are the agents' own._`] : []),
+    ...(args.summaryFailure
+      ? [
+          '',
+          `_The summary agent failed (${neutralizeModelText(args.summaryFailure)}); the questions are the agents' own._`,
+        ]
+      : []),
     '',
     '| Agent | Verdict | Confidence | Questions | Turns | Time | Cost |',
     '|---|---|---|---|---|---|---|',

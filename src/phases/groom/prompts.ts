@@ -32,7 +32,13 @@ export interface AgentRole {
   explores: boolean;
 }
 
-const role = (name: string, title: string, purpose: string, checks: readonly string[], explores: boolean): AgentRole => ({
+const role = (
+  name: string,
+  title: string,
+  purpose: string,
+  checks: readonly string[],
+  explores: boolean,
+): AgentRole => ({
   name,
   explores,
   brief: [

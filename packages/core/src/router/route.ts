@@ -132,7 +132,9 @@ const routeIssues: EventHandler = (event, ctx) => {
 
   if (event.action === 'closed') {
     const present = pipelineLabelsOf(labels);
-    if (present.length === 0) return skip('closed issue has no pipeline label');
+    // No stage label, but a 👀 may still be there (a lock handed to a phase that will never run now): clean up.
+    if (present.length === 0 && !(Number(p.issue?.reactions?.eyes) > 0))
+      return skip('closed issue has no pipeline label');
     const done = present.some((l) => stageOf(l.toLowerCase()) === 'fixed');
     if (done && present.length === 1) return skip('closed issue is already marked hydraflow-fixed');
     return { kind: 'close', issue, target: done ? 'fixed' : null };
@@ -164,7 +166,8 @@ const routeIssues: EventHandler = (event, ctx) => {
       return { kind: 'override', issue, stage: null, actor };
     }
     case 'edited': {
-      if (!isGrooming(labels)) return skip('issue edits are acted on only while grooming (comment /triage to re-triage)');
+      if (!isGrooming(labels))
+        return skip('issue edits are acted on only while grooming (comment /triage to re-triage)');
       const before: unknown = p.changes?.body?.from;
       if (typeof before !== 'string') return skip('the edit did not change the body');
       const edit = materialBodyEdit(before, String(p.issue?.body ?? ''));

@@ -38,6 +38,11 @@ export interface ModelServerOptions {
   apiKeys?: string[];
   /** Behave like an OpenAI-compatible endpoint that rejects `response_format: json_schema` with a 400. */
   rejectJsonSchema?: boolean;
+  /**
+   * Latency of answers whose script entry sets none, modelled like a real API: time to the first token, then the
+   * output at a steady speed (a one-token answer costs about `firstTokenMs`; a long verdict seconds).
+   */
+  latency?: { firstTokenMs: number; tokensPerSecond: number };
 }
 
 export interface ModelCall {
@@ -59,6 +64,8 @@ export interface ModelCall {
   /** Error type/code sent, for error responses. */
   error: string | undefined;
   request: ParsedRequest | undefined;
+  /** The scripted or modelled latency this answer waited, ms (0 when none). */
+  latencyMs: number;
 }
 
 export interface ModelServer {
@@ -414,6 +421,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       usage: undefined,
       error: undefined,
       request: undefined,
+      latencyMs: 0,
     };
     calls.push(call);
     const reply = (status: number, body: unknown, extra: Record<string, string> = {}, error?: string) => {
@@ -613,7 +621,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       res.destroy();
       return;
     }
-    if (entry.latencyMs) await sleep(entry.latencyMs);
+    if (entry.latencyMs) {
+      call.latencyMs = entry.latencyMs;
+      await sleep(entry.latencyMs);
+    }
     if (res.destroyed) return;
 
     const fault = entry.fault;
@@ -714,6 +725,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       truncated && request.maxTokens !== undefined
         ? request.maxTokens
         : (entry.outputTokens ?? Math.max(1, estimateTokens(outputText)));
+    if (entry.latencyMs === undefined && options.latency) {
+      call.latencyMs = options.latency.firstTokenMs + (outputTokens / options.latency.tokensPerSecond) * 1000;
+      await sleep(call.latencyMs);
+      if (res.destroyed) return;
+    }
 
     if (cache.wire === 'openai') {
       const usage = {
