@@ -10,6 +10,7 @@ import {
   groomModeQuestions,
   groomReady,
   MODE_ISSUE,
+  MODE_PHASES,
   STATS_ISSUE,
   STATS_PHASES,
   TIES_ANSWER,
@@ -270,6 +271,54 @@ describe('the question lifecycle: pending → answered', () => {
     const noise = await aliceComments(world, issue.number, 'thanks!');
     expect(noise.exitCode).toBe(0);
     expect(world.models.calls.length).toBe(calls);
+    expectNoViolations(world.gh);
+  });
+});
+
+describe('a re-run after answers, when an earlier run died half-way', () => {
+  it('keeps the checked box checked, strikes the answered one through, and duplicates no sub-issue', async () => {
+    world = await groomWorld(groomModeQuestions({ phasesWhenReady: MODE_PHASES }));
+    const issue = world.gh.world.issue({ ...MODE_ISSUE, author: 'alice' });
+    expect((await aliceComments(world, issue.number, '/groom')).exitCode).toBe(0);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-groom']);
+
+    // alice ticks the empty-list box (grooming runs again: still needs the tie answer).
+    const asked = bodyOf(world, issue.number);
+    const ticked = asked.replace('- [ ] **What does mode([]) return?**', '- [x] **What does mode([]) return?**');
+    world.gh.world.issues.get(issue.number)!.body = ticked;
+    const edit = await world.run('issues', 'edited', {
+      issue: issue.number,
+      sender: 'alice',
+      changes: { body: { from: asked } },
+    });
+    expect(edit.exitCode, edit.stdout + edit.stderr).toBe(0);
+    expect(bodyOf(world, issue.number)).toContain('- [x] **What does mode([]) return?**');
+    expect(bodyOf(world, issue.number)).toContain('- [ ] **What does mode() return on ties?**');
+
+    // alice answers the tie question; grooming decides ready and creates the phases — then GitHub fails every write
+    // of the issue itself, so the run dies before the parent is updated.
+    world.gh.faults.failNext(20, 502, {
+      methods: ['PATCH'],
+      pathIncludes: `/repos/acme/widgets/issues/${issue.number}`,
+    });
+    await aliceComments(world, issue.number, TIES_ANSWER);
+    world.gh.faults.reset();
+    const made = world.gh.world.subIssuesOf(issue.number).map((s) => s.number);
+    expect(made).toHaveLength(2);
+    expect(bodyOf(world, issue.number)).not.toContain('~~What does mode() return on ties?~~');
+
+    // alice re-runs grooming.
+    const rerun = await aliceComments(world, issue.number, '/groom');
+    expect(rerun.exitCode, rerun.stdout + rerun.stderr).toBe(0);
+    const body = bodyOf(world, issue.number);
+    expect(body).toContain('- [x] **What does mode([]) return?**');
+    expect(body).toContain(
+      '- [x] ~~What does mode() return on ties?~~ - The smallest of the most frequent values (alice, in a comment) `id:tie-behaviour`',
+    );
+    expect(world.gh.world.subIssuesOf(issue.number).map((s) => s.number)).toEqual(made);
+    expect([...world.gh.world.issues.values()].filter((i) => i.title.startsWith('[Phase'))).toHaveLength(2);
+    expect(body).toContain(`- [ ] #${made[0]}`);
+    expect(labelsOf(world, issue.number)).toEqual(['groomed', 'hydraflow-epic']);
     expectNoViolations(world.gh);
   });
 });

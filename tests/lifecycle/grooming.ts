@@ -179,7 +179,26 @@ const answered = (request: ParsedRequest) => request.system.includes(TIES_ANSWER
  * The question lifecycle: first run needs_info (ties, empty list); after alice answers ties in a comment and checks
  * the empty-list box herself, the summary marks ties answered and decides ready.
  */
-export function groomModeQuestions(): Script {
+export const MODE_PHASES = [
+  {
+    phase_number: 1,
+    title: 'Add mode(numbers)',
+    description:
+      'The most frequent value, the smallest of them on ties, undefined for an empty list; exported and tested.',
+    affected_areas: [{ path: 'src/numbers.js', change: 'modify' }],
+    todos: [{ text: 'Count with a Map; pick the smallest on ties', manual: false }],
+  },
+  {
+    phase_number: 2,
+    title: 'Document mode() in the README',
+    description: 'An example of mode(), ties included.',
+    affected_areas: [{ path: 'README.md', change: 'modify' }],
+    todos: [{ text: 'Proof-read the rendered README', manual: true }],
+    depends_on: [1],
+  },
+];
+
+export function groomModeQuestions(options: { phasesWhenReady?: unknown[] } = {}): Script {
   const ready = (assessment: string): Verdict => ({ ready: true, confidence: 'high', assessment, questions: [] });
   return {
     groom_pm: submit(ready('Clear need; mode() is a small addition.')),
@@ -200,7 +219,10 @@ export function groomModeQuestions(): Script {
       ),
     groom_engineer: explorer([readNumbers], (request) =>
       answered(request)
-        ? ready('Count with a Map, pick the smallest of the most frequent.')
+        ? {
+            ...ready('Count with a Map, pick the smallest of the most frequent.'),
+            recommended_phases: options.phasesWhenReady ?? [],
+          }
         : {
             ready: false,
             confidence: 'medium',

@@ -32,7 +32,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
     name: 'groom',
     description:
       'Groom this issue: PM, engineer, QA and research agents check it is ready to plan; open questions go into the issue, big work is split into phase sub-issues.',
-    usage: '/groom [focus]',
+    usage: '/groom',
     minPermission: 'write',
     phase: 'groom',
   },
