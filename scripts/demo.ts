@@ -6,6 +6,9 @@
  *    the lifecycle simulator (GitHub's event routing and runner), a git-backed GitHub emulator with a real bare remote:
  *    triage, plan, implement (a coding-agent session edits real code and runs the sample's real tests), review, a human
  *    (alice) approves, HydraFlow squash-merges. The recorded answers are those of tests/lifecycle/scenario.ts.
+ * 3. Grooming: `/groom` on an issue with an open question — four agents and a summary, the Questions section in the
+ *    issue body, an answer in a comment, the re-run that marks it answered and splits the work into phase sub-issues.
+ *    The recorded answers are those of tests/lifecycle/grooming.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -27,6 +30,7 @@ import {
   progressComment,
   runClearLifecycle,
 } from '../bench/lib/lifecycle';
+import { groomModeQuestions, MODE_ISSUE, MODE_PHASES, TIES_ANSWER } from '../tests/lifecycle/grooming';
 
 const recordings = JSON.parse(readFileSync(join(REPO_ROOT, 'demo/recorded-model.json'), 'utf8')) as Record<
   string,
@@ -195,11 +199,54 @@ async function lifecyclePart(): Promise<void> {
   }
 }
 
+async function groomingPart(): Promise<void> {
+  console.log(
+    bold('\n\n3. Grooming') + ' — `/groom`: PM, engineer, QA and research agents in parallel, then a summary',
+  );
+  console.log(
+    `   that decides. The built action (dist/) again; model answers ${bold('recorded')} (tests/lifecycle/grooming.ts).\n`,
+  );
+  const world = await createWorld({ script: groomModeQuestions({ phasesWhenReady: MODE_PHASES }) });
+  world.gh.addUser({ login: 'alice', permission: 'write' });
+  try {
+    const issue = world.gh.world.issue({ ...MODE_ISSUE, author: 'alice' });
+    console.log(bold(`#${issue.number} ${issue.title}`));
+    const say = async (body: string) => {
+      const c = world.gh.world.comment(issue.number, { author: 'alice', body });
+      const callsBefore = world.models.calls.length;
+      const run = await world.run('issue_comment', 'created', { issue: issue.number, comment: c.id, sender: 'alice' });
+      const roles = world.models.calls.slice(callsBefore).map((m) => m.role?.replace(/^groom_/, '') ?? '?');
+      line(
+        `alice: “${body}” → ${run.outputs.decision ?? '?'} · ${roles.length} model calls (${[...new Set(roles)].join(', ')})`,
+      );
+      const now = world.gh.world.issues.get(issue.number)!;
+      line(`  labels: ${now.labels.join(', ')} · “${progressOf(world, issue.number)?.headline ?? '—'}”`);
+      const questions = /## Questions\n<!-- hydraflow:questions -->\n([\s\S]*?)\n<!-- \/hydraflow:questions -->/.exec(
+        now.body ?? '',
+      );
+      for (const q of questions?.[1]?.split('\n') ?? []) console.log(`           ${q}`);
+    };
+    await say('/groom');
+    await say(TIES_ANSWER);
+    for (const sub of world.gh.world.subIssuesOf(issue.number))
+      line(`  sub-issue #${sub.number} “${sub.title}” · labels: ${sub.labels.join(', ')}`);
+    const totals = ledgerTotals(progressOf(world, issue.number)?.state?.ledger ?? []);
+    console.log(
+      dim(
+        `\n   Two grooming runs: ${totals.calls} model calls, ${formatUsd(totals.usd)} at list prices (the second re-ran only the agents whose questions were open).`,
+      ),
+    );
+  } finally {
+    await world.close();
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(DIST_ENTRY)) throw new Error('dist/index.js is missing: run `pnpm build` first');
   console.log(bold('HydraFlow demo') + ' — everything runs on this machine; model answers are recorded, not live.\n');
   await triagePart();
   await lifecyclePart();
+  await groomingPart();
 }
 
 await main();

@@ -5,7 +5,7 @@ import { REPO_ROOT } from '@hydraflow/testkit';
 
 // The README's first quick-start command: `pnpm demo` must run to the end on a fresh clone and tell the whole story.
 describe('pnpm demo', () => {
-  it('triages the three samples and takes one issue from opened to a squash-merged pull request', async () => {
+  it('triages the three samples, takes one issue from opened to a squash-merged pull request, and grooms one', async () => {
     // Not a TTY, so the demo prints no colour codes.
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
       cwd: REPO_ROOT,
@@ -18,5 +18,9 @@ describe('pnpm demo', () => {
     expect(stdout).toMatch(/pull request #\d+ “.+”: merged \(squash\)/);
     expect(stdout).toMatch(/issue #1: closed, labels: hydraflow-fixed/);
     expect(stdout).toMatch(/\+export function average\(numbers\)/);
+    // Grooming: the question in the seed's format, then answered and struck through; the work split into phases.
+    expect(stdout).toContain('- [ ] **What does mode() return on ties?**');
+    expect(stdout).toContain('- [x] ~~What does mode() return on ties?~~');
+    expect(stdout).toMatch(/sub-issue #\d+ “\[Phase 1\]: Add mode\(numbers\)” · labels: groomed, hydraflow-plan/);
   }, 120_000);
 });

@@ -323,6 +323,96 @@ describe('a re-run after answers, when an earlier run died half-way', () => {
   });
 });
 
+describe('blocked, and custom agents', () => {
+  it('a blocker is documented and the issue goes to a human', async () => {
+    const summary = {
+      toolCalls: [
+        {
+          name: 'submit_summary',
+          input: {
+            summary: 'The statistics helpers wait on the reports API redesign.',
+            decision: 'blocked',
+            decision_rationale: 'Research found the reports API is being replaced; its new shape decides the helpers.',
+            consolidated_questions: [],
+            answered_questions: [],
+            blocker_reason: 'Waiting for the reports API redesign (an external team) to settle the data shape.',
+          },
+        },
+      ],
+    };
+    world = await groomWorld({ ...groomReady(), groom_summary: summary });
+    const issue = world.gh.world.issue({ ...STATS_ISSUE, author: 'alice' });
+    const run = await aliceComments(world, issue.number, '/groom');
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-hitl']);
+    expect(progress(world, issue.number)).toContain('Waiting for the reports API redesign');
+    expect(state(world, issue.number).groom).toMatchObject({ decision: 'blocked' });
+    expect(world.gh.world.dispatches).toHaveLength(0);
+  });
+
+  it('a custom agent from the config joins the parallel set; its question carries its name', async () => {
+    const ready = groomReady();
+    world = await createWorld({
+      config: [
+        'grooming:',
+        '  custom_agents:',
+        '    - name: security',
+        "      purpose: 'Security: untrusted input, secrets, permissions'",
+        "      checks: ['Untrusted input validated', 'No secret in logs']",
+      ].join('\n'),
+      script: {
+        ...ready,
+        groom_security: {
+          toolCalls: [
+            {
+              name: 'submit_verdict',
+              input: {
+                ready: false,
+                confidence: 'high',
+                assessment: 'describe() may receive untrusted report data.',
+                questions: ['Can describe() receive non-numbers from user input?'],
+              },
+            },
+          ],
+        },
+        groom_summary: {
+          toolCalls: [
+            {
+              name: 'submit_summary',
+              input: {
+                summary: 'Ready except for input validation.',
+                decision: 'needs_info',
+                decision_rationale: 'Security (high confidence) needs to know whether inputs are trusted.',
+                consolidated_questions: [
+                  {
+                    id: 'untrusted-input',
+                    title: 'Can describe() receive non-numbers?',
+                    description: 'If report data is user input, describe() must validate it.',
+                    sources: ['security'],
+                    priority: 'critical',
+                  },
+                ],
+                answered_questions: [],
+                blocker_reason: null,
+              },
+            },
+          ],
+        },
+      },
+    });
+    world.gh.addUser({ login: 'alice', permission: 'write' });
+    const issue = world.gh.world.issue({ ...STATS_ISSUE, author: 'alice' });
+    const run = await aliceComments(world, issue.number, '/groom');
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(callsOf(world, 'groom_security')).toBe(1);
+    expect(Object.keys(state(world, issue.number).groom!.agents)).toContain('security');
+    expect(bodyOf(world, issue.number)).toContain(
+      '- [ ] **Can describe() receive non-numbers?** - If report data is user input, describe() must validate it. _(security)_ `id:untrusted-input`',
+    );
+    expect(run.summary).toMatch(/\| security \| not ready \| high \|/);
+  });
+});
+
 describe('failures (seed: Error handling)', () => {
   it('a failing agent yields its diagnostic question; a failing summary yields the fallback summary', async () => {
     const ready = groomReady();
