@@ -431,6 +431,17 @@ describe('failures (seed: Error handling)', () => {
     expect(progress(world, issue.number)).toMatch(/summary agent failed/i);
   });
 
+  it('a spent budget stops the run visibly, and asks the author nothing', async () => {
+    world = await createWorld({ script: groomReady(), config: 'budgets:\n  per_run:\n    usd: 0.004\n' });
+    world.gh.addUser({ login: 'alice', permission: 'write' });
+    const issue = world.gh.world.issue({ ...STATS_ISSUE, author: 'alice' });
+    const run = await aliceComments(world, issue.number, '/groom');
+    expect(run.exitCode).not.toBe(0);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-hitl']);
+    expect(progress(world, issue.number)).toMatch(/Grooming stopped: its budget is spent/);
+    expect(bodyOf(world, issue.number)).toBe(STATS_ISSUE.body);
+  });
+
   it('a model out of credit stops the run visibly', async () => {
     world = await groomWorld({ ...groomReady(), groom_pm: { fault: 'credit' } });
     const issue = world.gh.world.issue({ ...STATS_ISSUE, author: 'alice' });

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import {
   agentFailureVerdict,
+  BudgetExceededError,
   CreditExhaustedError,
   engineerVerdictSchema,
   groomSummarySchema,
@@ -133,10 +134,12 @@ export async function runAgent(setup: LoopSetup, role: AgentRole, onTurn?: (turn
         ms: Date.now() - started,
       };
     }
+    // A budget stops the whole run (like credit), visibly: it is no question for the author.
+    if (result.outcome === 'capped' && result.error) throw result.error;
     const why = result.outcome === 'capped' ? result.detail : 'it answered without calling submit_verdict';
     return failed(role.name, why, result.turns, started);
   } catch (error) {
-    if (error instanceof CreditExhaustedError) throw error;
+    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
     return failed(role.name, error instanceof Error ? error.message : String(error), 0, started);
   } finally {
     await dispose();
@@ -173,13 +176,14 @@ export async function runSummary(
     });
     if (result.outcome === 'finished' && result.final !== undefined)
       return { summary: result.final as GroomSummary, turns: result.turns };
+    if (result.outcome === 'capped' && result.error) throw result.error;
     return {
       summary: undefined,
       failure: result.outcome === 'capped' ? result.detail : 'it answered without calling submit_summary',
       turns: result.turns,
     };
   } catch (error) {
-    if (error instanceof CreditExhaustedError) throw error;
+    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
     return { summary: undefined, failure: error instanceof Error ? error.message : String(error), turns: 0 };
   } finally {
     await dispose();

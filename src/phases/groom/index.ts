@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import {
   agentsToRerun,
+  BudgetExceededError,
   buildFallbackSummary,
   CreditExhaustedError,
   finalGroomDecision,
@@ -110,12 +111,9 @@ export async function runGroom(ctx: PhaseContext): Promise<PhaseOutcome> {
   try {
     return await groom(ctx, { comments, fingerprint, found: await reading });
   } catch (error) {
-    if (error instanceof CreditExhaustedError) {
-      return escalate(ctx, {
-        headline: 'Grooming stopped: the model account is out of credit',
-        reason: error.message,
-        failed: true,
-      });
+    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) {
+      const why = error instanceof CreditExhaustedError ? 'the model account is out of credit' : 'its budget is spent';
+      return escalate(ctx, { headline: `Grooming stopped: ${why}`, reason: error.message, failed: true });
     }
     throw error;
   }
