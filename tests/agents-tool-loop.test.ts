@@ -8,7 +8,8 @@ import { GitWorkspace } from '@hydraflow/git';
 import { createProvider, type ModelProvider } from '@hydraflow/providers';
 import { startModelServer, type ModelServer, type Script } from '../packages/testkit/src/models/index';
 import { ModelGateway } from '../src/agents/model-gateway';
-import { partialToolLoop, runToolLoop, type ToolLoopLimits } from '../src/agents/tool-loop';
+import { z } from 'zod';
+import { defineTool, partialToolLoop, runToolLoop, type ToolLoopLimits } from '../src/agents/tool-loop';
 import { createWorkspaceTools, type WorkspaceToolset } from '../src/agents/tools/index';
 import type { IssueSession } from '../src/session/issue-session';
 
@@ -367,6 +368,37 @@ describe('tool loop edge cases (anthropic wire)', () => {
     expect(seen[2]!.content).toMatch(/not found/);
     expect(seen[3]!.content).toMatch(/Invalid arguments for run_command/);
     expect(toolset.refusals).toEqual([]);
+  });
+
+  it('an answer in prose instead of the submit tool is sent back once, asking for the tool', async () => {
+    const submit = defineTool({
+      name: 'submit_answer',
+      description: 'Submit the answer.',
+      input: z.strictObject({ answer: z.string() }),
+      async run({ answer }) {
+        return { content: 'Recorded.', final: answer };
+      },
+    });
+    const { server, gateway } = await world('anthropic', {
+      coder: [{ text: 'The answer is 42.' }, { toolCalls: [{ name: 'submit_answer', input: { answer: '42' } }] }],
+    });
+    const run = (finalTool?: string) =>
+      runToolLoop({
+        gateway,
+        role: 'coder',
+        issue: 3,
+        system: SYSTEM,
+        task: 'Issue #3',
+        tools: [submit],
+        limits: LIMITS,
+        ...(finalTool ? { finalTool } : {}),
+      });
+    const nudged = await run('submit_answer');
+    expect(nudged).toMatchObject({ outcome: 'finished', final: '42', turns: 2 });
+    expect(server.calls[1]!.request!.messages.at(-1)!.content).toMatch(/Call submit_answer now/);
+    // Without finalTool, prose is the answer (the coding agent's summary).
+    server.setScript({ coder: [{ text: 'The answer is 42.' }] });
+    expect(await run()).toMatchObject({ outcome: 'finished', summary: 'The answer is 42.', turns: 1 });
   });
 
   it('the time cap: the clock runs out between turns', async () => {

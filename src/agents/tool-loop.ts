@@ -101,6 +101,8 @@ export interface ToolLoopArgs {
   now?: () => number;
   /** Called after every model turn (grooming starts its other agents once the first turn has written the cache). */
   onTurn?: (turns: number) => void;
+  /** The submit tool that ends the task: an answer without any tool call is sent back once, asking for it. */
+  finalTool?: string;
 }
 
 export interface ToolCallRecord {
@@ -166,6 +168,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
   const records: ToolCallRecord[] = [];
   let turns = 0;
   let lastText = '';
+  let nudged = false;
   let stopReason: StopReason | undefined;
 
   const common = (): ToolLoopCommon => ({
@@ -225,6 +228,12 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
       if (result.stopReason === 'max_tokens') {
         // Cut off mid-answer: let it continue rather than take half a sentence as the summary.
         conversation.push({ role: 'user', content: 'Your reply was cut off at the output limit. Continue.' });
+        continue;
+      }
+      if (args.finalTool && !nudged) {
+        // Models sometimes write their answer as prose instead of calling the submit tool: ask once.
+        nudged = true;
+        conversation.push({ role: 'user', content: `Call ${args.finalTool} now with your answer; prose is not read.` });
         continue;
       }
       return { ...common(), outcome: 'finished', summary: result.text };

@@ -123,6 +123,7 @@ export async function runAgent(setup: LoopSetup, role: AgentRole, onTurn?: (turn
         maxTokens: setup.maxTokens,
       },
       maxOutputTokens: 4_000,
+      finalTool: 'submit_verdict',
       ...(onTurn ? { onTurn } : {}),
     });
     if (result.outcome === 'finished' && result.final !== undefined) {
@@ -173,6 +174,7 @@ export async function runSummary(
       tools,
       limits: { maxTurns: 3, maxMs: setup.maxMs, maxTokens: setup.maxTokens },
       maxOutputTokens: 6_000,
+      finalTool: 'submit_summary',
     });
     if (result.outcome === 'finished' && result.final !== undefined)
       return { summary: result.final as GroomSummary, turns: result.turns };
