@@ -59,6 +59,7 @@ permissions:
 concurrency:
   group: hydraflow-\${{ github.event.issue.number || inputs.issue }}
   cancel-in-progress: false
+  queue: max
 jobs:
   hydraflow:
     runs-on: ubuntu-latest
@@ -251,6 +252,10 @@ describe('the checks catch bad workflows', () => {
     const noCancel = replace('  cancel-in-progress: false\n', '');
     expect(checkConcurrency((await parseWorkflowText(noCancel)).template)).toEqual([
       'concurrency: cancel-in-progress not set (must be false)',
+    ]);
+    const single = replace('  queue: max\n', '');
+    expect(checkConcurrency((await parseWorkflowText(single)).template)).toEqual([
+      'concurrency: queue is not set, must be max (keep every pending run)',
     ]);
     const none = replace('concurrency:', 'x-concurrency:');
     expect(

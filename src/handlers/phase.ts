@@ -31,7 +31,13 @@ export async function handlePhase(app: App, request: PhaseRequest): Promise<Phas
   const runner = PHASES[request.phase];
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
   const expected = STAGE_OF_DISPATCHED_PHASE[request.phase];
-  if (request.dispatched && expected && ctx.session.currentStage !== expected) {
+  // The label decides (ADR-0002): HydraFlow adds the next stage's label before it dispatches, so a dispatched phase
+  // whose label is gone was taken out by a human — even if that human's unlabeled event has not been processed yet.
+  if (
+    request.dispatched &&
+    expected &&
+    (ctx.session.currentStage !== expected || !issue.labels.some((l) => l.toLowerCase() === labelFor(expected)))
+  ) {
     return movedMeanwhile(ctx.session, request.phase, expected);
   }
   try {

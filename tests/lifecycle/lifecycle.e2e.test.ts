@@ -157,6 +157,33 @@ describe('escalation and steering', () => {
     expect(w.models.calls.filter((c) => c.role === 'implement')).toHaveLength(0);
   }, 180_000);
 
+  it('a human who labels the issue while the next phase waits to start does not drop it (queue: max)', async () => {
+    world = await lifecycleWorld({
+      triage: triageClear,
+      plan: averagePlan,
+      plan_review: planAccepted,
+      implement: implementAverage(AVERAGE_GOOD),
+      review: reviewClean,
+    });
+    const w = world;
+    let done = false;
+    w.gh.onEvent((e) => {
+      if (done || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'implement') return;
+      done = true; // the implement run is pending behind plan's; alice adds an unrelated label meanwhile
+      w.gh.world.issues.get(1)!.labels.push('bug');
+      w.gh.emitEvent({ name: 'issues', action: 'labeled', issue: 1, label: 'bug', actor: 'alice', viaToken: 'user' });
+    });
+    openIssue(w);
+    const jobs = await w.lc.runUntilQuiet();
+    expect(done).toBe(true);
+    expect(
+      jobs.filter((j) => j.status === 'cancelled'),
+      formatTimeline(jobs, { steps: true }),
+    ).toEqual([]);
+    expect(w.gh.world.pulls.size).toBe(1);
+    expect([...w.gh.world.issues.get(1)!.labels].sort()).toEqual(['bug', 'hydraflow-review']);
+  }, 180_000);
+
   it('re-running every job of a finished lifecycle changes nothing: no duplicate comment, branch, PR or review', async () => {
     world = await lifecycleWorld({
       triage: triageClear,

@@ -248,6 +248,10 @@ export function checkConcurrency(template: WorkflowTemplate | undefined): string
   if (!cancel) problems.push('concurrency: cancel-in-progress not set (must be false)');
   else if (!isLiteral(cancel) || cancel.toString() !== 'false')
     problems.push(`concurrency: cancel-in-progress is ${display(cancel)}, must be false`);
+  // GitHub's default keeps one pending run per group: any event (a label, an edit) would cancel a pending dispatch.
+  const queue = child(concurrency, 'queue');
+  if (!queue || !isLiteral(queue) || queue.toString() !== 'max')
+    problems.push(`concurrency: queue is ${queue ? display(queue) : 'not set'}, must be max (keep every pending run)`);
   for (const job of template?.jobs ?? []) {
     const jobCancel = child(job.concurrency, 'cancel-in-progress');
     if (jobCancel && !(isLiteral(jobCancel) && jobCancel.toString() === 'false'))

@@ -2,7 +2,7 @@
  * The lifecycle simulator: GitHub Actions' routing and runner, on the test world. Events the emulator records
  * (`gh.events`) are routed to the repository's real workflow files the way GitHub routes them — GITHUB_TOKEN events
  * start nothing but workflow_dispatch, `on:`/`types:`/`branches:` filters, job `if:`, `concurrency` groups with the
- * one-pending-run rule — and each job runs its steps for real: `actions/checkout` clones the bare repository, HydraFlow
+ * one-pending-run rule (or `queue: max`, every pending run in order) — and each job runs its steps for real: `actions/checkout` clones the bare repository, HydraFlow
  * steps run the built `dist/index.js`, `run:` steps run bash in the workspace. After each job, pushes to the bare
  * repository become events (`gh.syncGit`) and the job reports a check run, so the next phase sees what a user would.
  */
@@ -126,6 +126,8 @@ interface Run {
   info: EventInfo;
   group?: string;
   cancelInProgress: boolean;
+  /** `queue: max`: pending runs wait in order instead of the newest replacing the one pending. */
+  queueMax: boolean;
   state: 'queued' | 'running' | 'done' | 'cancelled';
   /** GITHUB_RUN_ATTEMPT: 1, then one more per re-run. */
   attempt: number;
@@ -179,7 +181,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
   const infos = new Map<number, EventInfo>();
   const runs: Run[] = [];
   const active = new Map<string, Run>();
-  const pending = new Map<string, Run>();
+  /** Pending runs per group, oldest first: one at most (GitHub's default), up to 100 with `queue: max`. */
+  const pending = new Map<string, Run[]>();
   const runNumbers = new Map<string, number>();
   let processed = 0;
   let nextRunId = 7_000_000_001;
@@ -463,9 +466,10 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       return {
         group: tokenValue(m.group, contexts),
         cancelInProgress: tokenBoolean(m['cancel-in-progress'], contexts),
+        queueMax: m.queue !== undefined && tokenValue(m.queue, contexts) === 'max',
       };
     }
-    return { group: tokenValue(token, contexts), cancelInProgress: false };
+    return { group: tokenValue(token, contexts), cancelInProgress: false, queueMax: false };
   }
 
   function cancelRun(run: Run, reason: string) {
@@ -499,20 +503,24 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       active.set(g, run);
       return;
     }
+    const waiting = pending.get(g) ?? [];
     if (run.cancelInProgress && current.state === 'queued') {
       // not started yet in our sequential world: GitHub would cancel it in progress
       cancelRun(current, `cancel-in-progress in group ${g} (run ${run.id} arrived)`);
       active.set(g, run);
-      const older = pending.get(g);
-      if (older) {
-        cancelRun(older, `replaced by run ${run.id} in group ${g}`);
-        pending.delete(g);
-      }
+      for (const older of waiting) cancelRun(older, `replaced by run ${run.id} in group ${g}`);
+      pending.delete(g);
       return;
     }
-    const older = pending.get(g);
-    if (older) cancelRun(older, `a newer run (${run.id}) is pending in concurrency group ${g}`);
-    pending.set(g, run);
+    if (!run.queueMax) {
+      for (const older of waiting) cancelRun(older, `a newer run (${run.id}) is pending in concurrency group ${g}`);
+      waiting.length = 0;
+    } else if (waiting.length >= 100) {
+      cancelRun(run, `the queue of concurrency group ${g} is full (100 pending)`);
+      return;
+    }
+    waiting.push(run);
+    pending.set(g, waiting);
     log.push(`pending: run ${run.id} waits for run ${current.id} in group ${g}`);
   }
 
@@ -520,11 +528,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     const g = run.group;
     if (g === undefined || active.get(g) !== run) return;
     active.delete(g);
-    const next = pending.get(g);
-    if (next) {
-      pending.delete(g);
-      active.set(g, next);
-    }
+    const next = pending.get(g)?.shift();
+    if (next) active.set(g, next);
   }
 
   function routeNewEvents() {
@@ -555,6 +560,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           event: e,
           info,
           cancelInProgress: false,
+          queueMax: false,
           state: 'queued',
           attempt: 1,
         };
@@ -563,6 +569,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         if (c) {
           run.group = c.group;
           run.cancelInProgress = c.cancelInProgress;
+          run.queueMax = c.queueMax;
         }
         w.workflowRuns.push({
           id: run.id,
