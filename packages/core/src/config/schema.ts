@@ -231,7 +231,7 @@ export const configSchema = z
             .boolean(e('true or false'))
             .default(true)
             .describe(
-              'Start the other agents only when the first answered, so they read its prompt cache instead of all paying to write it (slower by about one model turn, much cheaper).',
+              'The engineer (the longest agent) starts first and writes the prompt cache; the others start after its first turn and read it instead of each paying to write it. Off the critical path, much cheaper.',
             ),
         })
         .prefault({})
