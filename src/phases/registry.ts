@@ -4,7 +4,6 @@ import { runPlan } from './plan';
 import { runMergeGate, runReviewPhase } from './review-gate';
 import { publishImplement } from './publish';
 import { runTriage } from './triage';
-import { runGroom } from './groom';
 import { runEpic } from './epic';
 
 export type PhaseRunner = (ctx: PhaseContext) => Promise<PhaseOutcome>;
@@ -12,7 +11,8 @@ export type PhaseRunner = (ctx: PhaseContext) => Promise<PhaseOutcome>;
 /** The phases this version implements, by the name the router and workflow_dispatch use. */
 export const PHASES: Readonly<Record<string, PhaseRunner>> = {
   triage: runTriage,
-  groom: runGroom,
+  // Loaded on demand: most runs (triage, the engineering phases) never need grooming's code.
+  groom: async (ctx) => (await import('./groom')).runGroom(ctx),
   epic: runEpic,
   plan: runPlan,
   review: (ctx) => runReviewPhase(ctx),
