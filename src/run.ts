@@ -8,6 +8,7 @@ import { handlePullWork } from './handlers/pull';
 import { parseInputs } from './inputs';
 import type { PhaseOutcome } from './phases/phase-context';
 import { readRunnerContext } from './runner/context';
+import { runAgentStep } from './phases/agent';
 import { implementTaskSchema, readHandoff, taskPath } from './phases/implement-handoff';
 import { createRunnerIO, type RunnerIO } from './runner/io';
 
@@ -45,7 +46,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     if (inputs.phase === 'agent') {
       // The coding agent's own step: no GitHub token, no routing; it works on the task the routing step left.
       const app = createApp(runner, inputs, config, { workflowFromConfig: false, io });
-      const outcome = await (await import('./phases/agent')).runAgentStep(app);
+      const outcome = await runAgentStep(app);
       io.info(`HydraFlow: ${outcome.summary}`);
       if (outcome.failed) io.error(outcome.summary);
       return { decision: 'agent', failed: outcome.failed === true, message: outcome.summary };

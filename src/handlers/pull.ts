@@ -2,7 +2,7 @@ import { isFatal, issueOfBranch } from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import type { PhaseOutcome } from '../phases/phase-context';
-import type { PullTrigger } from '../phases/review-gate';
+import { runMergeGate, runReviewPhase, type PullTrigger } from '../phases/review-gate';
 import { loadIssue, openPhase } from './open-session';
 
 export interface PullWork {
@@ -42,8 +42,7 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
     ...(app.runner.job ? { ownChecks: [app.runner.job] } : {}),
   };
   try {
-    const gate = await import('../phases/review-gate');
-    return work.phase === 'review' ? await gate.runReviewPhase(ctx, trigger) : await gate.runMergeGate(ctx, trigger);
+    return work.phase === 'review' ? await runReviewPhase(ctx, trigger) : await runMergeGate(ctx, trigger);
   } catch (error) {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     try {
