@@ -177,10 +177,7 @@ export class IssueSession {
     } else {
       const added = await this.port.addLabels(issue, [labelFor(target)]);
       after = added.map((l) => l.name);
-      const mine = added.find((l) => l.name === labelFor(target));
-      if (mine && mine.description !== stageInfo(target).description) {
-        await this.port.describeLabels([{ name: mine.name, ...pick(stageInfo(target)) }]);
-      }
+      await this.describeStageLabel(added, target);
     }
     const humanMove = pipelineLabelsOf(after).find((l) => !startPipeline.has(l) && l !== (target && labelFor(target)));
     const now = this.options.now();
@@ -203,7 +200,17 @@ export class IssueSession {
     return target;
   }
 
-  /** A human's label choice: keep theirs, remove every other pipeline label, and record who moved the issue. */
+  /** A label GitHub created on the fly has no colour or description yet: give it the stage's (once per repository). */
+  private async describeStageLabel(
+    labels: readonly { name: string; description: string | null }[],
+    target: PipelineStage,
+  ): Promise<void> {
+    const mine = labels.find((l) => l.name === labelFor(target));
+    if (mine && mine.description !== stageInfo(target).description) {
+      await this.port.describeLabels([{ name: mine.name, ...pick(stageInfo(target)) }]);
+    }
+  }
+
   /**
    * Like moveTo, but the label change rides on one write that replaces the whole label set together with other changes
    * (grooming sets the body and the labels in one PATCH). `fresh` is the issue's labels read just before; `write`
@@ -234,18 +241,14 @@ export class IssueSession {
       });
       return humanStage;
     }
-    const label = labelFor(target);
-    const labels = [...new Set([...fresh.filter((l) => !isPipelineLabel(l)), label, ...extra])];
-    const after = await write(labels);
-    const mine = after.find((l) => l.name === label);
-    if (mine && mine.description !== stageInfo(target).description) {
-      await this.port.describeLabels([{ name: mine.name, ...pick(stageInfo(target)) }]);
-    }
+    const labels = [...new Set([...fresh.filter((l) => !isPipelineLabel(l)), labelFor(target), ...extra])];
+    await this.describeStageLabel(await write(labels), target);
     this.stage = target;
     this.state = recordTransition(this.state, { to: target, by: 'hydraflow', reason, now });
     return target;
   }
 
+  /** A human's label choice: keep theirs, remove every other pipeline label, and record who moved the issue. */
   async moveToByHuman(
     target: PipelineStage | null,
     actor: string,

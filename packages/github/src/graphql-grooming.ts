@@ -55,28 +55,29 @@ export class GraphqlGrooming implements GroomingPort {
     args: { search: string; relatedLimit: number; labels: readonly string[] },
   ): Promise<GroomContext> {
     const labelFields = args.labels.map((name, i) => `l${i}: label(name: ${JSON.stringify(name)}) { id name }`);
+    // Re-reading the sub-issues alone (the epic, a reconcile after a lost answer) needs no search.
+    const searching = args.relatedLimit > 0;
     const data = await this.octokit.graphql<{
       repository: {
         id: string;
         issue: { id: string; subIssues: { nodes: (SubIssueRaw | null)[] } } | null;
         [label: `l${number}`]: { id: string; name: string } | null;
       };
-      search: { nodes: (RawItem | null)[] };
+      search?: { nodes: (RawItem | null)[] };
     }>(
-      `query($owner: String!, $name: String!, $number: Int!, $q: String!, $n: Int!) {
+      `query($owner: String!, $name: String!, $number: Int!${searching ? ', $q: String!, $n: Int!' : ''}) {
         repository(owner: $owner, name: $name) {
           id
           issue(number: $number) { id subIssues(first: 50) { nodes { id number title body state labels(first: 20) { nodes { name } } } } }
           ${labelFields.join('\n          ')}
         }
-        search(query: $q, type: ISSUE, first: $n) { nodes { ${ITEM_FIELDS} } }
+        ${searching ? `search(query: $q, type: ISSUE, first: $n) { nodes { ${ITEM_FIELDS} } }` : ''}
       }`,
       {
         owner: this.repo.owner,
         name: this.repo.repo,
         number: issue,
-        q: scoped(this.repo, args.search),
-        n: Math.max(1, Math.min(args.relatedLimit + 1, 50)),
+        ...(searching ? { q: scoped(this.repo, args.search), n: Math.min(args.relatedLimit + 1, 50) } : {}),
         request: { hydraflowIdempotent: true } as never,
       },
     );
@@ -91,7 +92,7 @@ export class GraphqlGrooming implements GroomingPort {
       repositoryId: repository.id,
       issueNodeId: repository.issue.id,
       subIssues: repository.issue.subIssues.nodes.filter((n): n is SubIssueRaw => n !== null).map(toSubIssue),
-      related: data.search.nodes
+      related: (data.search?.nodes ?? [])
         .map((n) => (n ? toRelated(n) : undefined))
         .filter((n): n is RelatedItem => n !== undefined && n.number !== issue)
         .slice(0, args.relatedLimit),
