@@ -170,6 +170,24 @@ describe('workspace tools', () => {
     expect(loud.content).not.toContain('line-1\n');
   });
 
+  it('the last test run stands for the final tree only until something could change the tree', async () => {
+    const { root } = setup();
+    const set = await tools({ root, commands: { test: 'grep -c x src/a.ts; exit 1', lint: 'true' } });
+    expect(set.lastTestOfFinalTree()).toBeUndefined();
+    await call(set, 'run_command', { name: 'test' });
+    expect(set.lastTestOfFinalTree()?.content).toMatch(/^Exit code 1 after[\s\S]*\n3\n$/);
+    await call(set, 'read_file', { path: 'src/a.ts' }); // reading changes nothing
+    expect(set.lastTestOfFinalTree()).toBeDefined();
+    await call(set, 'edit_file', { path: 'src/a.ts', old_string: 'const y', new_string: 'let y' });
+    expect(set.lastTestOfFinalTree()).toBeUndefined();
+    await call(set, 'run_command', { name: 'test' });
+    await call(set, 'run_command', { name: 'lint' }); // any command may write
+    expect(set.lastTestOfFinalTree()).toBeUndefined();
+    await call(set, 'run_command', { name: 'test' });
+    await call(set, 'write_file', { path: 'src/c.ts', content: 'x' });
+    expect(set.lastTestOfFinalTree()).toBeUndefined();
+  });
+
   it('command environment: allowlist, temp HOME, CI, and the deny list wins over an explicit allow', () => {
     const env = commandEnv({
       home: '/tmp/h',

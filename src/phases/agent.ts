@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { BudgetExceededError, CreditExhaustedError, type LedgerEntry } from '@hydraflow/core';
 import { ModelGateway, type LedgerSink } from '../agents/model-gateway';
 import { runToolLoop } from '../agents/tool-loop';
-import { commandEnv, createWorkspaceTools, runCommand } from '../agents/tools/index';
+import { commandEnv, createWorkspaceTools, runCommand, type WorkspaceToolset } from '../agents/tools/index';
 import type { App } from '../app';
 import {
   implementTaskSchema,
@@ -55,25 +55,35 @@ class StepLedger implements LedgerSink {
   }
 }
 
+const FINAL_TEST_TAIL = 4_000;
+
+/** The tests on the final tree: the agent's own last run when nothing could have changed the tree since, else a run. */
 async function finalTestRun(
   task: ImplementTask,
   workspace: string,
+  toolset: WorkspaceToolset,
 ): Promise<{ exitCode: number | null; tail: string }> {
   const line = task.commands.test;
   if (!line) return { exitCode: null, tail: '' };
+  const last = toolset.lastTestOfFinalTree();
+  if (last) return { exitCode: exitCodeOf(last.content), tail: last.content.slice(-FINAL_TEST_TAIL) };
   const home = await mkdtemp(join(tmpdir(), 'hydraflow-test-'));
   try {
     const outcome = await runCommand(line, {
       cwd: workspace,
       env: commandEnv({ home }),
       timeoutMs: 10 * 60_000,
-      maxOutputChars: 4_000,
+      maxOutputChars: FINAL_TEST_TAIL,
     });
-    const code = /^Exit code (\d+)/.exec(outcome.content)?.[1];
-    return { exitCode: code === undefined ? null : Number(code), tail: outcome.content };
+    return { exitCode: exitCodeOf(outcome.content), tail: outcome.content };
   } finally {
     await rm(home, { recursive: true, force: true });
   }
+}
+
+function exitCodeOf(content: string): number | null {
+  const code = /^Exit code (\d+)/.exec(content)?.[1];
+  return code === undefined ? null : Number(code);
 }
 
 /**
@@ -120,7 +130,7 @@ export async function runAgentStep(app: App): Promise<PhaseOutcome> {
         maxTokens: app.config.budgets.per_run.tokens,
       },
     });
-    const test = await finalTestRun(task, workspace);
+    const test = await finalTestRun(task, workspace, toolset);
     const summary = loop.outcome === 'finished' ? loop.summary : `${loop.detail}\n\n${loop.lastText}`.trim();
     write({
       status: loop.outcome === 'finished' ? 'done' : 'cap',

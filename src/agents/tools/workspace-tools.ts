@@ -49,6 +49,12 @@ export interface WorkspaceToolset {
   /** Every refused path so far, in order. */
   refusals: Refusal[];
   guard: PathGuard;
+  /**
+   * The `test` command's result when it was the last thing that could have changed the workspace (no write, edit or
+   * other command since) and it ran to an exit code: the tree it tested is the final tree, so running it again would
+   * only repeat it. Undefined otherwise.
+   */
+  lastTestOfFinalTree(): ToolOutcome | undefined;
   /** Remove the commands' temporary HOME. */
   dispose(): Promise<void>;
 }
@@ -106,6 +112,8 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
   const root = guard.root;
   const home = await mkdtemp(join(tmpdir(), 'hydraflow-agent-home-'));
   const refusals: Refusal[] = [];
+  // The last `test` run, until something that can change the tree runs after it (a write, an edit, any command).
+  let lastTest: ToolOutcome | undefined;
   const maxList = options.maxListEntries ?? 1000;
   const maxMatches = options.maxSearchResults ?? 200;
 
@@ -243,6 +251,7 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
         return { content: `Content too large (max ${MAX_FILE_BYTES} bytes)`, isError: true };
       const stat = await lstat(r.abs).catch(() => undefined);
       if (stat && !stat.isFile()) return { content: `${path} exists and is not a regular file`, isError: true };
+      lastTest = undefined;
       await mkdir(dirname(r.abs), { recursive: true });
       await writeFile(r.abs, content);
       return { content: `Wrote ${path} (${content.split('\n').length} lines).` };
@@ -275,6 +284,7 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
       const next = text.slice(0, first) + new_string + text.slice(first + old_string.length);
       if (Buffer.byteLength(next) > MAX_FILE_BYTES)
         return { content: `Result too large (max ${MAX_FILE_BYTES} bytes)`, isError: true };
+      lastTest = undefined;
       await writeFile(r.abs, next);
       return { content: `Edited ${path}.` };
     },
@@ -301,18 +311,27 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
           async run({ name }, context) {
             const line = commands[name];
             if (line === undefined) return { content: `Unknown command '${name}'`, isError: true };
-            return runCommand(line, {
+            lastTest = undefined;
+            const outcome = await runCommand(line, {
               cwd: root,
               env,
               timeoutMs: Math.max(0, Math.min(options.commandTimeoutMs ?? 600_000, context.remainingMs)),
               maxOutputChars: options.maxOutputChars ?? 20_000,
             });
+            if (name === 'test' && !outcome.isError && /^Exit code \d+ /.test(outcome.content)) lastTest = outcome;
+            return outcome;
           },
         }),
       );
     }
   }
-  return { tools, refusals, guard, dispose: () => rm(home, { recursive: true, force: true }) };
+  return {
+    tools,
+    refusals,
+    guard,
+    lastTestOfFinalTree: () => lastTest,
+    dispose: () => rm(home, { recursive: true, force: true }),
+  };
 }
 
 /** `sh -c line` in its own process group; output tail kept; the group is killed at the timeout and at the end. */

@@ -4,7 +4,7 @@
  * repositories tests use. Needs git ≥ 2.38 (`merge-tree --write-tree`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EmulatedPullFile } from './world';
@@ -62,6 +62,40 @@ export function runGit(
   }
 }
 
+const REF_NAMESPACES = ['refs/heads', 'refs/tags'];
+
+function readFilesRefs(gitDir: string): Map<string, string> {
+  const map = new Map<string, string>();
+  let packed = '';
+  try {
+    packed = readFileSync(join(gitDir, 'packed-refs'), 'utf8');
+  } catch {
+    // no packed-refs yet: every ref is loose
+  }
+  for (const line of packed.split('\n')) {
+    const m = /^([0-9a-f]{40,64}) (refs\/\S+)$/.exec(line);
+    if (m && REF_NAMESPACES.some((ns) => m[2]!.startsWith(`${ns}/`))) map.set(m[2]!, m[1]!);
+  }
+  const walk = (ref: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(gitDir, ref), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const name = `${ref}/${e.name}`;
+      if (e.isDirectory()) walk(name);
+      else if (e.isFile() && !e.name.endsWith('.lock')) {
+        const sha = readFileSync(join(gitDir, name), 'utf8').trim();
+        if (/^[0-9a-f]{40,64}$/.test(sha)) map.set(name, sha);
+      }
+    }
+  };
+  for (const ns of REF_NAMESPACES) walk(ns);
+  return new Map([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 function identityEnv(author: GitIdentity, committer: GitIdentity): Record<string, string> {
   const env: Record<string, string> = {
     GIT_AUTHOR_NAME: author.name,
@@ -91,8 +125,13 @@ export class GitRepo {
     return r.status === 0 ? r.stdout.trim() : undefined;
   }
 
-  /** Every ref (branches and tags) → commit sha. */
+  /**
+   * Every ref (branches and tags) → object sha. Read from the files backend directly (packed-refs, then loose refs
+   * over them, as git resolves them): the emulator refreshes refs on every request, and a `git` process per request
+   * was most of its serving time. A reftable repository falls back to `git for-each-ref`.
+   */
   refs(): Map<string, string> {
+    if (!existsSync(join(this.dir, 'reftable'))) return readFilesRefs(this.dir);
     const out = this.out(['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags']);
     const map = new Map<string, string>();
     for (const line of out.split('\n')) {

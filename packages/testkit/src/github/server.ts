@@ -47,6 +47,8 @@ export interface RequestLogEntry {
   actor: string | null;
   operationId: string | null;
   at: number;
+  /** Time the emulator spent serving it (arrival → response sent), ms: the test world's share of a round trip. */
+  servedMs?: number;
   body?: unknown;
 }
 
@@ -154,6 +156,7 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     const path = u.pathname.replace(/\/+$/, '') || '/';
     const queryObj = Object.fromEntries(u.searchParams);
     const at = clock();
+    const servedFrom = performance.now();
     let actor: EmulatedUser | undefined;
     let operationId: string | null = null;
     let template: string | undefined;
@@ -394,6 +397,7 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     if (result.status === 204 || result.body === undefined) {
       res.writeHead(result.status, outHeaders);
       res.end();
+      entry.servedMs = performance.now() - servedFrom;
       return;
     }
     const payload = JSON.stringify(result.body);
@@ -401,6 +405,7 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     outHeaders['content-length'] = String(Buffer.byteLength(payload));
     res.writeHead(result.status, outHeaders);
     res.end(payload);
+    entry.servedMs = performance.now() - servedFrom;
   }
 
   function rateLimitBody(b: Bucket, g: Bucket) {
