@@ -35,7 +35,14 @@ import {
   type LedgerEntry,
 } from '@hydraflow/core';
 import { createWorld, DIST_ENTRY, type ActionRun, type World } from '@hydraflow/testkit';
-import { finalLedger, hydraflowRequests, isHydraflowStep, phaseOf, runClearLifecycle } from '../bench/lib/lifecycle';
+import {
+  finalLedger,
+  hydraflowRequests,
+  isHydraflowStep,
+  phaseAt,
+  phasesOf,
+  runClearLifecycle,
+} from '../bench/lib/lifecycle';
 import {
   billableInputTokens,
   criticalPathMs,
@@ -311,8 +318,8 @@ async function lifecycleOnce(): Promise<LifecycleSample> {
           checkout += span;
           continue;
         }
-        const phase = phaseOf(step);
-        const n = within(requests, step.startedAt, step.endedAt).length;
+        const stepRequests = within(requests, step.startedAt, step.endedAt);
+        const n = stepRequests.length;
         const m = within(calls, step.startedAt, step.endedAt).length;
         attributed += n;
         const activity = [
@@ -321,12 +328,15 @@ async function lifecycleOnce(): Promise<LifecycleSample> {
         ];
         const first = activity.length ? Math.min(...activity.map((a) => a[0])) : undefined;
         const last = activity.length ? Math.max(...activity.map((a) => a[1])) : undefined;
-        if (phase) perPhase[phase] = (perPhase[phase] ?? 0) + n;
+        for (const r of stepRequests) {
+          const phase = phaseAt(step, r.at);
+          if (phase) perPhase[phase] = (perPhase[phase] ?? 0) + 1;
+        }
         steps.push({
           job: i + 1,
           trigger: `${job.event}${job.action ? `.${job.action}` : ''}`,
           step: step.name.includes('actions/agent') ? 'agent' : step.id === 'hydraflow' ? 'routing' : 'publish',
-          phase,
+          phase: phasesOf(step),
           span_ms: span,
           model_calls: m,
           github_requests: n,

@@ -117,7 +117,7 @@ function jobLine(n: number, job: JobRecord, calls: { at: number }[]): string {
     const model = calls.filter((c) => c.at >= step.startedAt! && c.at <= step.endedAt!).length;
     const what = step.name.includes('actions/agent')
       ? `agent session (edits the code, runs the sample's tests)`
-      : `${step.outputs.decision ?? '?'}${step.outputs.stage ? ` → stage ${step.outputs.stage}` : ''}`;
+      : `${step.outputs.phases?.split(',').join(' → ') ?? step.outputs.decision ?? '?'}${step.outputs.stage ? ` → stage ${step.outputs.stage}` : ''}`;
     parts.push(`${what}${model ? ` [${model} model call${model > 1 ? 's' : ''}]` : ''}`);
   }
   const mark = job.status === 'success' ? '✓' : job.status === 'failure' ? '✗' : '-';

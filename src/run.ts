@@ -80,6 +80,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     io.info(`HydraFlow: ${outcome.summary}`);
     if (outcome.stage !== undefined && outcome.stage !== null) io.setOutput('stage', outcome.stage);
     for (const [name, value] of Object.entries(outcome.outputs ?? {})) io.setOutput(name, value);
+    if (outcome.phases) io.setOutput('phases', outcome.phases.map((p) => p.phase).join(','));
     io.appendSummary(summaryMarkdown(decision, outcome));
     if (outcome.failed) io.error(outcome.summary);
     return { decision: decided, failed: outcome.failed === true, message: outcome.summary };
@@ -145,9 +146,18 @@ function describe(decision: Decision): string {
 
 function summaryMarkdown(decision: Decision, outcome: PhaseOutcome): string {
   const lines = [`### HydraFlow · ${describe(decision)}`, '', outcome.summary];
+  const spans = outcome.phases ?? [];
+  if (spans.length > 1) {
+    const took = spans.map((s) => `${s.phase} ${((s.endedAt - s.startedAt) / 1000).toFixed(1)} s`).join(' → ');
+    lines.push('', `Phases in this run: ${took}`);
+  }
+  // The same spans, machine-readable (epoch ms), for tools that read job summaries (HydraFlow's bench does).
+  if (spans.length > 0) lines.push('', `${PHASES_MARKER} ${JSON.stringify(spans)} -->`);
   if (outcome.details) lines.push('', outcome.details);
   return lines.join('\n');
 }
+
+export const PHASES_MARKER = '<!-- hydraflow:phases';
 
 /** One place that reports: user mistakes as such, credit exhaustion loudly, anything else as a HydraFlow bug. */
 function report(io: RunnerIO, error: unknown): string {

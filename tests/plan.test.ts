@@ -82,11 +82,13 @@ async function setup(script: Script, planConfig?: Partial<HydraflowConfig['plan'
   });
   const app = dispatchedApp(w, { issue: issue.number, phase: 'plan', runId: '7001' });
   const root = workspace();
-  const open = async (forced = false) => {
+  /** `inline`: whether the step can go on with the next phase itself (the routing step) or must dispatch it. */
+  const open = async (forced = false, inline = false) => {
     const fresh = await app.issues.getIssue(issue.number);
     const ctx = await openPhase(app, { issue: fresh, phase: 'plan', actor: 'lee', dispatched: false, forced });
     return {
       ...ctx,
+      canContinueWith: () => inline,
       config: planConfig ? { ...ctx.config, plan: { ...ctx.config.plan, ...planConfig } } : ctx.config,
       workspace: root,
       issues: app.issues,
@@ -151,6 +153,19 @@ describe('runPlan', () => {
     expect(w.models.calls).toHaveLength(4);
     expect(planComment(w, issue.number)).toHaveLength(1);
     expect(w.gh.world.dispatches).toHaveLength(1);
+  });
+
+  it('a step that can run implement itself goes on with it: no dispatch, the lock kept and claimed for implement', async () => {
+    const { w, issue, open } = await setup({ plan: { json: plan }, plan_review: { json: good } });
+    const outcome = await runPlan(await open(false, true));
+    expect(outcome).toMatchObject({ stage: 'ready', continueWith: 'implement' });
+    expect(w.gh.world.dispatches).toEqual([]);
+    const state = stateOf(w, issue.number);
+    expect(state.claim).toMatchObject({ runId: '7001', phase: 'implement' });
+    const eyes = w.gh.world.reactionsFor({ type: 'issue', number: issue.number });
+    expect(eyes.map((r) => [r.user, r.content, r.id])).toEqual([[BOT_LOGIN, 'eyes', state.claim!.reaction]]);
+    const progress = botComments(w, issue.number).find((c) => c.body.includes('hydraflow:progress'))!;
+    expect(progress.body).toContain('Implementation starts now, in this run.');
   });
 
   it('a plan that never passes goes to a human after two revisions; the plan comment says why', async () => {

@@ -138,7 +138,7 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     expect(withKeys.filter((k) => !declared.includes(k))).toEqual([]);
   });
 
-  it('the step that runs the agent gets no GitHub token and no state key; the publish step gets no model key', async () => {
+  it('the step that runs the agent gets no GitHub token and no state key', async () => {
     const { root } = await parseWorkflowText(template);
     expect(checkAgentIsolation(root)).toEqual([]);
     const agentAction = parseActionText(readFileSync(join(ROOT, 'actions', 'agent', 'action.yml'), 'utf8'));
@@ -360,20 +360,15 @@ runs:
     ]);
   });
 
-  it('reports an agent step holding a GitHub token or the state key, and a publish step holding a model key', async () => {
+  it('reports an agent step holding a GitHub token or the state key', async () => {
     const bad = replace(
       '        uses: hydraflow/hydraflow/actions/agent@v1\n        with:\n',
       '        uses: hydraflow/hydraflow/actions/agent@v1\n        env:\n          T: ${{ github.token }}\n        with:\n          state-key: ${{ secrets.HYDRAFLOW_STATE_KEY }}\n',
-    ).replace(
-      '          phase: publish\n',
-      '          phase: publish\n          openai-api-key: ${{ secrets.OPENAI_API_KEY }}\n',
     );
     expect(checkAgentIsolation((await parseWorkflowText(bad)).root)).toEqual([
       'jobs.hydraflow.steps[2]: the agent step gets state-key',
       'jobs.hydraflow.steps[2]: the agent step gets a GitHub token or the state key (with.state-key: ${{ secrets.HYDRAFLOW_STATE_KEY }})',
       'jobs.hydraflow.steps[2]: the agent step gets a GitHub token or the state key (env.T: ${{ github.token }})',
-      'jobs.hydraflow.steps[3]: the publish step gets openai-api-key',
-      'jobs.hydraflow.steps[3]: the publish step gets a model key (with.openai-api-key: ${{ secrets.OPENAI_API_KEY }})',
     ]);
     const unguarded = replace(
       "      - if: steps.hydraflow.outputs.agent == 'implement'\n",

@@ -89,12 +89,37 @@ export async function runClearLifecycle(
   }
 }
 
-/** The phase a HydraFlow step worked on: the routing step's decision; the agent and publish steps are implement's. */
-export function phaseOf(step: StepRecord): string | undefined {
+interface PhaseSpan {
+  phase: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+/** The phases a HydraFlow step ran, with their spans, from the hidden block of its job summary (src/run.ts). */
+export function phaseSpans(step: StepRecord): PhaseSpan[] {
+  const m = /<!-- hydraflow:phases (\[.*?\]) -->/.exec(step.summary ?? '');
+  return m ? (JSON.parse(m[1]!) as PhaseSpan[]) : [];
+}
+
+/** publish is implement's last step; the agent step is implement's too. */
+const asLifecyclePhase = (phase: string) => (phase === 'publish' ? 'implement' : phase);
+
+/**
+ * The phase a HydraFlow step was working on at `at` (epoch ms): the phase whose span had not ended yet (a step can go
+ * on from one phase into the next), the last one after the last span; the agent step is implement's.
+ */
+export function phaseAt(step: StepRecord, at: number): string | undefined {
   if (step.name.includes('actions/agent')) return 'implement';
-  const decision = step.outputs.decision;
-  if (decision === 'publish') return 'implement';
-  return decision && decision !== 'skip' ? decision : undefined;
+  const spans = phaseSpans(step);
+  const span = spans.find((s) => at <= s.endedAt) ?? spans.at(-1);
+  return span ? asLifecyclePhase(span.phase) : undefined;
+}
+
+/** What a HydraFlow step did, as phases: "plan+implement", "implement" (agent, publish). */
+export function phasesOf(step: StepRecord): string | undefined {
+  if (step.name.includes('actions/agent')) return 'implement';
+  const phases = [...new Set(phaseSpans(step).map((s) => asLifecyclePhase(s.phase)))];
+  return phases.length ? phases.join('+') : undefined;
 }
 
 export const isHydraflowStep = (step: StepRecord) => step.name.startsWith('hydraflow/hydraflow');

@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Issue } from '@hydraflow/github';
 import { ModelGateway } from '../agents/model-gateway';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
+import { PHASES } from '../phases/registry';
 import { IssueSession } from '../session/issue-session';
 
 /**
@@ -65,6 +68,15 @@ export async function openPhase(
     now: app.now,
     dispatched: args.dispatched,
   });
+  return phaseContext(app, { ...args, session });
+}
+
+/** The context of one phase on an opened session (a fresh one, or the session the previous phase continued with). */
+export function phaseContext(
+  app: App,
+  args: { issue: Issue; session: IssueSession; phase: string; actor: string | undefined; forced: boolean },
+): PhaseContext {
+  const { session } = args;
   const models = new ModelGateway({
     providerFor: app.providerFor,
     prices: app.prices,
@@ -80,6 +92,7 @@ export async function openPhase(
     models,
     config: app.config,
     next: { workflow: app.workflow, ref: app.runner.defaultBranch },
+    canContinueWith: (phase) => canContinueWith(app, phase),
     actor: args.actor,
     forced: args.forced,
     workspace: app.runner.workspace,
@@ -90,4 +103,22 @@ export async function openPhase(
     remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,
     gitToken: app.inputs.pushToken ?? app.inputs.githubToken,
   };
+}
+
+/**
+ * Which phases this step can run after the current one, in the same job (the rest are dispatched). The routing step
+ * (no explicit phase input) runs any phase: for implement it only prepares the task, and the workflow's agent and
+ * publish steps follow it in this job. The publish step can go on with the review (and the merge gate it leads to)
+ * when it holds a model key; never with implement, whose agent step is behind it. Steps that run one named phase
+ * (a custom workflow using actions/plan, say) dispatch, since nothing is known of the steps around them. The chain
+ * ends: implement is the routing step's last phase, and the publish step's review dispatches its refiner.
+ */
+function canContinueWith(app: App, phase: string): boolean {
+  if (!PHASES[phase] || phase === 'publish') return false;
+  const step = app.inputs.phase;
+  // implement works on the job's checkout: a job without one (a workflow of the user's own) dispatches it
+  if (!step) return phase !== 'implement' || existsSync(join(app.runner.workspace, '.git'));
+  if (step !== 'publish' || phase === 'implement') return false;
+  const key = app.config.provider === 'anthropic' ? app.inputs.anthropicApiKey : app.inputs.openaiApiKey;
+  return Boolean(key);
 }

@@ -1,9 +1,9 @@
 import { isFatal, labelFor, type PipelineStage } from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
-import type { PhaseOutcome } from '../phases/phase-context';
-import { PHASES } from '../phases/registry';
-import { freeLockOfDeadAttempt, loadIssue, openPhase } from './open-session';
+import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
+import { PHASES, type PhaseRunner } from '../phases/registry';
+import { freeLockOfDeadAttempt, loadIssue, openPhase, phaseContext } from './open-session';
 
 export interface PhaseRequest {
   phase: string;
@@ -27,34 +27,109 @@ export async function handlePhase(app: App, request: PhaseRequest): Promise<Phas
     return { summary: `issue #${issue.number} is closed; HydraFlow acts on open issues only`, stage: null };
   }
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
+  const startedAt = Date.now();
   const ctx = await openPhase(app, { ...request, issue });
   const runner = PHASES[request.phase];
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
-  const expected = STAGE_OF_DISPATCHED_PHASE[request.phase];
+  const outcome = request.dispatched
+    ? await runDispatched(ctx, request.phase, runner)
+    : await runEscalating(ctx, request.phase, () => runner(ctx));
+  return continueRun(app, ctx, { phase: request.phase, startedAt, endedAt: Date.now() }, outcome);
+}
+
+/** A dispatched (or continued) phase runs only if its issue is still where the phase that started it left it. */
+function runDispatched(ctx: PhaseContext, phase: string, runner: PhaseRunner): Promise<PhaseOutcome> {
+  const expected = STAGE_OF_DISPATCHED_PHASE[phase];
   // The label decides (ADR-0002): HydraFlow adds the next stage's label before it dispatches, so a dispatched phase
   // whose label is gone was taken out by a human — even if that human's unlabeled event has not been processed yet.
   if (
-    request.dispatched &&
     expected &&
-    (ctx.session.currentStage !== expected || !issue.labels.some((l) => l.toLowerCase() === labelFor(expected)))
+    (ctx.session.currentStage !== expected || !ctx.issue.labels.some((l) => l.toLowerCase() === labelFor(expected)))
   ) {
-    return movedMeanwhile(ctx.session, request.phase, expected);
+    return movedMeanwhile(ctx.session, phase, expected);
   }
+  return runEscalating(ctx, phase, () => runner(ctx));
+}
+
+/** Runs a phase; an unexpected failure is escalated with the real error (on the issue) before the run fails. */
+export async function runEscalating(
+  ctx: PhaseContext,
+  phase: string,
+  work: () => Promise<PhaseOutcome>,
+): Promise<PhaseOutcome> {
   try {
-    return await runner(ctx);
+    return await work();
   } catch (error) {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     try {
-      const outcome = await escalate(ctx, {
-        headline: `The ${request.phase} phase failed`,
-        reason: message,
-        failed: true,
-      });
-      return isFatal(error) ? outcome : { ...outcome, summary: `${request.phase} failed: ${message}` };
+      const outcome = await escalate(ctx, { headline: `The ${phase} phase failed`, reason: message, failed: true });
+      return isFatal(error) ? outcome : { ...outcome, summary: `${phase} failed: ${message}` };
     } catch {
       throw error; // GitHub itself is failing: the original error is the one to report
     }
   }
+}
+
+/**
+ * Runs the phases the finished one handed to this run (`continueWith`, see phases/next-phase.ts), each on a fresh read
+ * of the issue, so a human who moved it meanwhile is honoured as with a dispatch. A re-run of a run that died after
+ * handing on (its first phase finds its work done) resumes the phase its claim names.
+ */
+export async function continueRun(
+  app: App,
+  first: PhaseContext,
+  firstSpan: PhaseSpan,
+  outcome: PhaseOutcome,
+): Promise<PhaseOutcome> {
+  const outcomes = [outcome];
+  const spans = [firstSpan];
+  let ctx = first;
+  let next = outcome.continueWith ?? resumable(app, first, firstSpan.phase);
+  while (next) {
+    const phase = next;
+    const runner = PHASES[phase]!;
+    const startedAt = Date.now();
+    const issue = await app.issues.getIssue(ctx.issue.number);
+    const session = ctx.session.continueAs(phase, issue.labels);
+    ctx = phaseContext(app, { issue, session, phase, actor: ctx.actor, forced: false });
+    outcome = issue.state === 'closed' ? await stopOnClosed(ctx, phase) : await runDispatched(ctx, phase, runner);
+    outcomes.push(outcome);
+    spans.push({ phase, startedAt, endedAt: Date.now() });
+    next = outcome.continueWith;
+  }
+  return { ...(outcomes.length === 1 ? outcome : chained(outcomes)), phases: spans };
+}
+
+/** The phase a crashed earlier attempt of this run had handed on to (its claim names it), if this step can run it. */
+function resumable(app: App, ctx: PhaseContext, firstPhase: string): string | undefined {
+  const claim = ctx.session.state.claim;
+  if (app.runner.runAttempt <= 1 || claim?.runId !== app.runner.runId || claim.phase === firstPhase) return undefined;
+  return ctx.canContinueWith(claim.phase) ? claim.phase : undefined;
+}
+
+/** Closed while the previous phase ran: nothing more runs; the queued close event's run tidies the labels. */
+async function stopOnClosed(ctx: PhaseContext, phase: string): Promise<PhaseOutcome> {
+  ctx.session.releaseClaim();
+  await ctx.session.publish({
+    headline: `The ${phase} phase did not start: the issue was closed`,
+    next: 'HydraFlow acts on open issues only; reopen it and comment /retry to resume.',
+  });
+  await ctx.session.unlock();
+  return { summary: `${phase} not started: issue #${ctx.issue.number} was closed`, stage: ctx.session.currentStage };
+}
+
+/** One outcome for the phases one run went through: every summary, the last stage, all outputs. */
+function chained(outcomes: readonly PhaseOutcome[]): PhaseOutcome {
+  const last = outcomes[outcomes.length - 1]!;
+  const details = outcomes.map((o) => o.details).filter((d): d is string => Boolean(d));
+  const outputs = Object.assign({}, ...outcomes.map((o) => o.outputs ?? {})) as Record<string, string>;
+  return {
+    summary: outcomes.map((o) => o.summary).join('; then '),
+    stage: last.stage,
+    ...(outcomes.some((o) => o.failed) ? { failed: true } : {}),
+    ...(details.length ? { details: details.join('\n\n') } : {}),
+    ...(Object.keys(outputs).length ? { outputs } : {}),
+  };
 }
 
 /** The stage a dispatched phase expects its issue in; anything else means a human moved the issue since the dispatch. */

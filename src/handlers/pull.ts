@@ -1,9 +1,9 @@
-import { isFatal, issueOfBranch } from '@hydraflow/core';
+import { issueOfBranch } from '@hydraflow/core';
 import type { App } from '../app';
-import { escalate } from '../phases/escalate';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { runMergeGate, runReviewPhase, type PullTrigger } from '../phases/review-gate';
 import { loadIssue, openPhase } from './open-session';
+import { continueRun, runEscalating } from './phase';
 
 export interface PullWork {
   phase: 'review' | 'merge';
@@ -29,6 +29,7 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
   if (issue.state === 'closed' && work.phase !== 'merge') {
     return { summary: `issue #${issue.number} is closed; HydraFlow acts on open issues only`, stage: null };
   }
+  const startedAt = Date.now();
   const ctx = await openPhase(app, {
     issue,
     phase: work.phase,
@@ -41,21 +42,10 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
     ...(work.approvedBy ? { approvedBy: work.approvedBy } : {}),
     ...(app.runner.job ? { ownChecks: [app.runner.job] } : {}),
   };
-  try {
-    return work.phase === 'review' ? await runReviewPhase(ctx, trigger) : await runMergeGate(ctx, trigger);
-  } catch (error) {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    try {
-      const outcome = await escalate(ctx, {
-        headline: `The ${work.phase} phase failed`,
-        reason: message,
-        failed: true,
-      });
-      return isFatal(error) ? outcome : { ...outcome, summary: `${work.phase} failed: ${message}` };
-    } catch {
-      throw error;
-    }
-  }
+  const outcome = await runEscalating(ctx, work.phase, () =>
+    work.phase === 'review' ? runReviewPhase(ctx, trigger) : runMergeGate(ctx, trigger),
+  );
+  return continueRun(app, ctx, { phase: work.phase, startedAt, endedAt: Date.now() }, outcome);
 }
 
 /**

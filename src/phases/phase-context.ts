@@ -11,6 +11,8 @@ export interface PhaseContext {
   config: HydraflowConfig;
   /** Where the next phase is dispatched: the user's workflow file and the default branch. */
   next: { workflow: string; ref: string };
+  /** Whether this run can run `phase` itself, right after the current one, instead of dispatching it (next-phase.ts). */
+  canContinueWith: (phase: string) => boolean;
   /** The human whose action started this chain (carried across dispatches, re-checked by commands). */
   actor: string | undefined;
   /** True when a human explicitly asked for this phase (e.g. /triage): redo work even if state says it is done. */
@@ -45,4 +47,14 @@ export interface PhaseOutcome {
   details?: string;
   /** Step outputs for the workflow (e.g. `agent: implement` starts the agent step). */
   outputs?: Record<string, string>;
+  /** The phase this run goes on with (started by `startNextPhase`, which found it can run here). */
+  continueWith?: string;
+  /** The phases this step ran, in order, with their wall-clock spans (epoch ms): for outputs and the job summary. */
+  phases?: PhaseSpan[];
+}
+
+export interface PhaseSpan {
+  phase: string;
+  startedAt: number;
+  endedAt: number;
 }

@@ -24,6 +24,7 @@ import {
 } from '@hydraflow/core';
 import type { IssueComment, IssuesPort } from '@hydraflow/github';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { startNextPhase } from './next-phase';
 import { escalate } from './escalate';
 import { bodyHash } from './triage';
 
@@ -327,7 +328,7 @@ function details(attempt: Attempt, revisions: number, url: string): string {
  * Plan (ADR-0031, engineering track): the planner drafts a plan from the issue, the triage scores and the repository
  * context; the plan reviewer scores it on seven dimensions; the planner revises while it falls short, at most
  * `plan.max_revisions` times (default 2). The plan goes to ONE plan comment (updated in place); the state keeps its id,
- * hash, scores and revision count. Accepted → `hydraflow-ready` and the implement phase is dispatched. Still short, or a
+ * hash, scores and revision count. Accepted → `hydraflow-ready` and the implement phase starts (next-phase.ts). Still short, or a
  * model answer that does not parse → a human (hydraflow-hitl), never a guessed plan. Idempotent: once accepted, a re-run
  * does nothing unless a human forces it (/retry, label).
  */
@@ -417,15 +418,16 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     await session.unlock();
     return { summary: `planned; human override to ${stage} honoured`, stage };
   }
-  await session.dispatch(ctx.next.workflow, ctx.next.ref, 'implement', ctx.actor);
+  const next = await startNextPhase(ctx, 'implement', 'Implementation');
   await session.publish({
     headline: `Planned: mean ${mean}/10 after ${step.revisions} revision${step.revisions === 1 ? '' : 's'} → ready`,
-    next: 'Implementation starts next (the implement phase was dispatched).',
+    next: next.note,
     details: shown,
   });
   return {
     summary: `planned → ready (mean ${mean}/10, ${step.revisions} revision(s))`,
     stage: 'ready',
     details: shown,
+    ...next.outcome,
   };
 }

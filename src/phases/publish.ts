@@ -13,6 +13,7 @@ import { escalate } from './escalate';
 import { implementResultSchema, readHandoff, resultPath, type ImplementResult } from './implement-handoff';
 import { agentResultExists } from './implement';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { startNextPhase } from './next-phase';
 
 const AUTHOR = { name: 'hydraflow[bot]', email: 'hydraflow[bot]@users.noreply.github.com' };
 
@@ -159,11 +160,11 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     await session.unlock();
     return { summary: `pushed; human override to ${stage} honoured`, stage };
   }
-  await session.dispatch(ctx.next.workflow, ctx.next.ref, 'review', ctx.actor);
+  const next = await startNextPhase(ctx, 'review', 'The review');
   await session.publish({
     headline: `Pull request #${pull.number} ${existing ? 'updated' : 'opened'} (draft): ${files.length} file(s) changed`,
-    next: `HydraFlow reviews it next. [#${pull.number}](${pull.htmlUrl})`,
+    next: `${next.note} [#${pull.number}](${pull.htmlUrl})`,
     details: neutralizeText(result.summary),
   });
-  return { summary: `pushed ${headSha.slice(0, 7)} to #${pull.number}`, stage: 'review' };
+  return { summary: `pushed ${headSha.slice(0, 7)} to #${pull.number}`, stage: 'review', ...next.outcome };
 }

@@ -29,6 +29,7 @@ import type { ChecksSummary, PullRequest, Review } from '@hydraflow/github';
 import { escalate } from './escalate';
 import { advanceParentEpic } from './epic';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { startNextPhase } from './next-phase';
 import { runReview } from './review';
 
 /** What the event that started the run says (empty for a workflow_dispatch of the phase). */
@@ -108,17 +109,18 @@ export async function runReviewPhase(ctx: Ctx, trigger: PullTrigger = {}): Promi
   session.update((s) => ({ ...s, implement: s.implement ? { ...s.implement, mode: 'refine', at: now } : s.implement }));
   const stage = await session.moveTo('ready', `review round ${outcome.round} requested changes (refine)`);
   if (stage !== 'ready') return humanMovedIt(ctx, stage, outcome.phase.details);
-  await session.dispatch(ctx.next.workflow, ctx.next.ref, 'implement', ctx.actor);
+  const next = await startNextPhase(ctx, 'implement', 'The refiner (the implement phase, with the findings)');
   const open = outcome.findings.length;
   await session.publish({
     headline: `Review round ${outcome.round} of #${pull.number}: changes requested (score ${outcome.score}/10, ${open} open finding${open === 1 ? '' : 's'}) → refine`,
-    next: 'The implement phase was dispatched to address the findings; the review runs again on its push.',
+    next: `${next.note} The review runs again on its push.`,
     ...(outcome.phase.details ? { details: outcome.phase.details } : {}),
   });
   return {
-    summary: `review requested changes on #${pull.number} (round ${outcome.round}); implement dispatched (refine)`,
+    summary: `review requested changes on #${pull.number} (round ${outcome.round}); implement ${next.inline ? 'continues in this run' : 'dispatched'} (refine)`,
     stage: 'ready',
     ...(outcome.phase.details ? { details: outcome.phase.details } : {}),
+    ...next.outcome,
   };
 }
 
@@ -284,12 +286,16 @@ async function fix(ctx: Ctx, pull: PullRequest, impl: ImplementRecord, reason: s
   }));
   const stage = await session.moveTo('ready', `merge gate: ${reason}; fix attempt ${impl.fixAttempts + 1}`);
   if (stage !== 'ready') return humanMovedIt(ctx, stage);
-  await session.dispatch(ctx.next.workflow, ctx.next.ref, 'implement', ctx.actor);
+  const next = await startNextPhase(ctx, 'implement', 'The fix (the implement phase)');
   await session.publish({
     headline: `Pull request #${pull.number}: ${reason} → one fix attempt`,
-    next: 'The implement phase was dispatched to fix it; if it still fails after that, a human decides.',
+    next: `${next.note} If it still fails after that, a human decides.`,
   });
-  return { summary: `merge gate: ${reason}; implement dispatched (fix)`, stage: 'ready' };
+  return {
+    summary: `merge gate: ${reason}; implement ${next.inline ? 'continues in this run' : 'dispatched'} (fix)`,
+    stage: 'ready',
+    ...next.outcome,
+  };
 }
 
 async function merge(

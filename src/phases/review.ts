@@ -233,6 +233,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
         open,
       }),
       comments: placed.inline.map((f) => ({ path: f.path, line: f.line, body: renderFindingComment(f) })),
+      ...(pull.author ? { pullAuthor: pull.author.login } : {}),
     }));
 
   const now = session.options.now().toISOString();

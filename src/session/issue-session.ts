@@ -125,6 +125,10 @@ export class IssueSession {
   private async tryAcquire(takeOver: boolean): Promise<AcquireResult> {
     const { issue, phase, runId, runAttempt } = this.options;
     const now = this.options.now();
+    // Held by this very process (the previous phase continued in this run): nothing to ask GitHub.
+    if (this.lockReaction !== undefined && this.state.claim?.runId === runId && this.state.claim.phase === phase) {
+      return { ok: true };
+    }
     let reaction = await this.port.reactToIssue(issue, 'eyes');
     const claim = this.state.claim;
     const ttl = this.options.claimTtlMs ?? DEFAULT_TTL_MS;
@@ -306,6 +310,35 @@ export class IssueSession {
     this.state = recordDispatch(this.state, { phase, runId: this.options.runId, now });
     if (options.handOff === false) this.releaseClaim();
     else this.handOff(phase);
+  }
+
+  /**
+   * The next phase runs in this run, after this one (no dispatch): the lock stays held and the claim names `phase`, so
+   * a re-run of this run after a crash knows where the chain stood. Call before the final publish, then `continueAs`.
+   */
+  continueWith(phase: string): void {
+    const claim = this.state.claim;
+    if (this.lockReaction === undefined || claim?.runId !== this.options.runId) {
+      throw new Error(`continueWith(${phase}): this run does not hold the lock of issue #${this.options.issue}`);
+    }
+    this.state = { ...this.state, claim: { ...claim, phase } };
+  }
+
+  /**
+   * The session of the phase this run continues with: the same state, progress comment, lock and run ledger, with the
+   * issue's labels as read just now (`labels`), so a human's move since is seen as one.
+   */
+  continueAs(phase: string, labels: readonly string[]): IssueSession {
+    const next = new IssueSession(
+      this.port,
+      { ...this.options, phase, labelsAtStart: labels, dispatched: true },
+      { ...(this.comment ? { comment: this.comment } : {}), state: this.state, rejected: [], duplicates: [] },
+      this.comments,
+    );
+    next.lockReaction = this.lockReaction;
+    next.ledgerEntries.push(...this.ledgerEntries);
+    this.lockReaction = undefined; // moved to the next phase's session
+    return next;
   }
 
   /**

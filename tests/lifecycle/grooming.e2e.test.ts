@@ -39,8 +39,13 @@ afterEach(async () => {
 
 const labels = (w: LifecycleWorld, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
 /** The phases the jobs ran, in order (the routing step's `decision` output). */
+/** The phases the jobs' steps ran, in order (a step goes on with the next phase when it can: outputs.phases). */
 const phasesRun = (jobs: JobRecord[]) =>
-  jobs.flatMap((j) => j.steps.map((s) => s.outputs.decision).filter((d): d is string => !!d && d !== 'skip'));
+  jobs
+    .flatMap((j) =>
+      j.steps.flatMap((s) => s.outputs.phases?.split(',') ?? (s.outputs.decision ? [s.outputs.decision] : [])),
+    )
+    .filter((d) => d !== 'skip');
 
 async function approveAndMerge(w: LifecycleWorld, pull: number) {
   await w.asAlice('POST', `/repos/acme/widgets/pulls/${pull}/reviews`, { event: 'APPROVE', body: 'Ship it.' });

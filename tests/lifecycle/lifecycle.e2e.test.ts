@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatTimeline } from '@hydraflow/testkit';
+import { BOT_LOGIN, formatTimeline } from '@hydraflow/testkit';
 import {
   AVERAGE_GOOD,
   implementAverageNaN,
@@ -25,6 +25,19 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
+
+/** alice takes a pipeline label off issue #1, as GitHub would report it. */
+function removeLabel(w: LifecycleWorld, label: string) {
+  const labels = w.gh.world.issues.get(1)!.labels;
+  labels.splice(labels.indexOf(label), 1);
+  w.gh.emitEvent({ name: 'issues', action: 'unlabeled', issue: 1, label, actor: 'alice', viaToken: 'user' });
+}
+
+function progressOf(w: LifecycleWorld): string {
+  return (
+    w.gh.world.commentsOn(1).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))?.body ?? ''
+  );
+}
 
 function openIssue(w: LifecycleWorld, issue = AVERAGE_ISSUE) {
   const created = w.gh.world.issue({ ...issue, author: 'alice' });
@@ -133,28 +146,42 @@ describe('escalation and steering', () => {
     const w = world;
     let done = false;
     w.gh.onEvent((e) => {
-      if (done || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'implement') return;
-      done = true; // while plan's run is still finishing, alice takes the issue out of the pipeline
-      const labels = w.gh.world.issues.get(1)!.labels;
-      labels.splice(labels.indexOf('hydraflow-ready'), 1);
-      w.gh.emitEvent({
-        name: 'issues',
-        action: 'unlabeled',
-        issue: 1,
-        label: 'hydraflow-ready',
-        actor: 'alice',
-        viaToken: 'user',
-      });
+      if (done || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'plan') return;
+      done = true; // while triage's run is still finishing, alice takes the issue out of the pipeline
+      removeLabel(w, 'hydraflow-plan');
     });
     openIssue(w);
     const jobs = await w.lc.runUntilQuiet();
     expect(done).toBe(true);
     expect(w.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual([]);
     expect(w.gh.world.pulls.size).toBe(0);
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+    expect(progressOf(w)).toContain('Taken out of the pipeline by alice');
+  }, 180_000);
+
+  it('a human who removes the label while plan goes on into implement in the same run is honoured', async () => {
+    world = await lifecycleWorld({ triage: triageClear, plan: averagePlan, plan_review: planAccepted });
+    const w = world;
+    let done = false;
+    w.gh.onEvent((e) => {
+      // the plan run's last write before it goes on: its progress comment, saying implementation starts in this run
+      if (done || e.name !== 'issue_comment' || e.action !== 'edited' || !progressOf(w).includes('Planned:')) return;
+      done = true;
+      removeLabel(w, 'hydraflow-ready');
+    });
+    openIssue(w);
+    const jobs = await w.lc.runUntilQuiet();
+    expect(done).toBe(true);
+    expect(w.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual([]);
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['plan']);
+    expect(w.gh.world.pulls.size).toBe(0);
     expect(execFileSync('git', ['branch', '--list'], { cwd: w.sample.bareRepo }).toString()).not.toContain(
       'hydraflow/',
     );
     expect(w.models.calls.filter((c) => c.role === 'implement')).toHaveLength(0);
+    expect(progressOf(w)).toContain('Taken out of the pipeline by alice');
+    expect(progressOf(w)).toMatch(/ready → \*\*—\*\* by `alice`: pipeline label removed/);
+    expect(w.gh.world.reactionsFor({ type: 'issue', number: 1 }).filter((r) => r.user === BOT_LOGIN)).toEqual([]);
   }, 180_000);
 
   it('a human who labels the issue while the next phase waits to start does not drop it (queue: max)', async () => {
@@ -168,8 +195,8 @@ describe('escalation and steering', () => {
     const w = world;
     let done = false;
     w.gh.onEvent((e) => {
-      if (done || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'implement') return;
-      done = true; // the implement run is pending behind plan's; alice adds an unrelated label meanwhile
+      if (done || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'plan') return;
+      done = true; // the plan run is pending behind triage's; alice adds an unrelated label meanwhile
       w.gh.world.issues.get(1)!.labels.push('bug');
       w.gh.emitEvent({ name: 'issues', action: 'labeled', issue: 1, label: 'bug', actor: 'alice', viaToken: 'user' });
     });

@@ -70,10 +70,14 @@ export interface PullsPort {
   markReady(pull: PullRequest): Promise<void>;
   listFiles(pull: number): Promise<PullFile[]>;
   listReviews(pull: number): Promise<Review[]>;
-  /** One review with all its inline comments: one notification, not one per finding. */
+  /**
+   * One review with all its inline comments: one notification, not one per finding. `pullAuthor`: who opened the pull
+   * request, when known — HydraFlow's own pull request cannot be approved by HydraFlow, so that approval goes out as a
+   * comment review at once instead of after GitHub's refusal.
+   */
   createReview(
     pull: number,
-    args: { commitId: string; event: ReviewEvent; body: string; comments: InlineComment[] },
+    args: { commitId: string; event: ReviewEvent; body: string; comments: InlineComment[]; pullAuthor?: string },
   ): Promise<Review>;
   checks(ref: string): Promise<ChecksSummary>;
   /** Merges if the head is still `sha` (GitHub refuses otherwise); returns the merge commit sha. */

@@ -207,7 +207,7 @@ export class RestPulls implements PullsPort {
    */
   async createReview(
     pull: number,
-    args: { commitId: string; event: ReviewEvent; body: string; comments: InlineComment[] },
+    args: { commitId: string; event: ReviewEvent; body: string; comments: InlineComment[]; pullAuthor?: string },
   ): Promise<Review> {
     const post = async (event: ReviewEvent, body: string, comments: InlineComment[]): Promise<Review> => {
       const request = {
@@ -237,8 +237,10 @@ export class RestPulls implements PullsPort {
         return toReview(data as RawReview);
       }
     };
+    // The pull request is HydraFlow's own (opened with the token that reviews): GitHub would refuse the approval.
+    const own = args.pullAuthor !== undefined && this.selfLogins.includes(args.pullAuthor);
     try {
-      return await post(args.event, args.body, args.comments);
+      return await post(args.event === 'APPROVE' && own ? 'COMMENT' : args.event, args.body, args.comments);
     } catch (error) {
       if (status(error) !== 422) throw error;
       const text = messages(error);

@@ -150,6 +150,21 @@ describe('RestPulls: reviews', () => {
     expect([...gh.world.reviews.values()].map((r) => r.state)).toEqual(['COMMENTED']);
   });
 
+  it('an approval of a pull request known to be its own goes out as a comment review without a refused request', async () => {
+    const { gh, pulls } = await setup();
+    const { pull } = gh.world.pull({ title: 'Mine', head: 'mine', author: BOT_LOGIN });
+    const before = gh.requests.length;
+    const review = await pulls.createReview(pull.number, {
+      commitId: pull.head.sha,
+      event: 'APPROVE',
+      body: 'LGTM',
+      comments: [],
+      pullAuthor: BOT_LOGIN,
+    });
+    expect(review.state).toBe('COMMENTED');
+    expect(gh.requests.slice(before).map((r) => `${r.method} ${r.status}`)).toEqual(['POST 200']);
+  });
+
   it('an approval of someone else’s pull request is an approval', async () => {
     const { pulls, pull } = await setup();
     const review = await pulls.createReview(pull.number, {

@@ -64,6 +64,8 @@ export interface StepRecord {
   outputs: Record<string, string>;
   stdout: string;
   stderr?: string;
+  /** What the step wrote to GITHUB_STEP_SUMMARY (actions only). */
+  summary?: string;
   /** Wall-clock span of the step (epoch ms), to attribute GitHub requests and time to it. */
   startedAt?: number;
   endedAt?: number;
@@ -714,6 +716,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         outputs: result.outputs,
         stdout: result.stdout,
         ...(result.stderr ? { stderr: result.stderr } : {}),
+        ...(result.summary ? { summary: result.summary } : {}),
       };
     }
 
