@@ -31,9 +31,11 @@ export async function handlePhase(app: App, request: PhaseRequest): Promise<Phas
   const ctx = await openPhase(app, { ...request, issue });
   const runner = PHASES[request.phase];
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
-  const outcome = request.dispatched
-    ? await runDispatched(ctx, request.phase, runner)
-    : await runEscalating(ctx, request.phase, () => runner(ctx));
+  const outcome =
+    resumption(app, ctx, request.phase) ??
+    (request.dispatched
+      ? await runDispatched(ctx, request.phase, runner)
+      : await runEscalating(ctx, request.phase, () => runner(ctx)));
   return continueRun(app, ctx, { phase: request.phase, startedAt, endedAt: Date.now() }, outcome);
 }
 
@@ -72,8 +74,7 @@ export async function runEscalating(
 
 /**
  * Runs the phases the finished one handed to this run (`continueWith`, see phases/next-phase.ts), each on a fresh read
- * of the issue, so a human who moved it meanwhile is honoured as with a dispatch. A re-run of a run that died after
- * handing on (its first phase finds its work done) resumes the phase its claim names.
+ * of the issue, so a human who moved it meanwhile is honoured as with a dispatch.
  */
 export async function continueRun(
   app: App,
@@ -84,7 +85,7 @@ export async function continueRun(
   const outcomes = [outcome];
   const spans = [firstSpan];
   let ctx = first;
-  let next = outcome.continueWith ?? resumable(app, first, firstSpan.phase);
+  let next = outcome.continueWith;
   while (next) {
     const phase = next;
     const runner = PHASES[phase]!;
@@ -100,11 +101,19 @@ export async function continueRun(
   return { ...(outcomes.length === 1 ? outcome : chained(outcomes)), phases: spans };
 }
 
-/** The phase a crashed earlier attempt of this run had handed on to (its claim names it), if this step can run it. */
-function resumable(app: App, ctx: PhaseContext, firstPhase: string): string | undefined {
+/**
+ * A re-run of a run that died after going on from its first phase into another (the claim its earlier attempt left
+ * names that phase): it resumes there instead of starting over, if this step can run that phase.
+ */
+export function resumption(app: App, ctx: PhaseContext, firstPhase: string): PhaseOutcome | undefined {
   const claim = ctx.session.state.claim;
   if (app.runner.runAttempt <= 1 || claim?.runId !== app.runner.runId || claim.phase === firstPhase) return undefined;
-  return ctx.canContinueWith(claim.phase) ? claim.phase : undefined;
+  if (!ctx.canContinueWith(claim.phase)) return undefined;
+  return {
+    summary: `resumed at ${claim.phase}, where an earlier attempt of this run had gone on to`,
+    stage: ctx.session.currentStage,
+    continueWith: claim.phase,
+  };
 }
 
 /** Closed while the previous phase ran: nothing more runs; the queued close event's run tidies the labels. */

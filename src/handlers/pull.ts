@@ -3,7 +3,7 @@ import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { runMergeGate, runReviewPhase, type PullTrigger } from '../phases/review-gate';
 import { loadIssue, openPhase } from './open-session';
-import { continueRun, runEscalating } from './phase';
+import { continueRun, resumption, runEscalating } from './phase';
 
 export interface PullWork {
   phase: 'review' | 'merge';
@@ -42,9 +42,11 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
     ...(work.approvedBy ? { approvedBy: work.approvedBy } : {}),
     ...(app.runner.job ? { ownChecks: [app.runner.job] } : {}),
   };
-  const outcome = await runEscalating(ctx, work.phase, () =>
-    work.phase === 'review' ? runReviewPhase(ctx, trigger) : runMergeGate(ctx, trigger),
-  );
+  const outcome =
+    resumption(app, ctx, work.phase) ??
+    (await runEscalating(ctx, work.phase, () =>
+      work.phase === 'review' ? runReviewPhase(ctx, trigger) : runMergeGate(ctx, trigger),
+    ));
   return continueRun(app, ctx, { phase: work.phase, startedAt, endedAt: Date.now() }, outcome);
 }
 

@@ -184,6 +184,46 @@ describe('escalation and steering', () => {
     expect(w.gh.world.reactionsFor({ type: 'issue', number: 1 }).filter((r) => r.user === BOT_LOGIN)).toEqual([]);
   }, 180_000);
 
+  it('a run that dies after plan handed on to implement in the same run resumes implement when re-run', async () => {
+    world = await lifecycleWorld({
+      triage: triageClear,
+      plan: averagePlan,
+      plan_review: planAccepted,
+      implement: implementAverage(AVERAGE_GOOD),
+      review: reviewClean,
+    });
+    const w = world;
+    let armed = false;
+    w.gh.onEvent((e) => {
+      if (armed || e.name !== 'issue_comment' || e.action !== 'edited' || !progressOf(w).includes('Planned:')) return;
+      armed = true; // GitHub fails every attempt of the next read (the continuation's): the run dies there
+      w.gh.faults.failNext(4, 500, { methods: ['GET'], pathIncludes: '/issues/1' });
+    });
+    openIssue(w);
+    const first = await w.lc.runUntilQuiet();
+    const died = first.find((j) => j.status === 'failure');
+    expect(died, formatTimeline(first, { steps: true })).toBeDefined();
+    expect(w.gh.world.pulls.size).toBe(0);
+    expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-ready']);
+
+    w.lc.rerun(died!.runId);
+    const again = await w.lc.runUntilQuiet();
+    expect(w.gh.world.pulls.size, formatTimeline(again, { steps: true })).toBe(1);
+    expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-review']);
+    // plan was not redone; implement and the review ran once, in the re-run
+    expect(w.models.calls.map((c) => c.role)).toEqual([
+      'triage',
+      'plan',
+      'plan_review',
+      'implement',
+      'implement',
+      'implement',
+      'implement',
+      'review',
+    ]);
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['plan']);
+  }, 180_000);
+
   it('a human who labels the issue while the next phase waits to start does not drop it (queue: max)', async () => {
     world = await lifecycleWorld({
       triage: triageClear,
