@@ -42,6 +42,14 @@ export interface ModelGatewayOptions {
 export class ModelGateway {
   constructor(private readonly options: ModelGatewayOptions) {}
 
+  /**
+   * Starts loading `role`'s provider (its SDK is the largest module a run loads) without waiting for it, so the load
+   * overlaps work that waits on something else (git, GitHub). A failure surfaces at the first call instead.
+   */
+  prepare(role: string): void {
+    this.options.providerFor(role).catch(() => undefined);
+  }
+
   async structured<T>(args: {
     role: string;
     request: Omit<CompletionRequest, 'role'>;

@@ -2,7 +2,7 @@ import { isFatal, labelFor, type PipelineStage } from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
-import { PHASES, type PhaseRunner } from '../phases/registry';
+import { MODEL_PHASES, PHASES, type PhaseRunner } from '../phases/registry';
 import { freeLockOfDeadAttempt, loadIssue, openPhase, phaseContext } from './open-session';
 
 export interface PhaseRequest {
@@ -18,7 +18,7 @@ export interface PhaseRequest {
 /** Runs one phase on one issue; an unexpected failure is escalated with the real error before the run fails. */
 export async function handlePhase(app: App, request: PhaseRequest): Promise<PhaseOutcome> {
   // Load the phase's model SDK while GitHub answers the first requests (it is needed unless the work is already done).
-  if (PHASES[request.phase]) app.providerFor(request.phase).catch(() => undefined);
+  if (MODEL_PHASES.has(request.phase)) app.providerFor(request.phase).catch(() => undefined);
   const issue = await loadIssue(app, request.issue);
   if (issue.state === 'closed') {
     // A re-run of a run that died holding the 👀 lock finds the issue closed: free the lock that run left (property

@@ -123,6 +123,8 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     });
   }
 
+  // The review this step goes on with needs its model SDK: load it while git commits and pushes.
+  if (ctx.canContinueWith('review')) ctx.models.prepare('review');
   const sha = await git.commitAll(
     `${issue.title} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
     AUTHOR,

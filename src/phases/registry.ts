@@ -8,6 +8,9 @@ import { runEpic } from './epic';
 
 export type PhaseRunner = (ctx: PhaseContext) => Promise<PhaseOutcome>;
 
+/** The phases that call a model themselves (implement's model calls are its agent step's). */
+export const MODEL_PHASES: ReadonlySet<string> = new Set(['triage', 'groom', 'plan', 'review']);
+
 /** The phases this version implements, by the name the router and workflow_dispatch use. */
 export const PHASES: Readonly<Record<string, PhaseRunner>> = {
   triage: runTriage,
