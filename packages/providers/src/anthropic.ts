@@ -11,7 +11,7 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
-import { schemaName } from './openai';
+import { schemaName } from './schema-name';
 import { withRetries, type RetryOptions } from './retry';
 import { anthropicStopReason, toolCallFromInput } from './tool-calls';
 import type {

@@ -10,6 +10,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { withRetries, type RetryOptions } from './retry';
+import { schemaName } from './schema-name';
 import { openaiStopReason, toolCallFromArguments } from './tool-calls';
 import type {
   CompletionRequest,
@@ -216,7 +217,3 @@ function openaiMessage(m: TurnMessage): ChatCompletionMessageParam {
   }
 }
 
-/** OpenAI schema names: ^[a-zA-Z0-9_-]{1,64}$. */
-export function schemaName(name: string): string {
-  return name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'output';
-}
