@@ -92,6 +92,8 @@ function exitCodeOf(content: string): number | null {
  */
 export async function runAgentStep(app: App): Promise<PhaseOutcome> {
   const { tempDir, workspace, runId } = app.runner;
+  // Load the model SDK while the task is read and the workspace tools are set up (the first call needs it).
+  app.providerFor('implement').catch(() => undefined);
   const task = readHandoff(taskPath(tempDir), implementTaskSchema, 'implement task');
   const ledger = new StepLedger(task.ledger);
   const gateway = new ModelGateway({
