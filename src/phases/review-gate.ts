@@ -373,9 +373,11 @@ async function finishMerged(
     implement: s.implement ? { ...s.implement, headSha: pull.headSha } : s.implement,
     lastError: undefined,
   }));
-  if (pull.headRef === impl.branch) await pullsOf(ctx).deleteBranch(impl.branch);
-  const stage =
-    session.currentStage === 'fixed' ? 'fixed' : await session.moveTo('fixed', `pull request #${pull.number} merged`);
+  // The branch goes while the label moves: two writes that do not depend on each other.
+  const [, stage] = await Promise.all([
+    pull.headRef === impl.branch ? pullsOf(ctx).deleteBranch(impl.branch) : undefined,
+    session.currentStage === 'fixed' ? 'fixed' : session.moveTo('fixed', `pull request #${pull.number} merged`),
+  ]);
   if (ctx.issue.state !== 'closed') await pullsOf(ctx).closeIssue(ctx.issue.number, 'completed');
   await advanceParentEpic(ctx);
   const details = summary(ctx, pull, sha);

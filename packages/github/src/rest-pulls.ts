@@ -266,11 +266,12 @@ export class RestPulls implements PullsPort {
    * else success (also when the commit has no checks at all). A re-run check counts by its latest run.
    */
   async checks(ref: string): Promise<ChecksSummary> {
-    const runs = (await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
-      ...this.repo,
-      ref,
-      per_page: 100,
-    })) as unknown as { id: number; name: string; status: string; conclusion: string | null }[];
+    // Check runs and commit statuses are two reads of their own: ask for both at once.
+    const [listed, { data }] = await Promise.all([
+      this.octokit.paginate(this.octokit.rest.checks.listForRef, { ...this.repo, ref, per_page: 100 }),
+      this.octokit.rest.repos.getCombinedStatusForRef({ ...this.repo, ref, per_page: 100 }),
+    ]);
+    const runs = listed as unknown as { id: number; name: string; status: string; conclusion: string | null }[];
     const latest = new Map<string, (typeof runs)[number]>();
     for (const run of runs) {
       const seen = latest.get(run.name);
@@ -282,7 +283,6 @@ export class RestPulls implements PullsPort {
       if (run.status !== 'completed') pending.push(run.name);
       else if (run.conclusion !== null && FAILED.has(run.conclusion)) failing.push(run.name);
     }
-    const { data } = await this.octokit.rest.repos.getCombinedStatusForRef({ ...this.repo, ref, per_page: 100 });
     for (const s of data.statuses) {
       if (s.state === 'pending') pending.push(s.context);
       else if (s.state === 'failure' || s.state === 'error') failing.push(s.context);
