@@ -8,18 +8,15 @@
  * (vitest needs `server.deps.inline` for them; tsx does not), so no loader hook is needed.
  */
 import { decodeStateBlock, ledgerTotals, type LedgerEntry } from '@hydraflow/core';
-import { BOT_LOGIN, TEST_STATE_KEY, type JobRecord, type ScriptEntry, type StepRecord } from '@hydraflow/testkit';
 import {
-  AVERAGE_GOOD,
-  AVERAGE_ISSUE,
-  averagePlan,
-  implementAverage,
-  lifecycleWorld,
-  planAccepted,
-  reviewClean,
-  triageClear,
-  type LifecycleWorld,
-} from '../../tests/lifecycle/scenario';
+  BOT_LOGIN,
+  TEST_STATE_KEY,
+  type JobRecord,
+  type Script,
+  type ScriptValue,
+  type StepRecord,
+} from '@hydraflow/testkit';
+import { AVERAGE_ISSUE, clearIssueScript, lifecycleWorld, type LifecycleWorld } from '../../tests/lifecycle/scenario';
 
 export { AVERAGE_ISSUE };
 
@@ -39,16 +36,13 @@ export interface ClearLifecycle {
 }
 
 /** Every recorded answer, with `latencyMs` when given (the model server sleeps that long before answering). */
-function recordedScript(latencyMs: number) {
-  const slow = (entries: ScriptEntry | ScriptEntry[]): ScriptEntry[] =>
-    (Array.isArray(entries) ? entries : [entries]).map((e) => (latencyMs > 0 ? { ...e, latencyMs } : e));
-  return {
-    triage: slow(triageClear),
-    plan: slow(averagePlan),
-    plan_review: slow(planAccepted),
-    implement: slow(implementAverage(AVERAGE_GOOD) as ScriptEntry[]),
-    review: slow(reviewClean),
+function recordedScript(latencyMs: number): Script {
+  const slow = (value: ScriptValue): ScriptValue => {
+    if (latencyMs <= 0) return value;
+    if (typeof value === 'function') return (request) => ({ ...value(request), latencyMs });
+    return Array.isArray(value) ? value.map((e) => ({ ...e, latencyMs })) : { ...value, latencyMs };
   };
+  return Object.fromEntries(Object.entries(clearIssueScript()).map(([role, value]) => [role, slow(value)]));
 }
 
 /** Runs the whole lifecycle; the caller closes `world`. Throws (after closing) if the pull request did not merge. */

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BOT_LOGIN, formatTimeline } from '@hydraflow/testkit';
 import {
   AVERAGE_GOOD,
+  clearIssueScript,
   implementAverageNaN,
   refineAverage,
   reviewCriticalNaN,
@@ -47,17 +48,7 @@ function openIssue(w: LifecycleWorld, issue = AVERAGE_ISSUE) {
 
 describe('a clear issue', () => {
   it('becomes a merged pull request: triage, plan, implement (real code, real tests), review, human approval, merge, hydraflow-fixed', async () => {
-    world = await lifecycleWorld(
-      {
-        triage: triageClear,
-        plan: averagePlan,
-        plan_review: planAccepted,
-        implement: implementAverage(AVERAGE_GOOD),
-        review: reviewClean,
-      },
-      {},
-      undefined,
-    );
+    world = await lifecycleWorld(clearIssueScript(), {}, undefined);
     const issue = openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
     const timeline = formatTimeline(jobs, { steps: true });
@@ -185,13 +176,7 @@ describe('escalation and steering', () => {
   }, 180_000);
 
   it('a run that dies after plan handed on to implement in the same run resumes implement when re-run', async () => {
-    world = await lifecycleWorld({
-      triage: triageClear,
-      plan: averagePlan,
-      plan_review: planAccepted,
-      implement: implementAverage(AVERAGE_GOOD),
-      review: reviewClean,
-    });
+    world = await lifecycleWorld(clearIssueScript());
     const w = world;
     let armed = false;
     w.gh.onEvent((e) => {
@@ -225,13 +210,7 @@ describe('escalation and steering', () => {
   }, 180_000);
 
   it('a human who labels the issue while the next phase waits to start does not drop it (queue: max)', async () => {
-    world = await lifecycleWorld({
-      triage: triageClear,
-      plan: averagePlan,
-      plan_review: planAccepted,
-      implement: implementAverage(AVERAGE_GOOD),
-      review: reviewClean,
-    });
+    world = await lifecycleWorld(clearIssueScript());
     const w = world;
     let done = false;
     w.gh.onEvent((e) => {
@@ -252,13 +231,7 @@ describe('escalation and steering', () => {
   }, 180_000);
 
   it('re-running every job of a finished lifecycle changes nothing: no duplicate comment, branch, PR or review', async () => {
-    world = await lifecycleWorld({
-      triage: triageClear,
-      plan: averagePlan,
-      plan_review: planAccepted,
-      implement: implementAverage(AVERAGE_GOOD),
-      review: reviewClean,
-    });
+    world = await lifecycleWorld(clearIssueScript());
     openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
     const snapshot = () => ({

@@ -171,6 +171,17 @@ export function average(numbers) {
 
 export const reviewClean = { json: { summary: 'Small, tested, matches the plan.', findings: [] } };
 
+/** Every recorded answer of the clear issue's lifecycle: triage, plan accepted at once, a good implementation, a clean review. */
+export function clearIssueScript(): Script {
+  return {
+    triage: triageClear,
+    plan: averagePlan,
+    plan_review: planAccepted,
+    implement: implementAverage(AVERAGE_GOOD),
+    review: reviewClean,
+  };
+}
+
 /** A first version that forgets the empty list (NaN), with a test that does not notice. */
 export const AVERAGE_NAN = `/** The arithmetic mean of a list of numbers. */
 export function average(numbers) {

@@ -216,4 +216,3 @@ function openaiMessage(m: TurnMessage): ChatCompletionMessageParam {
       return { role: 'tool', tool_call_id: m.toolCallId, content: m.isError ? `Error: ${m.content}` : m.content };
   }
 }
-
