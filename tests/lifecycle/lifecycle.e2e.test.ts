@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BOT_LOGIN, formatTimeline } from '@hydraflow/testkit';
+import { BOT_LOGIN, formatTimeline, type ScriptEntry } from '@hydraflow/testkit';
 import {
   AVERAGE_GOOD,
   clearIssueScript,
@@ -111,6 +111,65 @@ describe('review and refine', () => {
 });
 
 describe('escalation and steering', () => {
+  it('a red check at the human’s approval: the fix is implemented in that very run, reviewed, and the PR merges', async () => {
+    const fixSession: ScriptEntry[] = [
+      {
+        toolCalls: [
+          {
+            name: 'write_file',
+            input: {
+              path: 'test/average-one.test.js',
+              content:
+                "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { average } from '../src/index.js';\n\ntest('the average of one number is that number', () => {\n  assert.equal(average([4]), 4);\n});\n",
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'run_command', input: { name: 'test' } }] },
+      { text: 'Added the test the failing check asked for.' },
+    ];
+    const script = clearIssueScript();
+    world = await lifecycleWorld({ ...script, implement: [...(script.implement as ScriptEntry[]), ...fixSession] });
+    const w = world;
+    openIssue(w);
+    await w.lc.runUntilQuiet();
+    const pull = [...w.gh.world.pulls.values()][0]!;
+    const firstHead = pull.head.sha;
+    // An external CI reported a failure on the reviewed head before alice approves.
+    const id = w.gh.world.nextId('checkRun');
+    w.gh.world.checkRuns.set(id, {
+      id,
+      node_id: `CR_${id}`,
+      name: 'ci',
+      head_sha: firstHead,
+      status: 'completed',
+      conclusion: 'failure',
+      started_at: w.gh.world.now(),
+      completed_at: w.gh.world.now(),
+      output: { title: null, summary: null, text: null },
+      external_id: null,
+      details_url: null,
+      app: 'github-actions',
+    });
+    await w.asAlice('POST', `/repos/acme/widgets/pulls/${pull.number}/reviews`, { event: 'APPROVE', body: 'Ship it.' });
+    const jobs = await w.lc.runUntilQuiet();
+    const timeline = formatTimeline(jobs, { steps: true });
+    // the approval's run: the gate found the red check and went on into implement (fix) itself, no dispatch
+    const routing = jobs[0]!.steps.find((s) => s.id === 'hydraflow')!;
+    expect(routing.outputs.phases, timeline).toBe('merge,implement');
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['plan']);
+    // the fix was pushed to the same pull request, reviewed on its new head, and merged (alice's approval stands)
+    expect(w.gh.world.pulls.size).toBe(1);
+    expect(w.gh.world.pulls.get(pull.number)!.merged, timeline).toBe(true);
+    expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-fixed']);
+    expect(w.models.calls.filter((c) => c.role === 'implement')).toHaveLength(7);
+    expect(w.models.calls.filter((c) => c.role === 'review')).toHaveLength(2);
+    const merged = execFileSync('git', ['show', '--stat', '--format=%s', 'main'], {
+      cwd: w.sample.bareRepo,
+    }).toString();
+    expect(merged).toContain('test/average-one.test.js');
+  }, 180_000);
+
   it('tests that never pass go to a human with the reason; no pull request is opened', async () => {
     const wrong = AVERAGE_GOOD.replace('sum(numbers) / numbers.length', 'sum(numbers) / (numbers.length + 1)');
     world = await lifecycleWorld({
