@@ -20,6 +20,11 @@ export interface App {
   config: HydraflowConfig;
   issues: IssuesPort;
   pulls: PullsPort;
+  /**
+   * Pull requests as the push token's identity, when one is set: the pull request is opened with it, because a pull
+   * request opened with GITHUB_TOKEN starts no workflow — the user's CI would never run on it.
+   */
+  pullsAsPusher: PullsPort | undefined;
   grooming: GroomingPort;
   providerFor: (role: string) => Promise<ModelProvider>;
   prices: ReturnType<typeof priceTable>;
@@ -43,6 +48,14 @@ export function createApp(
   const repo = { owner: runner.owner, repo: runner.repo };
   const issues = new RestIssues(octokit, repo, config.bot_logins);
   const pulls = new RestPulls(octokit, repo, config.bot_logins);
+  const pusher = inputs.pushToken
+    ? createRestClient({
+        token: inputs.pushToken,
+        baseUrl: runner.apiUrl,
+        log: options.io.warning,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      })
+    : undefined;
   const providers = new Map<string, Promise<ModelProvider>>();
   const providerFor = (role: string): Promise<ModelProvider> => {
     const model = modelFor(config, role);
@@ -67,6 +80,7 @@ export function createApp(
     config,
     issues,
     pulls,
+    pullsAsPusher: pusher ? new RestPulls(pusher, repo, config.bot_logins) : undefined,
     grooming: new GraphqlGrooming(octokit, repo),
     providerFor,
     prices: priceTable(

@@ -98,6 +98,7 @@ export function phaseContext(
     workspace: app.runner.workspace,
     issues: app.issues,
     pulls: app.pulls,
+    pullsToOpen: app.pullsAsPusher ?? app.pulls,
     grooming: app.grooming,
     tempDir: app.runner.tempDir,
     remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,

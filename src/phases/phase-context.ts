@@ -23,6 +23,8 @@ export interface PhaseContext {
   issues: IssuesPort;
   /** Pull requests and reviews: the review phase needs it. */
   pulls: PullsPort;
+  /** Where pull requests are opened: as the push token's identity when one is set (app.ts says why). */
+  pullsToOpen: PullsPort;
   /** Grooming's GraphQL reads and sub-issue creation. */
   grooming: GroomingPort;
   /** RUNNER_TEMP: where the implement steps hand each other their files. */

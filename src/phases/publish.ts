@@ -144,7 +144,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const pull =
     existing && existing.state === 'open'
       ? existing
-      : await ctx.pulls.createPull({
+      : await ctx.pullsToOpen.createPull({
           title: issue.title,
           body: pullBody(issue.number, result),
           head: record.branch,

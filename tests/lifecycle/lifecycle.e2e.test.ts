@@ -48,7 +48,7 @@ function openIssue(w: LifecycleWorld, issue = AVERAGE_ISSUE) {
 
 describe('a clear issue', () => {
   it('becomes a merged pull request: triage, plan, implement (real code, real tests), review, human approval, merge, hydraflow-fixed', async () => {
-    world = await lifecycleWorld(clearIssueScript(), {}, undefined);
+    world = await lifecycleWorld(clearIssueScript());
     const issue = openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
     const timeline = formatTimeline(jobs, { steps: true });
@@ -81,6 +81,29 @@ describe('a clear issue', () => {
 });
 
 describe('review and refine', () => {
+  it('with a push token, the pull request is opened as the App, so the user’s CI runs on it; it merges on green', async () => {
+    world = await lifecycleWorld(clearIssueScript(), {}, { pushAs: 'hydraflow-pusher' });
+    const w = world;
+    openIssue(w);
+    const jobs = await w.lc.runUntilQuiet();
+    const timeline = formatTimeline(jobs, { steps: true });
+    const pull = [...w.gh.world.pulls.values()][0]!;
+    expect(w.gh.world.issues.get(pull.number)!.user, timeline).toBe('hydraflow-pusher[bot]');
+    // GitHub starts workflows for the App's pull request (it would not for GITHUB_TOKEN's): the sample's CI ran on it
+    const ci = jobs.filter((j) => j.workflow === 'ci.yml');
+    expect(
+      ci.map((j) => `${j.event}.${j.action} ${j.status}`),
+      timeline,
+    ).toEqual(['pull_request.opened success']);
+    const checks = [...w.gh.world.checkRuns.values()].filter((c) => c.head_sha === pull.head.sha);
+    expect(checks.map((c) => `${c.name}: ${c.conclusion}`)).toContain('test: success');
+    await w.asAlice('POST', `/repos/acme/widgets/pulls/${pull.number}/reviews`, { event: 'APPROVE', body: 'Ship it.' });
+    await w.lc.runUntilQuiet();
+    expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);
+    expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-fixed']);
+    expect(w.gh.violations).toEqual([]);
+  }, 180_000);
+
   it('the reviewer finds a critical defect, the refiner fixes it, the next round approves, and the PR merges', async () => {
     world = await lifecycleWorld({
       triage: triageClear,

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  BOT_LOGIN,
   createLifecycle,
   createSampleRepo,
   MODEL_API_KEY,
@@ -30,30 +31,42 @@ export interface LifecycleWorld {
   close(): Promise<void>;
 }
 
+/**
+ * `options.pushAs`: a GitHub App (its login) whose token the workflow passes as HYDRAFLOW_PUSH_TOKEN; HydraFlow's
+ * pushes are then that App's, and so are the events they cause (which start workflows, unlike GITHUB_TOKEN's).
+ */
 export async function lifecycleWorld(
   script: Script,
   env: Record<string, string> = {},
-  hydraflowWorkflow?: string,
+  options: { pushAs?: string } = {},
 ): Promise<LifecycleWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'hydraflow-scenario-'));
-  const sample = createSampleRepo(join(dir, 'sample'), hydraflowWorkflow ? { hydraflowWorkflow } : {});
+  const sample = createSampleRepo(join(dir, 'sample'));
   // HydraFlow derives the git URL from GITHUB_SERVER_URL/owner/repo (never from .git/config): serve the bare repo there.
   mkdirSync(join(dir, 'server/acme'), { recursive: true });
   symlinkSync(sample.bareRepo, join(dir, 'server/acme/widgets.git'));
   const gh = await startGitHubEmulator({ owner: 'acme', repo: 'widgets', git: { bareRepo: sample.bareRepo } });
   const alice = gh.addUser({ login: 'alice', permission: 'write' });
   const models = await startModelServer({ script });
+  const app = options.pushAs ? gh.addApp({ login: options.pushAs }) : undefined;
   const lc = await createLifecycle({
     gh,
     models,
     workflowsDir: sample.workflowsDir,
     repoDir: sample.bareRepo,
-    secrets: { ANTHROPIC_API_KEY: MODEL_API_KEY, HYDRAFLOW_STATE_KEY: TEST_STATE_KEY },
+    secrets: {
+      ANTHROPIC_API_KEY: MODEL_API_KEY,
+      HYDRAFLOW_STATE_KEY: TEST_STATE_KEY,
+      ...(app ? { HYDRAFLOW_PUSH_TOKEN: app.token } : {}),
+    },
     actionEnv: {
       HYDRAFLOW_BASE_URL: models.anthropicBaseUrl,
       GITHUB_SERVER_URL: `file://${join(dir, 'server')}`,
+      // the App is one of HydraFlow's identities: its pushes and pull requests are HydraFlow's own
+      ...(app ? { HYDRAFLOW_BOT_LOGINS: `${BOT_LOGIN},${app.login}` } : {}),
       ...env,
     },
+    ...(app ? { pusher: () => ({ actor: app.login, viaToken: 'app' as const }) } : {}),
   });
   return {
     gh,
