@@ -81,7 +81,7 @@ describe('a clear issue', () => {
 });
 
 describe('review and refine', () => {
-  it('with a push token, the pull request is opened as the App, so the user’s CI runs on it; it merges on green', async () => {
+  it('with a push token, the pull request is opened as the App, so the user’s CI runs on it; CI’s completion brings the merge gate back; it merges on green', async () => {
     world = await lifecycleWorld(clearIssueScript(), {}, { pushAs: 'hydraflow-pusher' });
     const w = world;
     openIssue(w);
@@ -97,6 +97,10 @@ describe('review and refine', () => {
     ).toEqual(['pull_request.opened success']);
     const checks = [...w.gh.world.checkRuns.values()].filter((c) => c.head_sha === pull.head.sha);
     expect(checks.map((c) => `${c.name}: ${c.conclusion}`)).toContain('test: success');
+    // CI's completion (workflow_run, the template lists CI) brought HydraFlow's merge gate back: it waits for a human
+    const gate = jobs.find((j) => j.workflow === 'hydraflow.yml' && j.event === 'workflow_run');
+    expect(gate?.steps.find((s) => s.id === 'hydraflow')?.outputs.phases, timeline).toBe('merge');
+    expect(progressOf(w)).toContain('waiting for a human to approve the pull request or comment /ship-it');
     await w.asAlice('POST', `/repos/acme/widgets/pulls/${pull.number}/reviews`, { event: 'APPROVE', body: 'Ship it.' });
     await w.lc.runUntilQuiet();
     expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);

@@ -81,7 +81,11 @@ describe('the sample repository under the simulator', () => {
     expect(
       jobs.map((j) => [j.workflow, j.event, j.action, j.status]),
       formatTimeline(jobs),
-    ).toEqual([['ci.yml', 'pull_request', 'opened', 'success']]);
+    ).toEqual([
+      ['ci.yml', 'pull_request', 'opened', 'success'],
+      // CI's completion reaches HydraFlow's template (workflow_run lists CI); its job if: skips a foreign branch
+      ['hydraflow.yml', 'workflow_run', 'completed', 'skipped'],
+    ]);
     expect(jobs[0]!.steps[1]!.stdout).toMatch(/# pass 4/);
     const check = [...gh.world.checkRuns.values()].find((c) => c.head_sha === good);
     expect(check).toMatchObject({ name: 'test', conclusion: 'success' });
@@ -99,6 +103,7 @@ describe('the sample repository under the simulator', () => {
     expect(jobs.map((j) => [j.workflow, j.action, j.status])).toEqual([
       ['ci.yml', 'synchronize', 'failure'],
       ['hydraflow.yml', 'synchronize', 'skipped'],
+      ['hydraflow.yml', 'completed', 'skipped'],
     ]);
     expect([...gh.world.checkRuns.values()].find((c) => c.head_sha === bad)?.conclusion).toBe('failure');
 
@@ -110,7 +115,10 @@ describe('the sample repository under the simulator', () => {
       merge_method: 'squash',
     });
     jobs = await sim.runUntilQuiet();
-    expect(jobs.map((j) => [j.workflow, j.event, j.status])).toEqual([['ci.yml', 'push', 'failure']]);
+    expect(jobs.map((j) => [j.workflow, j.event, j.status])).toEqual([
+      ['ci.yml', 'push', 'failure'],
+      ['hydraflow.yml', 'workflow_run', 'skipped'],
+    ]);
   });
 
   it('HydraFlow’s template: issues.opened → triage through dist/ → workflow_dispatch to plan, run by the simulator', async () => {

@@ -327,6 +327,35 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         info.headSha = e.after!;
         break;
       }
+      case 'workflow_run': {
+        // A workflow_run event runs on the default branch; the completed run's branch and pull request are in it.
+        const example = generic('workflow_run', e.action);
+        const completed = (example.workflow_run ?? {}) as Json;
+        const pull = e.pull !== undefined ? w.pulls.get(e.pull) : undefined;
+        info.payload = {
+          ...example,
+          workflow_run: {
+            ...completed,
+            name: e.workflow,
+            head_branch: e.ref ?? null,
+            head_sha: e.sha,
+            event: e.state,
+            status: 'completed',
+            conclusion: e.conclusion ?? null,
+            head_repository: { ...((completed.head_repository ?? {}) as Json), full_name: `${w.owner}/${w.repo}` },
+            pull_requests: pull
+              ? [
+                  {
+                    number: pull.number,
+                    head: { ref: pull.head.ref, sha: pull.head.sha },
+                    base: { ref: pull.base.ref, sha: pull.base.sha },
+                  },
+                ]
+              : [],
+          },
+        };
+        break;
+      }
       case 'check_run': {
         const run = w.checkRuns.get(e.checkRun!);
         info.payload = { ...generic('check_run', e.action), ...(run ? { check_run: checkRunJson(w, run) } : {}) };
@@ -381,6 +410,11 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     if (e.name === 'workflow_dispatch') {
       const target = String(e.workflow ?? '');
       return target === wf.file || basename(target) === wf.file || target === wf.path;
+    }
+    // workflow_run: only for the workflows it names (by their `name:`), and never for a run of this very workflow
+    if (e.name === 'workflow_run') {
+      const names = (cfg as { workflows?: string[] }).workflows ?? [];
+      if (!names.includes(String(e.workflow)) || e.workflow === wf.name) return false;
     }
     const types = cfg.types ?? DEFAULT_TYPES[e.name];
     if (types && e.action && !types.includes(e.action)) return false;
@@ -892,6 +926,29 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       wfRun.status = 'completed';
       wfRun.conclusion = anyFailed ? 'failure' : 'success';
     }
+    reportCompleted(run, anyFailed ? 'failure' : 'success');
+  }
+
+  /**
+   * GitHub's workflow_run.completed for a finished run, as the actor (and token kind) of the event that started it;
+   * runs of workflow_run events themselves report none (GitHub stops such chains after a few levels; one is enough here).
+   */
+  function reportCompleted(run: Run, conclusion: string) {
+    if (run.event.name === 'workflow_run') return;
+    const headRef = run.info.headRef ?? run.info.ref.replace(/^refs\/heads\//, '');
+    const pull = [...w.pulls.values()].find((p) => p.head.ref === headRef && !p.merged);
+    w.emit({
+      name: 'workflow_run',
+      action: 'completed',
+      workflow: run.workflow.name,
+      ref: headRef,
+      sha: run.info.headSha,
+      state: run.event.name,
+      conclusion,
+      ...(pull ? { pull: pull.number } : {}),
+      actor: run.event.actor,
+      viaToken: run.event.viaToken,
+    });
   }
 
   return {
