@@ -6,7 +6,7 @@ import { handleOverride } from './handlers/override';
 import { handlePhase } from './handlers/phase';
 import { handlePullWork } from './handlers/pull';
 import { parseInputs } from './inputs';
-import type { PhaseOutcome } from './phases/phase-context';
+import { phaseSpansBlock, type PhaseOutcome } from './phases/phase-context';
 import { readRunnerContext } from './runner/context';
 import { runAgentStep } from './phases/agent';
 import { implementTaskSchema, readHandoff, taskPath } from './phases/implement-handoff';
@@ -151,13 +151,11 @@ function summaryMarkdown(decision: Decision, outcome: PhaseOutcome): string {
     const took = spans.map((s) => `${s.phase} ${((s.endedAt - s.startedAt) / 1000).toFixed(1)} s`).join(' → ');
     lines.push('', `Phases in this run: ${took}`);
   }
-  // The same spans, machine-readable (epoch ms), for tools that read job summaries (HydraFlow's bench does).
-  if (spans.length > 0) lines.push('', `${PHASES_MARKER} ${JSON.stringify(spans)} -->`);
+  // The same spans, machine-readable (epoch ms): HydraFlow's bench reads them to split a step's requests by phase.
+  if (spans.length > 0) lines.push('', phaseSpansBlock(spans));
   if (outcome.details) lines.push('', outcome.details);
   return lines.join('\n');
 }
-
-export const PHASES_MARKER = '<!-- hydraflow:phases';
 
 /** One place that reports: user mistakes as such, credit exhaustion loudly, anything else as a HydraFlow bug. */
 function report(io: RunnerIO, error: unknown): string {

@@ -48,6 +48,16 @@ async function groomWorld(script: Script, provider: 'anthropic' | 'openai' = 'an
   return w;
 }
 
+/** alice ticks the empty-list question's box in the issue body herself: an issues.edited event, as GitHub sends it. */
+async function aliceTicksEmptyList(w: World, issue: number) {
+  const before = bodyOf(w, issue);
+  w.gh.world.issues.get(issue)!.body = before.replace(
+    '- [ ] **What does mode([]) return?**',
+    '- [x] **What does mode([]) return?**',
+  );
+  return w.run('issues', 'edited', { issue, sender: 'alice', changes: { body: { from: before } } });
+}
+
 /** alice comments on the issue, and the comment's event runs the action as GitHub would deliver it. */
 async function aliceComments(w: World, issue: number, body: string) {
   const c = w.gh.world.comment(issue, { author: 'alice', body });
@@ -241,13 +251,7 @@ describe('the question lifecycle: pending → answered', () => {
     expect(world.gh.world.dispatches.at(-1)?.inputs.phase).toBe('groom'); // no plan dispatched
 
     // alice ticks the empty-list box herself (an issue edit), then answers the tie question in a comment.
-    const ticked = asked.replace('- [ ] **What does mode([]) return?**', '- [x] **What does mode([]) return?**');
-    world.gh.world.issues.get(issue.number)!.body = ticked;
-    const edit = await world.run('issues', 'edited', {
-      issue: issue.number,
-      sender: 'alice',
-      changes: { body: { from: asked } },
-    });
+    const edit = await aliceTicksEmptyList(world, issue.number);
     expect(edit.exitCode, edit.stdout + edit.stderr).toBe(0);
     expect(edit.outputs.decision).toBe('groom');
     const pmCalls = callsOf(world, 'groom_pm');
@@ -283,14 +287,7 @@ describe('a re-run after answers, when an earlier run died half-way', () => {
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-groom']);
 
     // alice ticks the empty-list box (grooming runs again: still needs the tie answer).
-    const asked = bodyOf(world, issue.number);
-    const ticked = asked.replace('- [ ] **What does mode([]) return?**', '- [x] **What does mode([]) return?**');
-    world.gh.world.issues.get(issue.number)!.body = ticked;
-    const edit = await world.run('issues', 'edited', {
-      issue: issue.number,
-      sender: 'alice',
-      changes: { body: { from: asked } },
-    });
+    const edit = await aliceTicksEmptyList(world, issue.number);
     expect(edit.exitCode, edit.stdout + edit.stderr).toBe(0);
     expect(bodyOf(world, issue.number)).toContain('- [x] **What does mode([]) return?**');
     expect(bodyOf(world, issue.number)).toContain('- [ ] **What does mode() return on ties?**');

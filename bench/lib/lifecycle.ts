@@ -17,6 +17,7 @@ import {
   type StepRecord,
 } from '@hydraflow/testkit';
 import { AVERAGE_ISSUE, clearIssueScript, lifecycleWorld, type LifecycleWorld } from '../../tests/lifecycle/scenario';
+import { readPhaseSpans } from '../../src/phases/phase-context';
 
 export { AVERAGE_ISSUE };
 
@@ -83,18 +84,6 @@ export async function runClearLifecycle(
   }
 }
 
-interface PhaseSpan {
-  phase: string;
-  startedAt: number;
-  endedAt: number;
-}
-
-/** The phases a HydraFlow step ran, with their spans, from the hidden block of its job summary (src/run.ts). */
-export function phaseSpans(step: StepRecord): PhaseSpan[] {
-  const m = /<!-- hydraflow:phases (\[.*?\]) -->/.exec(step.summary ?? '');
-  return m ? (JSON.parse(m[1]!) as PhaseSpan[]) : [];
-}
-
 /** publish is implement's last step; the agent step is implement's too. */
 const asLifecyclePhase = (phase: string) => (phase === 'publish' ? 'implement' : phase);
 
@@ -104,7 +93,7 @@ const asLifecyclePhase = (phase: string) => (phase === 'publish' ? 'implement' :
  */
 export function phaseAt(step: StepRecord, at: number): string | undefined {
   if (step.name.includes('actions/agent')) return 'implement';
-  const spans = phaseSpans(step);
+  const spans = readPhaseSpans(step.summary);
   const span = spans.find((s) => at <= s.endedAt) ?? spans.at(-1);
   return span ? asLifecyclePhase(span.phase) : undefined;
 }
@@ -112,7 +101,7 @@ export function phaseAt(step: StepRecord, at: number): string | undefined {
 /** What a HydraFlow step did, as phases: "plan+implement", "implement" (agent, publish). */
 export function phasesOf(step: StepRecord): string | undefined {
   if (step.name.includes('actions/agent')) return 'implement';
-  const phases = [...new Set(phaseSpans(step).map((s) => asLifecyclePhase(s.phase)))];
+  const phases = [...new Set(readPhaseSpans(step.summary).map((s) => asLifecyclePhase(s.phase)))];
   return phases.length ? phases.join('+') : undefined;
 }
 

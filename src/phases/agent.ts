@@ -92,8 +92,6 @@ function exitCodeOf(content: string): number | null {
  */
 export async function runAgentStep(app: App): Promise<PhaseOutcome> {
   const { tempDir, workspace, runId } = app.runner;
-  // Load the model SDK while the task is read and the workspace tools are set up (the first call needs it).
-  app.providerFor('implement').catch(() => undefined);
   const task = readHandoff(taskPath(tempDir), implementTaskSchema, 'implement task');
   const ledger = new StepLedger(task.ledger);
   const gateway = new ModelGateway({
@@ -105,6 +103,8 @@ export async function runAgentStep(app: App): Promise<PhaseOutcome> {
     runId: task.runId || runId,
     now: app.now,
   });
+  // Load the model SDK while the workspace tools are set up (the first call needs it).
+  gateway.prepare('implement');
   const toolset = await createWorkspaceTools({
     root: workspace,
     commands: task.commands,

@@ -60,3 +60,14 @@ export interface PhaseSpan {
   startedAt: number;
   endedAt: number;
 }
+
+/** The spans, machine-readable in a job summary (hidden in the rendered markdown), for tools that read summaries. */
+export function phaseSpansBlock(spans: readonly PhaseSpan[]): string {
+  return `<!-- hydraflow:phases ${JSON.stringify(spans)} -->`;
+}
+
+/** The spans `phaseSpansBlock` wrote into `text` (a job summary); none when it holds no block. */
+export function readPhaseSpans(text: string | undefined): PhaseSpan[] {
+  const m = /<!-- hydraflow:phases (\[.*?\]) -->/.exec(text ?? '');
+  return m ? (JSON.parse(m[1]!) as PhaseSpan[]) : [];
+}
