@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { CreditExhaustedError, UserError, loadConfigDetailed, readConfigFile, route } from '@hydraflow/core';
 import { createApp, type App } from './app';
 import { handleClose } from './handlers/close';
@@ -11,6 +12,10 @@ import { readRunnerContext } from './runner/context';
 import { runAgentStep } from './phases/agent';
 import { implementTaskSchema, readHandoff, taskPath } from './phases/implement-handoff';
 import { createRunnerIO, type RunnerIO } from './runner/io';
+
+// zod compiles a fast parser for an object schema the first time it parses one: a gain for a server that parses the
+// same schema thousands of times, a cost (~10 ms) for a run that parses each schema a few times.
+z.config({ jitless: true });
 
 type Decision = ReturnType<typeof route>;
 

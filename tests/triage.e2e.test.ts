@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock, PROGRESS_MARKER } from '@hydraflow/core';
-import { createWorld, expectNoViolations, type World } from '@hydraflow/testkit';
+import { buildEvent, createWorld, expectNoViolations, runAction, type World } from '@hydraflow/testkit';
 
 const clearVerdict = {
   clarity_score: 9,
@@ -86,5 +86,37 @@ describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened 
     const before = world.gh.requests.length;
     expect((await world.run('issues', 'opened', { issue: second.number })).exitCode).toBe(0);
     expect(world.gh.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toHaveLength(5);
+  });
+});
+
+describe('the triage call started before the state is read', () => {
+  it('is cancelled when a redelivered issues.opened finds the issue triaged: nothing ledgered, posted or sent twice', async () => {
+    // A latency long enough that the redelivery has read the state (and cancelled) before any answer could come.
+    world = await createWorld({ script: { triage: { json: clearVerdict, latencyMs: 1_500 } } });
+    world.gh.addUser({ login: 'alice', permission: 'write' });
+    const issue = world.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'alice' });
+    // GitHub redelivers the payload it first sent: the issue as it was opened, without the label triage added since.
+    const original = buildEvent(world.gh, 'issues', 'opened', { issue: issue.number });
+    const deliver = () => runAction({ gh: world!.gh, event: 'issues', payload: original, inputs: world!.inputs() });
+
+    expect((await deliver()).exitCode).toBe(0);
+    const progress = hydraflowComments(world, issue.number);
+    expect(progress).toHaveLength(1);
+    const redelivered = await deliver();
+    expect(redelivered.exitCode, redelivered.stdout).toBe(0);
+    expect(redelivered.stdout).toContain('already triaged');
+
+    // The first delivery's call was answered and adopted; the redelivery's was sent early, then cancelled.
+    const calls = world.models.calls.filter((c) => c.role === 'triage');
+    expect(calls.map((c) => [c.status, c.error])).toEqual([
+      [200, undefined],
+      [0, 'aborted'],
+    ]);
+    expect(hydraflowComments(world, issue.number)).toEqual(progress);
+    const decoded = decodeStateBlock(progress[0]!.body, { key: world.stateKey, issue: issue.number });
+    expect(decoded.status === 'valid' && decoded.state.ledger).toHaveLength(1);
+    expect(world.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-plan']);
+    expect(world.gh.world.dispatches).toHaveLength(1);
+    expectNoViolations(world.gh);
   });
 });

@@ -23,6 +23,28 @@ export interface LedgerSink {
   record(entries: readonly LedgerEntry[]): void;
 }
 
+/** What a structured call needs: the role, the request, and the schema its answer must match. */
+export interface StructuredCall<T> {
+  role: string;
+  request: Omit<CompletionRequest, 'role'>;
+  schema: z.ZodType<T>;
+  schemaName: string;
+}
+
+/**
+ * A structured call started ahead of its phase (`ModelGateway.begin`), while the phase is still reading the issue and
+ * taking its lock: the phase adopts it by asking for the very same call, or it is cancelled.
+ */
+export interface EarlyCall {
+  /** The call it is: adopted only by a `structured()` request with the same key. */
+  readonly key: string;
+  readonly outcome: Promise<{ value: unknown; calls: CompletionResult[] }>;
+  /** Settles once the request is on its way (or the call failed before it could be): see `begin`. */
+  readonly sent: Promise<void>;
+  /** Stops the call if it is still running (a no-op once it has settled). */
+  cancel(): void;
+}
+
 export interface ModelGatewayOptions {
   /** The configured provider/model for an agent role. */
   providerFor: (role: string) => Promise<ModelProvider>;
@@ -50,22 +72,49 @@ export class ModelGateway {
     this.options.providerFor(role).catch(() => undefined);
   }
 
-  async structured<T>(args: {
-    role: string;
-    request: Omit<CompletionRequest, 'role'>;
-    schema: z.ZodType<T>;
-    schemaName: string;
-  }): Promise<T> {
+  /**
+   * Starts `call` now, checking the budget against this gateway's ledger (for an early call: an empty one, since it is
+   * begun only for an issue that was just opened and has spent nothing). The phase's own gateway checks the budget
+   * again against the issue's real ledger when it adopts the call, and ledgers it; a call nobody adopts is cancelled,
+   * and if the provider had already begun answering it, it may still be billed (never more than one call).
+   */
+  begin<T>(call: StructuredCall<T>): EarlyCall {
+    const controller = new AbortController();
+    const prepared = (async () => {
+      const provider = await this.options.providerFor(call.role);
+      const request: CompletionRequest = { ...call.request, role: call.role, signal: controller.signal };
+      this.checkBudget(provider.model, request);
+      return { provider, request };
+    })();
+    const outcome = prepared.then(({ provider, request }) =>
+      generateStructured({ provider, request, schema: call.schema, schemaName: call.schemaName }),
+    );
+    // The SDK hands the request to fetch within the microtasks that follow the call; a macrotask later it is sent.
+    const sent = prepared.then(
+      () => new Promise<void>((resolve) => setImmediate(resolve)),
+      () => undefined,
+    );
+    outcome.catch(() => undefined); // a cancelled call's failure is nobody's to handle
+    return { key: callKey(call), outcome, sent, cancel: () => controller.abort() };
+  }
+
+  /** A structured call, validated against `schema` (see generateStructured); `early` is adopted if it is this call. */
+  async structured<T>(args: StructuredCall<T> & { early?: EarlyCall | undefined }): Promise<T> {
     const provider = await this.options.providerFor(args.role);
     const request: CompletionRequest = { ...args.request, role: args.role };
-    this.checkBudget(provider.model, request);
+    const early = args.early?.key === callKey(args) ? args.early : undefined;
+    if (!early) args.early?.cancel();
     try {
-      const { value, calls } = await generateStructured({
-        provider,
-        request,
-        schema: args.schema,
-        schemaName: args.schemaName,
-      });
+      this.checkBudget(provider.model, request);
+    } catch (error) {
+      early?.cancel();
+      throw error;
+    }
+    try {
+      const { value, calls } = early
+        ? // same key: the same role, request, schema name and so the same schema (each phase names its schema)
+          ((await early.outcome) as { value: T; calls: CompletionResult[] })
+        : await generateStructured({ provider, request, schema: args.schema, schemaName: args.schemaName });
       this.ledger(args.role, calls);
       return value;
     } catch (error) {
@@ -132,6 +181,10 @@ export class ModelGateway {
     });
     this.options.session.record(entries);
   }
+}
+
+function callKey(call: Pick<StructuredCall<unknown>, 'role' | 'request' | 'schemaName'>): string {
+  return JSON.stringify([call.role, call.schemaName, call.request]);
 }
 
 /** Characters of everything a tool turn sends: tool definitions, system, messages, tool calls and results. */

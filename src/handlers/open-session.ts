@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Issue } from '@hydraflow/github';
-import { ModelGateway } from '../agents/model-gateway';
+import { ModelGateway, type EarlyCall, type LedgerSink } from '../agents/model-gateway';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
-import { PHASES } from '../phases/registry';
+import { EARLY_CALLS, PHASES } from '../phases/registry';
 import { IssueSession } from '../session/issue-session';
 
 /**
@@ -53,9 +53,32 @@ export async function freeLockOfDeadAttempt(app: App, issue: Pick<Issue, 'number
   if (issue.state === 'closed' || !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
 }
 
+/**
+ * Starts the phase's first model call before its session opens, when that is safe: the run was started by the
+ * opening of this very issue (first attempt), so there is no state to read that could change the call — no earlier
+ * verdict, no spend against the budget — and the model's latency hides the session's reads and the lock. A re-run,
+ * a dispatch or a human's command waits for the state as before. The phase adopts the call or handlePhase cancels it.
+ */
+export function beginEarlyCall(app: App, phase: string, issue: Issue): EarlyCall | undefined {
+  const call = EARLY_CALLS[phase];
+  const { runner } = app;
+  if (!call || runner.eventName !== 'issues' || runner.payload.action !== 'opened' || runner.runAttempt > 1)
+    return undefined;
+  if ((runner.payload.issue as { number?: unknown } | undefined)?.number !== issue.number) return undefined;
+  const nothingSpent: LedgerSink = { state: { ledger: [] }, record: () => undefined };
+  return modelGateway(app, phase, nothingSpent).begin(call(issue));
+}
+
 export async function openPhase(
   app: App,
-  args: { issue: Issue; phase: string; actor: string | undefined; dispatched: boolean; forced: boolean },
+  args: {
+    issue: Issue;
+    phase: string;
+    actor: string | undefined;
+    dispatched: boolean;
+    forced: boolean;
+    early?: EarlyCall | undefined;
+  },
 ): Promise<PhaseContext> {
   const session = await IssueSession.open(app.issues, {
     issue: args.issue.number,
@@ -74,22 +97,21 @@ export async function openPhase(
 /** The context of one phase on an opened session (a fresh one, or the session the previous phase continued with). */
 export function phaseContext(
   app: App,
-  args: { issue: Issue; session: IssueSession; phase: string; actor: string | undefined; forced: boolean },
+  args: {
+    issue: Issue;
+    session: IssueSession;
+    phase: string;
+    actor: string | undefined;
+    forced: boolean;
+    early?: EarlyCall | undefined;
+  },
 ): PhaseContext {
   const { session } = args;
-  const models = new ModelGateway({
-    providerFor: app.providerFor,
-    prices: app.prices,
-    budgets: app.config.budgets,
-    session,
-    phase: args.phase,
-    runId: app.runner.runId,
-    now: app.now,
-  });
   return {
     issue: args.issue,
     session,
-    models,
+    models: modelGateway(app, args.phase, session),
+    ...(args.early ? { early: args.early } : {}),
     config: app.config,
     next: { workflow: app.workflow, ref: app.runner.defaultBranch },
     canContinueWith: (phase) => canContinueWith(app, phase),
@@ -104,6 +126,18 @@ export function phaseContext(
     remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,
     gitToken: app.inputs.pushToken ?? app.inputs.githubToken,
   };
+}
+
+function modelGateway(app: App, phase: string, ledger: LedgerSink): ModelGateway {
+  return new ModelGateway({
+    providerFor: app.providerFor,
+    prices: app.prices,
+    budgets: app.config.budgets,
+    session: ledger,
+    phase,
+    runId: app.runner.runId,
+    now: app.now,
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { HydraflowConfig } from '@hydraflow/core';
 import type { GroomingPort, Issue, IssuesPort, PullsPort } from '@hydraflow/github';
-import type { ModelGateway } from '../agents/model-gateway';
+import type { EarlyCall, ModelGateway } from '../agents/model-gateway';
 import type { IssueSession } from '../session/issue-session';
 
 /** Everything a phase needs, built once by the entry and handed in: phases never read the environment themselves. */
@@ -8,6 +8,8 @@ export interface PhaseContext {
   issue: Issue;
   session: IssueSession;
   models: ModelGateway;
+  /** The phase's model call, already started before the session opened (registry.ts EARLY_CALLS), if it was. */
+  early?: EarlyCall;
   config: HydraflowConfig;
   /** Where the next phase is dispatched: the user's workflow file and the default branch. */
   next: { workflow: string; ref: string };

@@ -9,6 +9,8 @@ import {
   type TriageVerdict,
   type PipelineStage,
 } from '@hydraflow/core';
+import type { Issue } from '@hydraflow/github';
+import type { StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { escalate } from './escalate';
 
@@ -50,6 +52,30 @@ function verdictDetails(verdict: TriageVerdict): string {
 }
 
 /**
+ * The one model call of triage. Built from the issue alone, so it can start before the phase has read the issue's
+ * state and taken its lock (`EARLY_CALLS` in registry.ts): on a just-opened issue that hides two GitHub round trips.
+ */
+export function triageCall(issue: Pick<Issue, 'number' | 'title' | 'body'>): StructuredCall<TriageVerdict> {
+  return {
+    role: 'triage',
+    schema: triageVerdictSchema,
+    schemaName: 'triage_verdict',
+    request: {
+      issue: issue.number,
+      system: [{ text: INSTRUCTIONS, cache: true }],
+      messages: [
+        {
+          role: 'user',
+          content: `Issue #${issue.number}\nTitle: ${sanitizeUntrusted(issue.title, 300)}\n\n${sanitizeUntrusted(issue.body) || '(no description)'}`,
+        },
+      ],
+      maxOutputTokens: 1_000,
+      temperature: 0,
+    },
+  };
+}
+
+/**
  * Triage (ADR-0031): one model call scores the issue, the route follows the clarity threshold, the next phase is
  * dispatched. A verdict that cannot be parsed (after the one repair) fails closed to HITL, never to a default route.
  */
@@ -73,23 +99,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
 
   let verdict: TriageVerdict;
   try {
-    verdict = await ctx.models.structured({
-      role: 'triage',
-      schema: triageVerdictSchema,
-      schemaName: 'triage_verdict',
-      request: {
-        issue: issue.number,
-        system: [{ text: INSTRUCTIONS, cache: true }],
-        messages: [
-          {
-            role: 'user',
-            content: `Issue #${issue.number}\nTitle: ${sanitizeUntrusted(issue.title, 300)}\n\n${sanitizeUntrusted(issue.body) || '(no description)'}`,
-          },
-        ],
-        maxOutputTokens: 1_000,
-        temperature: 0,
-      },
-    });
+    verdict = await ctx.models.structured({ ...triageCall(issue), early: ctx.early });
   } catch (error) {
     if (error instanceof ModelOutputError) {
       return escalate(ctx, {

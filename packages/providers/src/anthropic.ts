@@ -3,13 +3,16 @@
  * (`tool_choice: {type: 'tool', name}`) whose input_schema is the JSON Schema; system segments marked `cache: true`
  * carry `cache_control: {type: 'ephemeral'}` so the stable prefix (tools → system) is cached.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import { APIConnectionError } from '@anthropic-ai/sdk/core/error';
+import { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import type {
   ContentBlockParam,
   MessageCreateParamsNonStreaming,
   MessageParam,
   TextBlockParam,
   Tool,
+  Usage as Usage_,
 } from '@anthropic-ai/sdk/resources/messages';
 import { schemaName } from './schema-name';
 import { withRetries, type RetryOptions } from './retry';
@@ -23,6 +26,14 @@ import type {
   TurnMessage,
   Usage,
 } from './types';
+
+/**
+ * The official client with only the Messages resource. \`new Anthropic()\` builds every resource the SDK has (beta,
+ * organization, skills…): 400 KB that each run would parse before its first model call, for one endpoint.
+ */
+class MessagesClient extends BaseAnthropic {
+  messages = new Messages(this);
+}
 
 /** The Messages API accepts at most 4 blocks with cache_control per request. */
 const MAX_CACHE_BREAKPOINTS = 4;
@@ -38,7 +49,7 @@ export interface AnthropicProviderOptions extends RetryOptions {
 }
 
 /** Anthropic usage → Usage: input_tokens already excludes cache reads and writes. */
-export function anthropicUsage(usage: Partial<Anthropic.Usage> | undefined): Usage {
+export function anthropicUsage(usage: Partial<Usage_> | undefined): Usage {
   return {
     inputTokens: usage?.input_tokens ?? 0,
     cachedInputTokens: usage?.cache_read_input_tokens ?? 0,
@@ -48,17 +59,17 @@ export function anthropicUsage(usage: Partial<Anthropic.Usage> | undefined): Usa
 }
 
 function isConnectionError(e: unknown): boolean {
-  return e instanceof Anthropic.APIConnectionError; // includes APIConnectionTimeoutError
+  return e instanceof APIConnectionError; // includes APIConnectionTimeoutError
 }
 
 export class AnthropicProvider implements ModelProvider {
   readonly name = 'anthropic' as const;
   readonly model: string;
-  private readonly client: Anthropic;
+  private readonly client: MessagesClient;
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.model = options.model;
-    this.client = new Anthropic({
+    this.client = new MessagesClient({
       apiKey: options.apiKey,
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       timeout: options.timeoutMs ?? 120_000,
@@ -81,18 +92,21 @@ export class AnthropicProvider implements ModelProvider {
     };
   }
 
-  private async create(params: MessageCreateParamsNonStreaming) {
+  private async create(signal: AbortSignal | undefined, params: MessageCreateParamsNonStreaming) {
     const started = Date.now();
     const { value, attempts } = await withRetries(
-      { provider: this.name, model: this.model, isConnectionError },
+      { provider: this.name, model: this.model, isConnectionError, signal },
       this.options,
-      () => this.client.messages.create(params),
+      () => this.client.messages.create(params, { signal }),
     );
     return { value, attempts, started };
   }
 
-  private async run(params: MessageCreateParamsNonStreaming): Promise<CompletionResult> {
-    const { value, attempts, started } = await this.create(params);
+  private async run(
+    signal: AbortSignal | undefined,
+    params: MessageCreateParamsNonStreaming,
+  ): Promise<CompletionResult> {
+    const { value, attempts, started } = await this.create(signal, params);
     const toolUse = value.content.find((b) => b.type === 'tool_use');
     const text =
       toolUse && toolUse.type === 'tool_use'
@@ -110,7 +124,7 @@ export class AnthropicProvider implements ModelProvider {
   }
 
   complete(request: CompletionRequest): Promise<CompletionResult> {
-    return this.run(this.params(request));
+    return this.run(request.signal, this.params(request));
   }
 
   /**
@@ -141,7 +155,7 @@ export class AnthropicProvider implements ModelProvider {
       if (lastBlock && lastBlock.type !== 'thinking' && lastBlock.type !== 'redacted_thinking')
         lastBlock.cache_control = { type: 'ephemeral' };
     }
-    const { value, attempts, started } = await this.create({
+    const { value, attempts, started } = await this.create(request.signal, {
       ...base,
       messages,
       ...(tools.length > 0 ? { tools } : {}),
@@ -167,13 +181,13 @@ export class AnthropicProvider implements ModelProvider {
     schema: { name: string; jsonSchema: Record<string, unknown> },
   ): Promise<CompletionResult> {
     const name = schemaName(schema.name);
-    return this.run({
+    return this.run(request.signal, {
       ...this.params(request),
       tools: [
         {
           name,
           description: `Record your answer. The input must be the complete ${schema.name} object.`,
-          input_schema: { type: 'object', ...schema.jsonSchema } as Anthropic.Tool.InputSchema,
+          input_schema: { type: 'object', ...schema.jsonSchema } as Tool.InputSchema,
         },
       ],
       tool_choice: { type: 'tool', name },

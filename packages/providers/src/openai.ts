@@ -99,18 +99,21 @@ export class OpenAIProvider implements ModelProvider {
     };
   }
 
-  private async create(params: ChatCompletionCreateParamsNonStreaming) {
+  private async create(signal: AbortSignal | undefined, params: ChatCompletionCreateParamsNonStreaming) {
     const started = Date.now();
     const { value, attempts } = await withRetries(
-      { provider: this.name, model: this.model, isConnectionError },
+      { provider: this.name, model: this.model, isConnectionError, signal },
       this.options,
-      () => this.client.chat.completions.create(params),
+      () => this.client.chat.completions.create(params, { signal }),
     );
     return { value, attempts, started };
   }
 
-  private async run(params: ChatCompletionCreateParamsNonStreaming): Promise<CompletionResult> {
-    const { value, attempts, started } = await this.create(params);
+  private async run(
+    signal: AbortSignal | undefined,
+    params: ChatCompletionCreateParamsNonStreaming,
+  ): Promise<CompletionResult> {
+    const { value, attempts, started } = await this.create(signal, params);
     const choice = value.choices[0];
     const message = choice?.message;
     const toolArgs = message?.tool_calls?.map((c) => (c.type === 'function' ? c.function.arguments : '')).join('');
@@ -126,7 +129,7 @@ export class OpenAIProvider implements ModelProvider {
   }
 
   complete(request: CompletionRequest): Promise<CompletionResult> {
-    return this.run(this.params(request));
+    return this.run(request.signal, this.params(request));
   }
 
   /**
@@ -153,7 +156,7 @@ export class OpenAIProvider implements ModelProvider {
           }
         : {}),
     };
-    const { value, attempts, started } = await this.create(params);
+    const { value, attempts, started } = await this.create(request.signal, params);
     const choice = value.choices[0];
     const message = choice?.message;
     const toolCalls = (message?.tool_calls ?? []).flatMap((c) =>
@@ -179,7 +182,7 @@ export class OpenAIProvider implements ModelProvider {
   ): Promise<CompletionResult> {
     if (this.jsonMode !== 'json_object') {
       try {
-        return await this.run({
+        return await this.run(request.signal, {
           ...this.params(request),
           response_format: {
             type: 'json_schema',
@@ -192,7 +195,7 @@ export class OpenAIProvider implements ModelProvider {
       }
     }
     const instruction = `Respond with a single JSON object and nothing else (no prose, no code fences). It must match this JSON Schema, named ${schema.name}:\n${JSON.stringify(schema.jsonSchema)}`;
-    return this.run({ ...this.params(request, instruction), response_format: { type: 'json_object' } });
+    return this.run(request.signal, { ...this.params(request, instruction), response_format: { type: 'json_object' } });
   }
 }
 

@@ -119,12 +119,25 @@ export function classifyError(err: unknown, isConnectionError: (e: unknown) => b
   return { kind: 'fatal', status, detail };
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** setTimeout, cut short by `signal`: a cancelled call must not keep the process alive through its backoff. */
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 export interface RetryContext {
   provider: ProviderName;
   model: string;
   isConnectionError: (e: unknown) => boolean;
+  /** Once aborted, no further attempt is made: the last error is thrown as it is. */
+  signal?: AbortSignal;
 }
 
 /** Run `attempt` under the policy; returns its value and how many attempts it took. */
@@ -137,7 +150,7 @@ export async function withRetries<T>(
   const base = options.baseDelayMs ?? 1000;
   const maxDelay = options.maxDelayMs ?? 30_000;
   const maxRetryAfter = options.maxRetryAfterMs ?? 120_000;
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? ((ms: number) => defaultSleep(ms, ctx.signal));
   const random = options.random ?? Math.random;
   let last: Extract<ErrorClass, { kind: 'retryable' }> | undefined;
   let lastError: unknown;
@@ -145,6 +158,7 @@ export async function withRetries<T>(
     try {
       return { value: await attempt(n), attempts: n };
     } catch (err) {
+      if (ctx.signal?.aborted) throw err;
       const c = classifyError(err, ctx.isConnectionError);
       if (c.kind === 'credit') {
         throw new CreditExhaustedError(
@@ -168,6 +182,7 @@ export async function withRetries<T>(
       const backoff = Math.min(maxDelay, base * 2 ** (n - 1)) * (0.5 + random() * 0.5);
       const delay = c.retryAfterMs !== undefined ? Math.min(c.retryAfterMs, maxRetryAfter) : backoff;
       await sleep(Math.round(delay));
+      if (ctx.signal?.aborted) throw lastError;
     }
   }
   throw new ProviderUnavailableError(

@@ -23,9 +23,25 @@ const isObject = (v: unknown): v is JsonObject => !!v && typeof v === 'object' &
 
 /** zod → JSON Schema compatible with OpenAI strict structured outputs (and fine for Anthropic tool input). */
 export function toStrictJsonSchema(schema: z.ZodType): JsonObject {
-  const raw = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonObject;
-  delete raw.$schema;
-  return strictify(structuredClone(raw)) as JsonObject;
+  return structuredClone(jsonSchemasOf(schema).strict);
+}
+
+const converted = new WeakMap<z.ZodType, { original: JsonObject; strict: JsonObject }>();
+
+/**
+ * Both JSON Schemas of a zod schema, converted once per process (a conversion costs milliseconds on the cold path).
+ * Shared and never mutated: the adapters copy what they send.
+ */
+function jsonSchemasOf(schema: z.ZodType): { original: JsonObject; strict: JsonObject } {
+  let schemas = converted.get(schema);
+  if (!schemas) {
+    const original = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+    const strict = strictify(original) as JsonObject; // a new object at every level it changes
+    delete strict.$schema;
+    schemas = { original, strict };
+    converted.set(schema, schemas);
+  }
+  return schemas;
 }
 
 function strictify(node: unknown): unknown {
@@ -144,8 +160,8 @@ export async function generateStructured<T>({
   schema,
   schemaName,
 }: GenerateStructuredArgs<T>): Promise<{ value: T; calls: CompletionResult[] }> {
-  const originalJsonSchema = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonObject;
-  const jsonSchema = { name: schemaName, jsonSchema: toStrictJsonSchema(schema) };
+  const { original: originalJsonSchema, strict } = jsonSchemasOf(schema);
+  const jsonSchema = { name: schemaName, jsonSchema: strict };
   const calls: CompletionResult[] = [];
 
   const first = await provider.completeJson(request, jsonSchema);

@@ -23,6 +23,8 @@ export interface CompletionRequest {
   messages: ChatMessage[];
   maxOutputTokens?: number;
   temperature?: number;
+  /** Cancels the call (and any retry it would make): a call started ahead of its phase that the phase did not use. */
+  signal?: AbortSignal;
 }
 
 export interface Usage {

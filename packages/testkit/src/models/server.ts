@@ -61,7 +61,7 @@ export interface ModelCall {
   fault: Fault | undefined;
   /** The usage object returned on the wire (absent for errors). */
   usage: Record<string, unknown> | undefined;
-  /** Error type/code sent, for error responses. */
+  /** Error type/code sent, for error responses; 'aborted' when the client closed the connection before the answer. */
   error: string | undefined;
   request: ParsedRequest | undefined;
   /** The scripted or modelled latency this answer waited, ms (0 when none). */
@@ -623,9 +623,13 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     }
     if (entry.latencyMs) {
       call.latencyMs = entry.latencyMs;
-      await sleep(entry.latencyMs);
+      // A client that gives up (a cancelled call, a process that exited) ends the wait: its call is over now.
+      await Promise.race([sleep(entry.latencyMs), new Promise((resolve) => res.once('close', resolve))]);
     }
-    if (res.destroyed) return;
+    if (res.destroyed) {
+      call.error = 'aborted'; // the client gave up before the answer (status stays 0)
+      return;
+    }
 
     const fault = entry.fault;
     if (fault === '429') {
