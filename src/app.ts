@@ -1,4 +1,4 @@
-import { modelFor, priceTable, type HydraflowConfig } from '@hydraflow/core';
+import type { HydraflowConfig } from '@hydraflow/core';
 import {
   createRestClient,
   GraphqlGrooming,
@@ -8,13 +8,13 @@ import {
   type IssuesPort,
   type PullsPort,
 } from '@hydraflow/github';
-import { createProvider, type ModelProvider } from '@hydraflow/providers';
 import type { ActionInputs } from './inputs';
+import { createModels, type Models } from './models';
 import type { RunnerContext } from './runner/context';
 import type { RunnerIO } from './runner/io';
 
 /** The adapters one run uses, built once at the edge from the runner context, inputs and config. */
-export interface App {
+export interface App extends Models {
   runner: RunnerContext;
   inputs: ActionInputs;
   config: HydraflowConfig;
@@ -26,8 +26,6 @@ export interface App {
    */
   pullsAsPusher: PullsPort | undefined;
   grooming: GroomingPort;
-  providerFor: (role: string) => Promise<ModelProvider>;
-  prices: ReturnType<typeof priceTable>;
   /** The workflow file that receives the next phase's dispatch. */
   workflow: string;
   now: () => Date;
@@ -37,7 +35,13 @@ export function createApp(
   runner: RunnerContext,
   inputs: ActionInputs,
   config: HydraflowConfig,
-  options: { workflowFromConfig: boolean; io: RunnerIO; fetch?: typeof fetch },
+  options: {
+    workflowFromConfig: boolean;
+    io: RunnerIO;
+    fetch?: typeof fetch;
+    /** The run's model side, if it was made before the GitHub side (run.ts: an early model call already uses it). */
+    models?: Models;
+  },
 ): App {
   const octokit = createRestClient({
     token: inputs.githubToken,
@@ -56,22 +60,6 @@ export function createApp(
         ...(options.fetch ? { fetch: options.fetch } : {}),
       })
     : undefined;
-  const providers = new Map<string, Promise<ModelProvider>>();
-  const providerFor = (role: string): Promise<ModelProvider> => {
-    const model = modelFor(config, role);
-    let provider = providers.get(model);
-    if (!provider) {
-      const apiKey = (config.provider === 'anthropic' ? inputs.anthropicApiKey : inputs.openaiApiKey) ?? '';
-      provider = createProvider({
-        provider: config.provider,
-        model,
-        apiKey,
-        ...(config.base_url ? { baseUrl: config.base_url } : {}),
-      });
-      providers.set(model, provider);
-    }
-    return provider;
-  };
   // By default the next phase goes to the very workflow this run belongs to; `workflow:` in config overrides it.
   const ownWorkflow = runner.workflowFile?.split('/').pop();
   return {
@@ -82,15 +70,7 @@ export function createApp(
     pulls,
     pullsAsPusher: pusher ? new RestPulls(pusher, repo, config.bot_logins) : undefined,
     grooming: new GraphqlGrooming(octokit, repo),
-    providerFor,
-    prices: priceTable(
-      Object.fromEntries(
-        Object.entries(config.pricing).map(([model, p]) => [
-          model,
-          { input: p.input, output: p.output, cachedInput: p.cached_input, cacheWrite: p.cache_write },
-        ]),
-      ),
-    ),
+    ...(options.models ?? createModels(inputs, config)),
     workflow: options.workflowFromConfig || !ownWorkflow ? config.workflow : ownWorkflow,
     now: () => new Date(),
   };

@@ -1,23 +1,17 @@
 import { z } from 'zod';
 import { CreditExhaustedError, UserError, loadConfigDetailed, readConfigFile, route } from '@hydraflow/core';
-import { createApp, type App } from './app';
-import { handleClose } from './handlers/close';
-import { handleCommand } from './handlers/command';
-import { handleOverride } from './handlers/override';
-import { handlePhase } from './handlers/phase';
-import { handlePullWork } from './handlers/pull';
+import type { Decision } from './execute';
 import { parseInputs } from './inputs';
+import { createModels } from './models';
+import { beginEarlyCall } from './phases/early-calls';
 import { phaseSpansBlock, type PhaseOutcome } from './phases/phase-context';
-import { readRunnerContext } from './runner/context';
-import { runAgentStep } from './phases/agent';
 import { implementTaskSchema, readHandoff, taskPath } from './phases/implement-handoff';
+import { readRunnerContext } from './runner/context';
 import { createRunnerIO, type RunnerIO } from './runner/io';
 
 // zod compiles a fast parser for an object schema the first time it parses one: a gain for a server that parses the
 // same schema thousands of times, a cost (~10 ms) for a run that parses each schema a few times.
 z.config({ jitless: true });
-
-type Decision = ReturnType<typeof route>;
 
 export interface RunOptions {
   io?: RunnerIO;
@@ -31,10 +25,15 @@ export interface RunResult {
   message: string;
 }
 
-/** The action: read the runner's context once, decide what the event asks for, do it, report. */
+/**
+ * The action: read the runner's context once, decide what the event asks for, do it, report. The GitHub side (the
+ * client, the handlers, the phases: ./execute) is loaded only once the decision needs it, and after the phase's early
+ * model call is on its way (phases/early-calls.ts), so that its loading hides behind the model's latency.
+ */
 export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOptions = {}): Promise<RunResult> {
   const io = options.io ?? createRunnerIO(env);
   let decided = 'none';
+  let early: Awaited<ReturnType<typeof beginEarlyCall>>;
   try {
     const runner = readRunnerContext(env);
     const inputs = parseInputs(env, io);
@@ -50,6 +49,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
 
     if (inputs.phase === 'agent') {
       // The coding agent's own step: no GitHub token, no routing; it works on the task the routing step left.
+      const { createApp, runAgentStep } = await import('./execute');
       const app = createApp(runner, inputs, config, { workflowFromConfig: false, io });
       const outcome = await runAgentStep(app);
       io.info(`HydraFlow: ${outcome.summary}`);
@@ -74,14 +74,19 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
       io.info(`HydraFlow: nothing to do (${decision.reason})`);
       return { decision: decided, failed: false, message: decision.reason };
     }
+    const models = createModels(inputs, config);
+    // A human who sets hydraflow-find asks for a fresh triage even if the issue is unchanged.
+    const forced = runner.eventName === 'issues' && runner.payload.action === 'labeled';
+    early = decision.kind === 'phase' && !forced ? beginEarlyCall(runner, config, models, decision) : undefined;
+    await early?.sent; // the process is busy loading code until the request is out: the GitHub side comes after
+    const { createApp, execute } = await import('./execute');
     const app = createApp(runner, inputs, config, {
       workflowFromConfig: 'workflow' in loaded.sources,
       io,
+      models,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
-    // A human who sets hydraflow-find asks for a fresh triage even if the issue is unchanged.
-    const forced = runner.eventName === 'issues' && runner.payload.action === 'labeled';
-    const outcome = await execute(app, decision, forced);
+    const outcome = await execute(app, decision, forced, early);
     io.info(`HydraFlow: ${outcome.summary}`);
     if (outcome.stage !== undefined && outcome.stage !== null) io.setOutput('stage', outcome.stage);
     for (const [name, value] of Object.entries(outcome.outputs ?? {})) io.setOutput(name, value);
@@ -91,6 +96,8 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     return { decision: decided, failed: outcome.failed === true, message: outcome.summary };
   } catch (error) {
     return { decision: decided, failed: true, message: report(io, error) };
+  } finally {
+    early?.cancel(); // not adopted (the work was done already, or another run holds the issue): stop paying for it
   }
 }
 
@@ -102,38 +109,6 @@ function taskIssue(tempDir: string): number {
 function explicitPhase(phase: string, issue: number | undefined, actor: string | undefined): Decision {
   if (!issue) throw new UserError(`input phase "${phase}": expected an issue number (input issue), got none`);
   return { kind: 'phase', phase, issue, actor: actor ?? '', dispatched: false } as Decision;
-}
-
-async function execute(
-  app: App,
-  decision: Exclude<Decision, { kind: 'skip' }>,
-  forced: boolean,
-): Promise<PhaseOutcome> {
-  switch (decision.kind) {
-    case 'phase':
-      // A pull-request or CI event: the phase checks the pull request it names (if any) is the issue's own.
-      if (!decision.dispatched && (decision.phase === 'review' || decision.phase === 'merge')) {
-        return handlePullWork(app, {
-          phase: decision.phase,
-          issue: decision.issue,
-          ...(decision.pull !== undefined ? { pull: decision.pull } : {}),
-          actor: decision.actor || undefined,
-        });
-      }
-      return handlePhase(app, {
-        phase: decision.phase,
-        issue: decision.issue,
-        actor: decision.actor || undefined,
-        dispatched: decision.dispatched === true,
-        forced,
-      });
-    case 'command':
-      return handleCommand(app, decision);
-    case 'override':
-      return handleOverride(app, decision);
-    case 'close':
-      return handleClose(app, decision);
-  }
 }
 
 function describe(decision: Decision): string {

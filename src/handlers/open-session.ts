@@ -4,7 +4,8 @@ import type { Issue } from '@hydraflow/github';
 import { ModelGateway, type EarlyCall, type LedgerSink } from '../agents/model-gateway';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
-import { EARLY_CALLS, PHASES } from '../phases/registry';
+import { PHASES } from '../phases/registry';
+import { issueFromEvent } from '../runner/event-issue';
 import { IssueSession } from '../session/issue-session';
 
 /**
@@ -13,20 +14,11 @@ import { IssueSession } from '../session/issue-session';
  * tests/property/pipeline-histories: a re-run of a crashed triage labelled a closed issue).
  */
 export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
-  const fromEvent = app.runner.payload.issue as Record<string, any> | undefined;
+  const fromEvent = issueFromEvent(app.runner.payload);
   // Only an issues event's own snapshot: a comment's payload can be older than a close that happened before its run
   // started (the property test tests/property/pipeline-histories found a closed issue re-labelled that way).
   if (fromEvent?.number === issueNumber && app.runner.eventName === 'issues' && app.runner.runAttempt <= 1) {
-    return {
-      number: fromEvent.number,
-      title: String(fromEvent.title ?? ''),
-      body: String(fromEvent.body ?? ''),
-      state: fromEvent.state === 'closed' ? 'closed' : 'open',
-      labels: ((fromEvent.labels ?? []) as { name?: string }[]).map((l) => l.name ?? '').filter(Boolean),
-      author: fromEvent.user ? { login: fromEvent.user.login, type: fromEvent.user.type } : null,
-      isPullRequest: Boolean(fromEvent.pull_request),
-      htmlUrl: String(fromEvent.html_url ?? ''),
-    };
+    return fromEvent;
   }
   return app.issues.getIssue(issueNumber);
 }
@@ -51,22 +43,6 @@ export async function freeLockOfDeadAttempt(app: App, issue: Pick<Issue, 'number
     now: app.now,
   });
   if (issue.state === 'closed' || !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
-}
-
-/**
- * Starts the phase's first model call before its session opens, when that is safe: the run was started by the
- * opening of this very issue (first attempt), so there is no state to read that could change the call — no earlier
- * verdict, no spend against the budget — and the model's latency hides the session's reads and the lock. A re-run,
- * a dispatch or a human's command waits for the state as before. The phase adopts the call or handlePhase cancels it.
- */
-export function beginEarlyCall(app: App, phase: string, issue: Issue): EarlyCall | undefined {
-  const call = EARLY_CALLS[phase];
-  const { runner } = app;
-  if (!call || runner.eventName !== 'issues' || runner.payload.action !== 'opened' || runner.runAttempt > 1)
-    return undefined;
-  if ((runner.payload.issue as { number?: unknown } | undefined)?.number !== issue.number) return undefined;
-  const nothingSpent: LedgerSink = { state: { ledger: [] }, record: () => undefined };
-  return modelGateway(app, phase, nothingSpent).begin(call(issue));
 }
 
 export async function openPhase(

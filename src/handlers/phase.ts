@@ -3,7 +3,8 @@ import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, PHASES, type PhaseRunner } from '../phases/registry';
-import { beginEarlyCall, freeLockOfDeadAttempt, loadIssue, openPhase, phaseContext } from './open-session';
+import type { EarlyCall } from '../agents/model-gateway';
+import { freeLockOfDeadAttempt, loadIssue, openPhase, phaseContext } from './open-session';
 
 export interface PhaseRequest {
   phase: string;
@@ -15,8 +16,11 @@ export interface PhaseRequest {
   forced: boolean;
 }
 
-/** Runs one phase on one issue; an unexpected failure is escalated with the real error before the run fails. */
-export async function handlePhase(app: App, request: PhaseRequest): Promise<PhaseOutcome> {
+/**
+ * Runs one phase on one issue; an unexpected failure is escalated with the real error before the run fails. `early`
+ * is the phase's model call, already started (phases/early-calls.ts).
+ */
+export async function handlePhase(app: App, request: PhaseRequest, early?: EarlyCall): Promise<PhaseOutcome> {
   // Load the phase's model SDK while GitHub answers the first requests (it is needed unless the work is already done).
   if (MODEL_PHASES.has(request.phase)) app.providerFor(request.phase).catch(() => undefined);
   const issue = await loadIssue(app, request.issue);
@@ -28,23 +32,15 @@ export async function handlePhase(app: App, request: PhaseRequest): Promise<Phas
   }
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
   const startedAt = Date.now();
-  const early = request.dispatched || request.forced ? undefined : beginEarlyCall(app, request.phase, issue);
-  // The process is busy loading code until then: GitHub's reads wait for the model request to be on its way, so that
-  // their work hides behind the model's latency instead of delaying it.
-  await early?.sent;
-  try {
-    const ctx = await openPhase(app, { ...request, issue, early });
-    const runner = PHASES[request.phase];
-    if (!runner) return await phaseUnavailable(ctx.session, request.phase);
-    const outcome =
-      resumption(app, ctx, request.phase) ??
-      (request.dispatched
-        ? await runDispatched(ctx, request.phase, runner)
-        : await runEscalating(ctx, request.phase, () => runner(ctx)));
-    return await continueRun(app, ctx, { phase: request.phase, startedAt, endedAt: Date.now() }, outcome);
-  } finally {
-    early?.cancel(); // not adopted (the work was done, or another run holds the issue): stop paying for it
-  }
+  const ctx = await openPhase(app, { ...request, issue, early });
+  const runner = PHASES[request.phase];
+  if (!runner) return phaseUnavailable(ctx.session, request.phase);
+  const outcome =
+    resumption(app, ctx, request.phase) ??
+    (request.dispatched
+      ? await runDispatched(ctx, request.phase, runner)
+      : await runEscalating(ctx, request.phase, () => runner(ctx)));
+  return continueRun(app, ctx, { phase: request.phase, startedAt, endedAt: Date.now() }, outcome);
 }
 
 /** A dispatched (or continued) phase runs only if its issue is still where the phase that started it left it. */

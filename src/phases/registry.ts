@@ -1,11 +1,9 @@
-import type { Issue } from '@hydraflow/github';
-import type { StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { prepareImplement } from './implement';
 import { runPlan } from './plan';
 import { runMergeGate, runReviewPhase } from './review-gate';
 import { publishImplement } from './publish';
-import { runTriage, triageCall } from './triage';
+import { runTriage } from './triage';
 import { runEpic } from './epic';
 
 export type PhaseRunner = (ctx: PhaseContext) => Promise<PhaseOutcome>;
@@ -24,12 +22,4 @@ export const PHASES: Readonly<Record<string, PhaseRunner>> = {
   merge: (ctx) => runMergeGate(ctx),
   implement: prepareImplement,
   publish: publishImplement,
-};
-
-/**
- * Phases whose first model call depends on the issue's text alone, so it can start before the phase reads the issue's
- * state and takes its lock (handlers/phase.ts decides when that is safe); the phase adopts it or it is cancelled.
- */
-export const EARLY_CALLS: Readonly<Record<string, (issue: Issue) => StructuredCall<unknown>>> = {
-  triage: triageCall,
 };
