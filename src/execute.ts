@@ -12,7 +12,6 @@ import { handlePullWork } from './handlers/pull';
 import type { PhaseOutcome } from './phases/phase-context';
 
 export { createApp } from './app';
-export { runAgentStep } from './phases/agent';
 
 export type Decision = ReturnType<typeof route>;
 

@@ -49,9 +49,8 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
 
     if (inputs.phase === 'agent') {
       // The coding agent's own step: no GitHub token, no routing; it works on the task the routing step left.
-      const { createApp, runAgentStep } = await import('./execute');
-      const app = createApp(runner, inputs, config, { workflowFromConfig: false, io });
-      const outcome = await runAgentStep(app);
+      const { runAgentStep } = await import('./phases/agent');
+      const outcome = await runAgentStep({ runner, config, now: () => new Date(), ...createModels(inputs, config) });
       io.info(`HydraFlow: ${outcome.summary}`);
       if (outcome.failed) io.error(outcome.summary);
       return { decision: 'agent', failed: outcome.failed === true, message: outcome.summary };

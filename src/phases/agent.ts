@@ -86,11 +86,14 @@ function exitCodeOf(content: string): number | null {
   return code === undefined ? null : Number(code);
 }
 
+/** What the agent step is given: the runner, config and models; nothing of GitHub (it loads no GitHub client). */
+export type AgentStepContext = Pick<App, 'runner' | 'config' | 'now' | 'providerFor' | 'prices'>;
+
 /**
  * Step 2 of implement: the coding agent, in a step that holds model keys but no GitHub token and no state key. It
  * talks to no GitHub API; what it produced is the working tree plus a result file the publish step validates.
  */
-export async function runAgentStep(app: App): Promise<PhaseOutcome> {
+export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome> {
   const { tempDir, workspace, runId } = app.runner;
   const task = readHandoff(taskPath(tempDir), implementTaskSchema, 'implement task');
   const ledger = new StepLedger(task.ledger);

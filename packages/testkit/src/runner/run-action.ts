@@ -110,7 +110,10 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   const dir = mkdtempSync(join(tmpdir(), 'hydraflow-run-'));
   const env = runnerEnv(options, dir);
   const started = performance.now();
-  const child = spawn(process.execPath, [options.entry ?? DIST_ENTRY], { env, cwd: env.GITHUB_WORKSPACE });
+  // HYDRAFLOW_CPU_PROF_DIR: a V8 CPU profile of every run, for finding where a run's time goes (bench/lib/profile.ts).
+  const profile = process.env.HYDRAFLOW_CPU_PROF_DIR;
+  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--cpu-prof-interval=200'] : [];
+  const child = spawn(process.execPath, [...flags, options.entry ?? DIST_ENTRY], { env, cwd: env.GITHUB_WORKSPACE });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
