@@ -3,7 +3,9 @@ import {
   CreditExhaustedError,
   BudgetExceededError,
   ModelOutputError,
+  labelFor,
   routeTriage,
+  stagesBeside,
   type TriageVerdict,
   type PipelineStage,
 } from '@hydraflow/core';
@@ -40,18 +42,25 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session, config } = ctx;
   const hash = bodyHash(issue.title, issue.body);
   const done = session.state.triage;
-  if (done && done.bodyHash === hash && !ctx.forced) {
+  let forced = ctx.forced;
+  if (done && done.bodyHash === hash && !forced) {
     // A re-run of a run that died after its last publish but before removing its 👀 finds the work done: free the
     // lock that attempt left, unless it was handed to the next phase (property test tests/property/pipeline-histories).
-    if (session.options.runAttempt > 1 && !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
-    return {
-      summary: `issue #${issue.number} was already triaged (route ${done.route}); nothing to do`,
-      stage: session.currentStage,
-    };
+    const deadAttempt = session.options.runAttempt > 1 && !session.state.claim?.runId.startsWith('handoff:');
+    const refused = deadAttempt ? stagesBeside(issue.labels, session.state.stage ?? null) : [];
+    if (refused.length === 0) {
+      if (deadAttempt) await session.dropLock();
+      return {
+        summary: `issue #${issue.number} was already triaged (route ${done.route}); nothing to do`,
+        stage: session.currentStage,
+      };
+    }
+    if (refused.length > 1 || refused[0] !== 'find') return honourMovesRefusedByLock(ctx, refused);
+    forced = true; // hydraflow-find alone: the human asked for a fresh triage
   }
 
   // A human asking for triage (label, /triage, /retry) takes over a lock only handed to a phase not yet started.
-  const lock = await session.acquire({ takeOver: ctx.forced });
+  const lock = await session.acquire({ takeOver: forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
 
   let verdict: TriageVerdict;
@@ -116,4 +125,31 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   });
   if (!handOff) await session.unlock();
   return { summary: `triaged → ${route}`, stage: route, details: verdictDetails(verdict) };
+}
+
+/**
+ * Stage labels that humans set while the dead attempt this re-run replaces held the lock: their label events found the
+ * issue locked and were refused (handlers/override.ts waits for a lock, then gives up), so no run acted on them. One
+ * is honoured as the override it was; several conflict, and the re-run cannot know which was set last, so a human
+ * chooses (HITL). Property test tests/property/pipeline-histories found three pipeline labels left this way.
+ */
+async function honourMovesRefusedByLock(ctx: PhaseContext, stages: readonly PipelineStage[]): Promise<PhaseOutcome> {
+  const { session, issue } = ctx;
+  const lock = await session.acquire(); // the dead attempt's own lock: same run id
+  if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
+  const labels = stages.map((s) => `\`${labelFor(s)}\``).join(', ');
+  if (stages.length > 1) {
+    return escalate(ctx, {
+      headline: 'Several stage labels were set while HydraFlow held this issue',
+      reason: `${labels} were set while an earlier attempt of this run held the issue (their label events were refused), and which one stands is not known: set the stage label that should`,
+    });
+  }
+  const stage = await session.moveToByHuman(stages[0]!, undefined, issue.labels);
+  session.releaseClaim();
+  await session.publish({
+    headline: `Moved to ${stage} by a human while HydraFlow held the issue`,
+    next: `HydraFlow resumes from ${stage} when that phase runs.`,
+  });
+  await session.unlock();
+  return { summary: `human override honoured (${labels}, set while an earlier attempt held the issue)`, stage };
 }

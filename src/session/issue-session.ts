@@ -255,7 +255,8 @@ export class IssueSession {
   /** A human's label choice: keep theirs, remove every other pipeline label, and record who moved the issue. */
   async moveToByHuman(
     target: PipelineStage | null,
-    actor: string,
+    /** Who moved it, when known (a label set while the lock was held was refused, and its author is not known). */
+    actor: string | undefined,
     labels: readonly string[] = this.options.labelsAtStart,
   ): Promise<PipelineStage | null> {
     this.state = { ...this.state, stage: this.stage };
@@ -266,7 +267,7 @@ export class IssueSession {
     this.state = recordTransition(this.state, {
       to: target,
       by: 'human',
-      actor,
+      ...(actor ? { actor } : {}),
       reason: target === null ? 'pipeline label removed' : `label ${labelFor(target)} set`,
       now: this.options.now(),
     });

@@ -729,6 +729,49 @@ async function playHistory(history: History): Promise<Ctx> {
   }
 }
 
+/**
+ * Histories that once failed (fast-check's shrunk counterexamples), played before the random ones on every run: humans
+ * setting stage labels while a crashed triage held the lock (their events refused), then the crashed run's re-run.
+ */
+const REGRESSIONS: History[] = [
+  {
+    seed: -47891148,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [] }, k: 5 } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-shape', deliver: 'later' },
+          b: { kind: 'deliver', pick: 0 },
+          after: 1,
+        },
+      },
+      { gap: 'short', op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'now' } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
+    seed: -18828335,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [] }, k: 5 } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'open', issue: 1, labels: [] },
+          b: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-discover', deliver: 'now' },
+          after: 0,
+        },
+      },
+      { gap: 'short', op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-ready', deliver: 'later' } },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
+];
+
 describe('pipeline histories (property)', () => {
   it(`${NUM_RUNS} random histories of humans, re-runs, concurrency and crashes end in a sane state`, async () => {
     const started = performance.now();
@@ -756,6 +799,7 @@ describe('pipeline histories (property)', () => {
       }),
       {
         numRuns: NUM_RUNS,
+        examples: REGRESSIONS.map((history): [History] => [history]),
         ...(process.env.HYDRAFLOW_PROPERTY_SEED ? { seed: Number(process.env.HYDRAFLOW_PROPERTY_SEED) } : {}),
       },
     );

@@ -9,7 +9,7 @@
  * - An issue outside the pipeline (no pipeline label, `null`) is treated like `find` for HydraFlow: triage of an issue
  *   that was opened without a label may route it directly.
  */
-import { PIPELINE_LABELS, PIPELINE_STAGES, labelFor, type PipelineStage } from './labels';
+import { PIPELINE_LABELS, PIPELINE_STAGES, labelFor, stageOf, type PipelineStage } from './labels';
 
 export type TransitionActor = 'hydraflow' | 'human';
 
@@ -97,6 +97,12 @@ export function labelNames(labels: ReadonlyArray<string | { name?: string | null
  */
 export function pipelineLabelsOf(labels: readonly string[]): string[] {
   return labels.filter((l) => lowerPipeline.has(l.toLowerCase()));
+}
+
+/** The stages whose labels are on the issue besides `stage`'s own: moves someone else made, in no known order. */
+export function stagesBeside(labels: readonly string[], stage: PipelineStage | null): PipelineStage[] {
+  const others = pipelineLabelsOf(labels).map((l) => stageOf(l.toLowerCase()));
+  return [...new Set(others)].filter((s): s is PipelineStage => s !== undefined && s !== stage);
 }
 
 function sameLabel(a: string, b: string): boolean {
