@@ -37,7 +37,9 @@ const critical: Finding = {
 };
 const changes = { json: { summary: 'One problem.', findings: [critical] } };
 
-async function setup(opts: { script?: Script; policy?: 'human' | 'auto'; draft?: boolean } = {}) {
+async function setup(
+  opts: { script?: Script; policy?: 'human' | 'auto'; draft?: boolean; requiredChecks?: string[] } = {},
+) {
   world = await createWorld({
     script: opts.script ?? {},
     ...(opts.policy ? { config: `merge:\n  policy: ${opts.policy}\n` } : {}),
@@ -107,7 +109,11 @@ async function setup(opts: { script?: Script; policy?: 'human' | 'auto'; draft?:
           runId: runId ?? String(9000 + ++runs),
           runAttempt: attempt,
           env: { GITHUB_JOB: 'hydraflow' },
-          ...(opts.policy ? { config: `merge:\n  policy: ${opts.policy}\n` } : {}),
+          ...(opts.policy
+            ? {
+                config: `merge:\n  policy: ${opts.policy}\n${opts.requiredChecks ? `  required_checks: [${opts.requiredChecks.join(', ')}]\n` : ''}`,
+              }
+            : {}),
         },
         mkdtempSync(join(tmpdir(), 'hydraflow-gate-')),
       ),
@@ -261,6 +267,19 @@ describe('review phase → merge gate', () => {
     expect(t.w.gh.world.issues.get(t.issue.number)!.state).toBe('closed');
     expect(t.stateOf().merge?.approvedBy).toBeUndefined();
     expect(t.w.models.calls).toHaveLength(1);
+  });
+
+  it('merge.required_checks: a check that has not reported yet holds the merge until it passes', async () => {
+    const t = await setup({ script: { review: [approve] }, policy: 'auto', requiredChecks: ['test'] });
+    // CI has not registered anything on the head yet: without required_checks this would count as green.
+    const waiting = await t.dispatchReview();
+    expect(waiting.message).toMatch(/waiting for the required checks/);
+    expect(t.progressText()).toContain('pending: test (not reported yet)');
+    expect(t.w.gh.world.pulls.get(t.pull.number)!.merged).toBe(false);
+    t.check('test', 'success');
+    const done = await t.ciDone();
+    expect(done.message).toMatch(/^merged #/);
+    expect(t.w.gh.world.pulls.get(t.pull.number)!.merged).toBe(true);
   });
 
   it('refine: mode refine, back to ready, implement dispatched with the lock', async () => {

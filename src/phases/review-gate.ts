@@ -190,7 +190,9 @@ export async function runMergeGate(
   if (pull.merged) return finishMerged(ctx, pull, found.impl, true);
 
   const gateOpen = pipelineApproved && (humanApproved || config.merge.policy === 'auto');
-  const checks = gateOpen ? withoutOwn(await pulls.checks(pull.headSha), trigger) : undefined;
+  const checks = gateOpen
+    ? withRequired(withoutOwn(await pulls.checks(pull.headSha), trigger), config.merge.required_checks)
+    : undefined;
   let decision: MergeDecision = decideMerge({
     policy: config.merge.policy,
     pipelineApproved,
@@ -228,6 +230,18 @@ function withoutOwn(checks: ChecksSummary, trigger: PullTrigger): ChecksSummary 
   const own = new Set([OWN_CHECK, ...(trigger.ownChecks ?? [])].map((n) => n.toLowerCase()));
   const failing = checks.failing.filter((n) => !own.has(n.toLowerCase()));
   const pending = checks.pending.filter((n) => !own.has(n.toLowerCase()));
+  return { ...checksState(failing, pending), passed: checks.passed };
+}
+
+/** `merge.required_checks` that have not reported on the head yet count as pending: a merge never races CI's start. */
+function withRequired(checks: ChecksSummary, required: readonly string[]): ChecksSummary {
+  const reported = new Set([...checks.failing, ...checks.pending, ...checks.passed].map((n) => n.toLowerCase()));
+  const missing = required.filter((n) => !reported.has(n.toLowerCase())).map((n) => `${n} (not reported yet)`);
+  if (missing.length === 0) return checks;
+  return { ...checksState(checks.failing, [...checks.pending, ...missing]), passed: checks.passed };
+}
+
+function checksState(failing: string[], pending: string[]): Pick<ChecksSummary, 'state' | 'failing' | 'pending'> {
   return { state: failing.length ? 'failure' : pending.length ? 'pending' : 'success', failing, pending };
 }
 

@@ -52,7 +52,7 @@ describe('loadConfig defaults', () => {
         max_lines: 1_500,
       },
       review: { max_rounds: 3, threshold: 7 },
-      merge: { policy: 'human', method: 'squash' },
+      merge: { policy: 'human', method: 'squash', required_checks: [] },
       grooming: {
         route: 'complex',
         complexity_threshold: 7,

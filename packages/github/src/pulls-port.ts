@@ -56,6 +56,8 @@ export interface ChecksSummary {
   /** Names of failing checks, for the progress comment. */
   failing: string[];
   pending: string[];
+  /** Names of the checks that passed (or were skipped or neutral). */
+  passed: string[];
 }
 
 export type MergeMethod = 'squash' | 'merge' | 'rebase';

@@ -279,16 +279,19 @@ export class RestPulls implements PullsPort {
     }
     const failing: string[] = [];
     const pending: string[] = [];
+    const passed: string[] = [];
     for (const run of latest.values()) {
       if (run.status !== 'completed') pending.push(run.name);
       else if (run.conclusion !== null && FAILED.has(run.conclusion)) failing.push(run.name);
+      else passed.push(run.name);
     }
     for (const s of data.statuses) {
       if (s.state === 'pending') pending.push(s.context);
       else if (s.state === 'failure' || s.state === 'error') failing.push(s.context);
+      else passed.push(s.context);
     }
     const state = failing.length ? 'failure' : pending.length ? 'pending' : 'success';
-    return { state, failing: failing.sort(), pending: pending.sort() };
+    return { state, failing: failing.sort(), pending: pending.sort(), passed: passed.sort() };
   }
 
   /**

@@ -195,7 +195,7 @@ describe('RestPulls: checks, merge, branch, issue', () => {
     const { pulls, octokit, pull } = await setup();
     const repo = { owner: 'acme', repo: 'widgets' };
     const sha = pull.head.sha;
-    expect(await pulls.checks(sha)).toEqual({ state: 'success', failing: [], pending: [] });
+    expect(await pulls.checks(sha)).toEqual({ state: 'success', failing: [], pending: [], passed: [] });
     await octokit.rest.checks.create({
       ...repo,
       name: 'test',
@@ -204,7 +204,7 @@ describe('RestPulls: checks, merge, branch, issue', () => {
       conclusion: 'failure',
     });
     await octokit.rest.checks.create({ ...repo, name: 'lint', head_sha: sha, status: 'in_progress' });
-    expect(await pulls.checks(sha)).toEqual({ state: 'failure', failing: ['test'], pending: ['lint'] });
+    expect(await pulls.checks(sha)).toEqual({ state: 'failure', failing: ['test'], pending: ['lint'], passed: [] });
     await octokit.rest.checks.create({
       ...repo,
       name: 'test',
@@ -212,7 +212,7 @@ describe('RestPulls: checks, merge, branch, issue', () => {
       status: 'completed',
       conclusion: 'success',
     });
-    expect(await pulls.checks(sha)).toEqual({ state: 'pending', failing: [], pending: ['lint'] });
+    expect(await pulls.checks(sha)).toEqual({ state: 'pending', failing: [], pending: ['lint'], passed: ['test'] });
     await octokit.rest.repos.createCommitStatus({ ...repo, sha, state: 'error', context: 'ci/legacy' });
     expect((await pulls.checks(sha)).failing).toEqual(['ci/legacy']);
   });

@@ -315,6 +315,19 @@ export const configSchema = z
             .enum(['squash', 'merge', 'rebase'], e('squash, merge or rebase'))
             .default('squash')
             .describe('How pull requests are merged.'),
+          required_checks: z
+            .array(
+              z
+                .string(e('a check name, as GitHub shows it on the pull request'))
+                .min(1, e('a check name, as GitHub shows it on the pull request'))
+                .max(200, e('a check name of at most 200 characters')),
+              e('a list of check names'),
+            )
+            .max(50, e('at most 50 check names'))
+            .default([])
+            .describe(
+              'Checks (check runs or commit statuses, by name) that must have reported success before HydraFlow merges; until one reports, HydraFlow waits. Without any, every check present must pass and a commit with no checks at all counts as green: name your CI here so a merge never races its first report.',
+            ),
         })
         .prefault({})
         .describe('When and how HydraFlow merges.'),
