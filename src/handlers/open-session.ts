@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Issue } from '@hydraflow/github';
+import type { Issue, IssueComment } from '@hydraflow/github';
 import { ModelGateway, type EarlyCall, type LedgerSink } from '../agents/model-gateway';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
@@ -14,13 +14,32 @@ import { IssueSession } from '../session/issue-session';
  * tests/property/pipeline-histories: a re-run of a crashed triage labelled a closed issue).
  */
 export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
+  return issueInEvent(app, issueNumber) ?? app.issues.getIssue(issueNumber);
+}
+
+/**
+ * `loadIssue`, and when that costs a GET, the issue's comments read at the same time (one round trip instead of two
+ * before the session opens); hand `comments` to openPhase. Unused if the issue turns out closed: nothing is lost.
+ */
+export async function loadIssueAndComments(
+  app: App,
+  issueNumber: number,
+): Promise<{ issue: Issue; comments?: Promise<IssueComment[]> }> {
+  const fromEvent = issueInEvent(app, issueNumber);
+  if (fromEvent) return { issue: fromEvent };
+  const comments = app.issues.listComments(issueNumber);
+  comments.catch(() => undefined); // its failure surfaces where the session awaits it, if it does
+  return { issue: await app.issues.getIssue(issueNumber), comments };
+}
+
+function issueInEvent(app: App, issueNumber: number): Issue | undefined {
   const fromEvent = issueFromEvent(app.runner.payload);
   // Only an issues event's own snapshot: a comment's payload can be older than a close that happened before its run
   // started (the property test tests/property/pipeline-histories found a closed issue re-labelled that way).
   if (fromEvent?.number === issueNumber && app.runner.eventName === 'issues' && app.runner.runAttempt <= 1) {
     return fromEvent;
   }
-  return app.issues.getIssue(issueNumber);
+  return undefined;
 }
 
 /**
@@ -54,19 +73,25 @@ export async function openPhase(
     dispatched: boolean;
     forced: boolean;
     early?: EarlyCall | undefined;
+    /** The issue's comments, if they are being read already (loadIssueAndComments). */
+    comments?: Promise<IssueComment[]> | undefined;
   },
 ): Promise<PhaseContext> {
-  const session = await IssueSession.open(app.issues, {
-    issue: args.issue.number,
-    phase: args.phase,
-    runId: app.runner.runId,
-    runAttempt: app.runner.runAttempt,
-    botLogins: app.config.bot_logins,
-    stateKey: app.inputs.stateKey,
-    labelsAtStart: args.issue.labels,
-    now: app.now,
-    dispatched: args.dispatched,
-  });
+  const session = await IssueSession.open(
+    app.issues,
+    {
+      issue: args.issue.number,
+      phase: args.phase,
+      runId: app.runner.runId,
+      runAttempt: app.runner.runAttempt,
+      botLogins: app.config.bot_logins,
+      stateKey: app.inputs.stateKey,
+      labelsAtStart: args.issue.labels,
+      now: app.now,
+      dispatched: args.dispatched,
+    },
+    args.comments,
+  );
   return phaseContext(app, { ...args, session });
 }
 

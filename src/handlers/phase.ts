@@ -4,7 +4,7 @@ import { escalate } from '../phases/escalate';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, PHASES, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
-import { freeLockOfDeadAttempt, loadIssue, openPhase, phaseContext } from './open-session';
+import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase, phaseContext } from './open-session';
 
 export interface PhaseRequest {
   phase: string;
@@ -23,7 +23,7 @@ export interface PhaseRequest {
 export async function handlePhase(app: App, request: PhaseRequest, early?: EarlyCall): Promise<PhaseOutcome> {
   // Load the phase's model SDK while GitHub answers the first requests (it is needed unless the work is already done).
   if (MODEL_PHASES.has(request.phase)) app.providerFor(request.phase).catch(() => undefined);
-  const issue = await loadIssue(app, request.issue);
+  const { issue, comments } = await loadIssueAndComments(app, request.issue);
   if (issue.state === 'closed') {
     // A re-run of a run that died holding the 👀 lock finds the issue closed: free the lock that run left (property
     // test tests/property/pipeline-histories found it leaked on closed issues).
@@ -32,7 +32,7 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
   }
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
   const startedAt = Date.now();
-  const ctx = await openPhase(app, { ...request, issue, early });
+  const ctx = await openPhase(app, { ...request, issue, early, comments });
   const runner = PHASES[request.phase];
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
   const outcome =

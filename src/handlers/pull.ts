@@ -2,7 +2,7 @@ import { issueOfBranch } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { runMergeGate, runReviewPhase, type PullTrigger } from '../phases/review-gate';
-import { loadIssue, openPhase } from './open-session';
+import { loadIssueAndComments, openPhase } from './open-session';
 import { continueRun, resumption, runEscalating } from './phase';
 
 export interface PullWork {
@@ -22,7 +22,7 @@ export interface PullWork {
  * check the pull request is the issue's own. Failures escalate like any phase's (handlers/phase.ts).
  */
 export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOutcome> {
-  const issue = await loadIssue(app, work.issue);
+  const { issue, comments } = await loadIssueAndComments(app, work.issue);
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
   // A closed issue is only finished (a merged pull request whose issue GitHub closed by keyword), never worked on:
   // runMergeGate checks that.
@@ -36,6 +36,7 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
     actor: work.actor,
     dispatched: false,
     forced: false,
+    comments,
   });
   const trigger: PullTrigger = {
     ...(work.pull !== undefined ? { pull: work.pull } : {}),

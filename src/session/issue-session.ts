@@ -91,9 +91,13 @@ export class IssueSession {
     this.stage = labels.length === 1 ? (stageOf(labels[0]!) ?? null) : (this.state.stage ?? null);
   }
 
-  /** Reads every comment once and finds HydraFlow's trusted state. */
-  static async open(port: IssuesPort, options: SessionOptions): Promise<IssueSession> {
-    const comments = await port.listComments(options.issue);
+  /** Reads every comment once (or takes them, already being read) and finds HydraFlow's trusted state. */
+  static async open(
+    port: IssuesPort,
+    options: SessionOptions,
+    reading?: Promise<IssueComment[]>,
+  ): Promise<IssueSession> {
+    const comments = await (reading ?? port.listComments(options.issue));
     const found = findStateComment(comments, {
       botLogins: options.botLogins,
       key: options.stateKey,
