@@ -95,7 +95,7 @@ async function setup(script: Script, planConfig?: Partial<HydraflowConfig['plan'
     };
   };
   expect(MODEL_API_KEY).toBeTruthy();
-  return { w, issue, open };
+  return { w, issue, open, app };
 }
 
 const botComments = (w: World, n: number) => w.gh.world.commentsOn(n).filter((c) => c.user === BOT_LOGIN);
@@ -220,6 +220,20 @@ describe('runPlan', () => {
     );
     expect(w.models.calls[2]!.request!.messages[0]!.content).toContain('HydraFlow check: "src/users/ghost.ts"');
     expect(stateOf(w, issue.number).plan?.revisions).toBe(1);
+  });
+
+  it('the first draft starts while the lock is taken; another run holding the issue cancels it, nothing is ledgered', async () => {
+    const { w, issue, open, app } = await setup({
+      plan: { json: plan, latencyMs: 1_500 },
+      plan_review: { json: good },
+    });
+    await app.issues.reactToIssue(issue.number, 'eyes'); // another run's lock, taken a moment ago
+    const outcome = await runPlan(await open());
+    expect(outcome.summary).toMatch(/^skipped: issue #\d+ is being worked on/);
+    // The draft went out before the lock was refused, and was cancelled rather than waited for and billed in full.
+    await expect.poll(() => w.models.calls.map((c) => [c.role, c.status, c.error])).toEqual([['plan', 0, 'aborted']]);
+    expect(planComment(w, issue.number)).toHaveLength(0);
+    expect(botComments(w, issue.number)).toHaveLength(0);
   });
 
   it('an answer that does not parse goes to a human, never a guessed plan', async () => {

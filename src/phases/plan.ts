@@ -23,6 +23,7 @@ import {
   type PlanSettings,
 } from '@hydraflow/core';
 import type { IssueComment, IssuesPort } from '@hydraflow/github';
+import type { StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { escalate } from './escalate';
@@ -226,13 +227,13 @@ function revisionNotes(previous: Attempt, shortfalls: readonly string[]): string
   ].join('\n');
 }
 
-async function draftPlan(
+function draftCall(
   ctx: PhaseContext,
   repo: RepositoryContext,
   previous: { attempt: Attempt; shortfalls: string[] } | undefined,
-): Promise<Plan> {
+): StructuredCall<Plan> {
   const content = [issueMessage(ctx), ...(previous ? ['', revisionNotes(previous.attempt, previous.shortfalls)] : [])];
-  return ctx.models.structured({
+  return {
     role: 'plan',
     schema: planSchema,
     schemaName: 'plan',
@@ -243,7 +244,7 @@ async function draftPlan(
       maxOutputTokens: 4_000,
       temperature: 0,
     },
-  });
+  };
 }
 
 async function reviewPlan(
@@ -342,11 +343,20 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   if (!issues) throw new Error('runPlan: the phase context has no IssuesPort (ctx.issues)');
   const settings: PlanSettings = planSettingsFrom(ctx.config);
 
-  const lock = await session.acquire({ takeOver: ctx.forced });
-  if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
+  const repo = readRepositoryContext(ctx.workspace, issue);
+  // The first draft depends on nothing the lock guards (the state is read): it starts while the lock is taken (a hand-
+  // over costs three requests), and is cancelled if the lock is refused.
+  const firstDraft = ctx.models.begin(draftCall(ctx, repo, undefined));
+  const lock = await session.acquire({ takeOver: ctx.forced }).catch((error: unknown) => {
+    firstDraft.cancel();
+    throw error;
+  });
+  if (!lock.ok) {
+    firstDraft.cancel();
+    return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
+  }
 
   const issueHash = bodyHash(issue.title, issue.body);
-  const repo = readRepositoryContext(ctx.workspace, issue);
   const history: Attempt[] = [];
   try {
     for (
@@ -356,7 +366,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     ) {
       const previous =
         step.step === 'revise' ? { attempt: history[history.length - 1]!, shortfalls: step.shortfalls } : undefined;
-      const plan = await draftPlan(ctx, repo, previous);
+      const plan = await ctx.models.structured({ ...draftCall(ctx, repo, previous), early: firstDraft });
       const problems = repo.exists ? checkPlanPaths(plan, repo.exists) : [];
       const review = await reviewPlan(ctx, repo, plan, problems);
       history.push({ plan, review, problems });
