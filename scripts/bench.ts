@@ -535,7 +535,10 @@ async function main(): Promise<void> {
     steady.map((s) => s.timeline.find((e) => e.what.startsWith('model') && e.what.endsWith('request'))?.t ?? 0),
   );
   const phases = {
-    spawn_to_first_github_request: round(median(steady.map((s) => s.timeline[0]!.t)), 1),
+    spawn_to_first_github_request: round(
+      median(steady.map((s) => s.timeline.find((e) => e.what.startsWith('github'))?.t ?? Number.NaN)),
+      1,
+    ),
     spawn_to_model_request: round(modelAt, 1),
     model_answer_to_exit: round(median(wall) - modelAt - modelLatencyMs, 1),
   };
