@@ -29,6 +29,8 @@ export interface App extends Models {
   /** The workflow file that receives the next phase's dispatch. */
   workflow: string;
   now: () => Date;
+  /** Waits on the clock `now` reads (a test's fake clock advances instead of waiting). */
+  sleep: (ms: number) => Promise<void>;
 }
 
 export function createApp(
@@ -41,6 +43,7 @@ export function createApp(
     fetch?: typeof fetch;
     /** The run's model side, if it was made before the GitHub side (run.ts: an early model call already uses it). */
     models?: Models;
+    sleep?: (ms: number) => Promise<void>;
   },
 ): App {
   const octokit = createRestClient({
@@ -73,5 +76,6 @@ export function createApp(
     ...(options.models ?? createModels(inputs, config)),
     workflow: options.workflowFromConfig || !ownWorkflow ? config.workflow : ownWorkflow,
     now: () => new Date(),
+    sleep: options.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
   };
 }

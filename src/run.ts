@@ -17,6 +17,8 @@ export interface RunOptions {
   io?: RunnerIO;
   /** The HTTP client under Octokit (tests inject faults such as a crash after a write). */
   fetch?: typeof fetch;
+  /** How the run waits for another to finish (tests advance their fake clock instead). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface RunResult {
@@ -84,6 +86,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
       io,
       models,
       ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
     });
     const outcome = await execute(app, decision, forced, early);
     io.info(`HydraFlow: ${outcome.summary}`);

@@ -38,7 +38,7 @@ export async function handleOverride(
   }
   const ctx = await openPhase(app, { issue, phase: 'override', actor: request.actor, dispatched: false, forced: true });
   const { session } = ctx;
-  const lock = await session.acquire({ takeOver: true, waitMs: 120_000 });
+  const lock = await session.acquire({ takeOver: true, waitMs: 120_000, sleep: app.sleep });
   if (!lock.ok) return { summary: `override not applied: ${lock.reason}`, stage: session.currentStage };
   // The labels read before waiting for the lock are stale: the run that held it may have moved the issue. Act on
   // fresh ones (property test tests/property/pipeline-histories: an override stripped the label a triage had just

@@ -359,7 +359,16 @@ async function deliver(
   event.runs.push(record);
   ctx.liveRuns++;
   try {
-    const outcome = await Promise.race([run(env, { io: createRunnerIO(env, () => {}), fetch: crashingFetch }), death]);
+    // A run waiting for another's lock waits on the history's fake clock (up to 120 s of it), yielding a moment of real time
+    // per step so the runs it waits for can go on.
+    const sleep = async (ms: number) => {
+      vi.setSystemTime(Date.now() + ms);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    const outcome = await Promise.race([
+      run(env, { io: createRunnerIO(env, () => {}), fetch: crashingFetch, sleep }),
+      death,
+    ]);
     if (outcome === 'crashed') {
       entry.crashed = true;
       record.outcome = 'crashed';
