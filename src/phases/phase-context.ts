@@ -8,7 +8,7 @@ export interface PhaseContext {
   issue: Issue;
   session: IssueSession;
   models: ModelGateway;
-  /** The phase's model call, already started before the session opened (registry.ts EARLY_CALLS), if it was. */
+  /** The phase's model call, already started before the session opened (early-calls.ts, or the phase itself), if it was. */
   early?: EarlyCall;
   config: HydraflowConfig;
   /** Where the next phase is dispatched: the user's workflow file and the default branch. */
