@@ -33,13 +33,13 @@ export async function loadIssueAndComments(
 }
 
 function issueInEvent(app: App, issueNumber: number): Issue | undefined {
-  const fromEvent = issueFromEvent(app.runner.payload);
-  // Only an issues event's own snapshot: a comment's payload can be older than a close that happened before its run
-  // started (the property test tests/property/pipeline-histories found a closed issue re-labelled that way).
-  if (fromEvent?.number === issueNumber && app.runner.eventName === 'issues' && app.runner.runAttempt <= 1) {
-    return fromEvent;
-  }
-  return undefined;
+  const { runner } = app;
+  const fromEvent = issueFromEvent(runner.payload);
+  // Only an issue's own `opened` snapshot, on a first attempt: any other payload can be older than a close that came
+  // before its run (a comment's; a redelivered `labeled`, whose forced triage then labelled a closed issue), and an
+  // opened issue's redelivery finds its triage done. Property test tests/property/pipeline-histories found both.
+  const opened = runner.eventName === 'issues' && runner.payload.action === 'opened';
+  return fromEvent?.number === issueNumber && opened && runner.runAttempt <= 1 ? fromEvent : undefined;
 }
 
 /**

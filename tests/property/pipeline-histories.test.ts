@@ -740,9 +740,28 @@ async function playHistory(history: History): Promise<Ctx> {
 
 /**
  * Histories that once failed (fast-check's shrunk counterexamples), played before the random ones on every run: humans
- * setting stage labels while a crashed triage held the lock (their events refused), then the crashed run's re-run.
+ * setting stage labels while a crashed triage held the lock (their events refused), then the crashed run's re-run; a
+ * redelivered `labeled` event (its payload: the issue still open) triaging an issue closed since.
  */
 const REGRESSIONS: History[] = [
+  {
+    seed: -462570870,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: ['hydraflow-find'] } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'now' },
+          b: { kind: 'close', issue: 0 },
+          after: 0,
+        },
+      },
+      { gap: 'long', op: { kind: 'crash', inner: { kind: 'rerun', pick: 5, mode: 'redelivery' }, k: 2 } },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
   {
     seed: -47891148,
     provider: 'anthropic',
