@@ -64,6 +64,26 @@ export interface ModelGatewayOptions {
 export class ModelGateway {
   constructor(private readonly options: ModelGatewayOptions) {}
 
+  /** The gateway of one phase of this run, ledgering into `ledger` (the issue session, or a copy of its ledger). */
+  static forRun(
+    run: Pick<ModelGatewayOptions, 'providerFor' | 'prices' | 'now'> & {
+      config: { budgets: Budgets };
+      runner: { runId: string };
+    },
+    phase: string,
+    ledger: LedgerSink,
+  ): ModelGateway {
+    return new ModelGateway({
+      providerFor: run.providerFor,
+      prices: run.prices,
+      budgets: run.config.budgets,
+      session: ledger,
+      phase,
+      runId: run.runner.runId,
+      now: run.now,
+    });
+  }
+
   /**
    * Starts loading `role`'s provider (its SDK is the largest module a run loads) without waiting for it, so the load
    * overlaps work that waits on something else (git, GitHub). A failure surfaces at the first call instead.
@@ -102,14 +122,14 @@ export class ModelGateway {
   async structured<T>(args: StructuredCall<T> & { early?: EarlyCall | undefined }): Promise<T> {
     const provider = await this.options.providerFor(args.role);
     const request: CompletionRequest = { ...args.request, role: args.role };
-    const early = args.early?.key === callKey(args) ? args.early : undefined;
-    if (!early) args.early?.cancel();
     try {
       this.checkBudget(provider.model, request);
     } catch (error) {
-      early?.cancel();
+      args.early?.cancel();
       throw error;
     }
+    const early = args.early?.key === callKey(args) ? args.early : undefined;
+    if (!early) args.early?.cancel(); // another call: this one is not what the phase needs
     try {
       const { value, calls } = early
         ? // same key: the same role, request, schema name and so the same schema (each phase names its schema)

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Issue, IssueComment } from '@hydraflow/github';
-import { ModelGateway, type EarlyCall, type LedgerSink } from '../agents/model-gateway';
+import { ModelGateway, type EarlyCall } from '../agents/model-gateway';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
 import { PHASES } from '../phases/registry';
-import { issueFromEvent } from '../runner/event-issue';
+import { openedIssue } from '../runner/event-issue';
 import { IssueSession } from '../session/issue-session';
 
 /**
@@ -14,7 +14,7 @@ import { IssueSession } from '../session/issue-session';
  * tests/property/pipeline-histories: a re-run of a crashed triage labelled a closed issue).
  */
 export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
-  return issueInEvent(app, issueNumber) ?? app.issues.getIssue(issueNumber);
+  return openedIssue(app.runner, issueNumber) ?? app.issues.getIssue(issueNumber);
 }
 
 /**
@@ -25,21 +25,11 @@ export async function loadIssueAndComments(
   app: App,
   issueNumber: number,
 ): Promise<{ issue: Issue; comments?: Promise<IssueComment[]> }> {
-  const fromEvent = issueInEvent(app, issueNumber);
+  const fromEvent = openedIssue(app.runner, issueNumber);
   if (fromEvent) return { issue: fromEvent };
   const comments = app.issues.listComments(issueNumber);
   comments.catch(() => undefined); // its failure surfaces where the session awaits it, if it does
   return { issue: await app.issues.getIssue(issueNumber), comments };
-}
-
-function issueInEvent(app: App, issueNumber: number): Issue | undefined {
-  const { runner } = app;
-  const fromEvent = issueFromEvent(runner.payload);
-  // Only an issue's own `opened` snapshot, on a first attempt: any other payload can be older than a close that came
-  // before its run (a comment's; a redelivered `labeled`, whose forced triage then labelled a closed issue), and an
-  // opened issue's redelivery finds its triage done. Property test tests/property/pipeline-histories found both.
-  const opened = runner.eventName === 'issues' && runner.payload.action === 'opened';
-  return fromEvent?.number === issueNumber && opened && runner.runAttempt <= 1 ? fromEvent : undefined;
 }
 
 /**
@@ -111,7 +101,7 @@ export function phaseContext(
   return {
     issue: args.issue,
     session,
-    models: modelGateway(app, args.phase, session),
+    models: ModelGateway.forRun(app, args.phase, session),
     ...(args.early ? { early: args.early } : {}),
     config: app.config,
     next: { workflow: app.workflow, ref: app.runner.defaultBranch },
@@ -127,18 +117,6 @@ export function phaseContext(
     remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,
     gitToken: app.inputs.pushToken ?? app.inputs.githubToken,
   };
-}
-
-function modelGateway(app: App, phase: string, ledger: LedgerSink): ModelGateway {
-  return new ModelGateway({
-    providerFor: app.providerFor,
-    prices: app.prices,
-    budgets: app.config.budgets,
-    session: ledger,
-    phase,
-    runId: app.runner.runId,
-    now: app.now,
-  });
 }
 
 /**

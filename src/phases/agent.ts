@@ -97,15 +97,8 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
   const { tempDir, workspace, runId } = app.runner;
   const task = readHandoff(taskPath(tempDir), implementTaskSchema, 'implement task');
   const ledger = new StepLedger(task.ledger);
-  const gateway = new ModelGateway({
-    providerFor: app.providerFor,
-    prices: app.prices,
-    budgets: app.config.budgets,
-    session: ledger,
-    phase: 'implement',
-    runId: task.runId || runId,
-    now: app.now,
-  });
+  // Ledgered under the routing step's run id (the run that started implement).
+  const gateway = ModelGateway.forRun({ ...app, runner: { runId: task.runId || runId } }, 'implement', ledger);
   // Load the model SDK while the workspace tools are set up (the first call needs it).
   gateway.prepare('implement');
   const toolset = await createWorkspaceTools({

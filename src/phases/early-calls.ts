@@ -3,7 +3,7 @@ import type { Issue } from '@hydraflow/github';
 import { ModelGateway, type EarlyCall, type LedgerSink, type StructuredCall } from '../agents/model-gateway';
 import type { Models } from '../models';
 import type { RunnerContext } from '../runner/context';
-import { issueFromEvent } from '../runner/event-issue';
+import { openedIssue } from '../runner/event-issue';
 import { triageCall } from './triage-call';
 
 /**
@@ -24,21 +24,13 @@ export function beginEarlyCall(
   runner: RunnerContext,
   config: HydraflowConfig,
   models: Models,
-  request: { phase: string; issue: number; dispatched?: boolean },
+  request: { phase: string; issue: number },
 ): EarlyCall | undefined {
   const call = EARLY_CALLS[request.phase];
-  if (!call || request.dispatched || runner.runAttempt > 1) return undefined;
-  if (runner.eventName !== 'issues' || runner.payload.action !== 'opened') return undefined;
-  const issue = issueFromEvent(runner.payload);
-  if (issue?.number !== request.issue || issue.state === 'closed' || issue.isPullRequest) return undefined;
+  const issue = call && openedIssue(runner, request.issue);
+  if (!call || !issue) return undefined;
   const nothingSpent: LedgerSink = { state: { ledger: [] }, record: () => undefined };
-  const gateway = new ModelGateway({
-    ...models,
-    budgets: config.budgets,
-    session: nothingSpent,
-    phase: request.phase,
-    runId: runner.runId,
-    now: () => new Date(),
-  });
-  return gateway.begin(call(issue));
+  return ModelGateway.forRun({ ...models, config, runner, now: () => new Date() }, request.phase, nothingSpent).begin(
+    call(issue),
+  );
 }
