@@ -1,4 +1,4 @@
-const Ae=216,Re=[216],Fe={5216:((Ee,j,f)=>{f.r(j),f.d(j,{runGroom:()=>he});var Q=f(7598),a=f(1935),Y=f(9068),z=f(9003),B=f(629),Z=f(2833),k=f(7730),V=f(1184);const K=`HydraFlow grooming.
+const Ae=216,Re=[216],Fe={5216:((Ee,j,f)=>{f.r(j),f.d(j,{runGroom:()=>he});var Q=f(7598),a=f(1935),Y=f(9068),z=f(9003),B=f(629),Z=f(2833),k=f(7730),V=f(826);const K=`HydraFlow grooming.
 Several agents judge, each from its own angle, whether one GitHub issue is ready for an engineer to plan and build.
 Your role is given in the first user message. The issue, its comments, the open questions, related issues and the
 repository are below; the tools read more of the repository (read_file, list_files, search) and search this

@@ -170,22 +170,84 @@ describe('workspace tools', () => {
     expect(loud.content).not.toContain('line-1\n');
   });
 
-  it('the last test run stands for the final tree only until something could change the tree', async () => {
+  it('the final test reuses the last run only while nothing could have changed the tree', async () => {
     const { root } = setup();
-    const set = await tools({ root, commands: { test: 'grep -c x src/a.ts; exit 1', lint: 'true' } });
-    expect(set.lastTestOfFinalTree()).toBeUndefined();
+    const log = join(root, '..', 'test-runs.log');
+    writeFileSync(log, '');
+    const runs = () => readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
+    const set = await tools({
+      root,
+      commands: { test: 'echo run >> ../test-runs.log; grep -c x src/a.ts; exit 1', lint: 'true' },
+    });
+    expect((await set.finalTest(60_000))?.content).toMatch(/^Exit code 1 after[\s\S]*\n3\n$/);
+    expect(runs()).toBe(1);
     await call(set, 'run_command', { name: 'test' });
-    expect(set.lastTestOfFinalTree()?.content).toMatch(/^Exit code 1 after[\s\S]*\n3\n$/);
     await call(set, 'read_file', { path: 'src/a.ts' }); // reading changes nothing
-    expect(set.lastTestOfFinalTree()).toBeDefined();
+    expect((await set.finalTest(60_000))?.content).toMatch(/^Exit code 1 /);
+    expect(runs()).toBe(2);
     await call(set, 'edit_file', { path: 'src/a.ts', old_string: 'const y', new_string: 'let y' });
-    expect(set.lastTestOfFinalTree()).toBeUndefined();
+    await set.finalTest(60_000);
+    expect(runs()).toBe(3);
     await call(set, 'run_command', { name: 'test' });
     await call(set, 'run_command', { name: 'lint' }); // any command may write
-    expect(set.lastTestOfFinalTree()).toBeUndefined();
-    await call(set, 'run_command', { name: 'test' });
+    await set.finalTest(60_000);
+    expect(runs()).toBe(5);
     await call(set, 'write_file', { path: 'src/c.ts', content: 'x' });
-    expect(set.lastTestOfFinalTree()).toBeUndefined();
+    await set.finalTest(60_000);
+    expect(runs()).toBe(6);
+    const none = await tools({ root, commands: { lint: 'true' } });
+    expect(await none.finalTest(60_000)).toBeUndefined();
+  });
+
+  it('tests ahead: started while the model thinks, handed to the next test call, killed before the tree changes', async () => {
+    const { root } = setup();
+    const log = join(root, '..', 'ahead.log');
+    writeFileSync(log, '');
+    const events = () => readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    const test = 'echo start >> ../ahead.log; sleep 0.4; echo end >> ../ahead.log; grep -c y src/a.ts';
+    const set = await tools({ root, commands: { test, lint: 'true' }, testAhead: true });
+    const context = { deadline: Date.now() + 60_000, remainingMs: 60_000 };
+    const until = async (what: () => boolean) => {
+      for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+
+    set.afterTools(context); // nothing changed yet: nothing starts
+    await call(set, 'edit_file', { path: 'src/a.ts', old_string: 'const y = x + 1;', new_string: 'const y = x + 2;' });
+    set.afterTools(context);
+    await until(() => events().length > 0);
+    expect(events()).toEqual(['start']); // running while "the model thinks"
+    const handed = await call(set, 'run_command', { name: 'test' });
+    expect(handed.content).toMatch(/^Exit code 0 after[\s\S]*\n2\n$/);
+    expect(events()).toEqual(['start', 'end']); // the agent's call got the run ahead, no second run
+    set.afterTools(context); // tested already: nothing starts
+    expect((await set.finalTest(60_000))?.content).toBe(handed.content);
+    expect(events()).toEqual(['start', 'end']);
+
+    // A read goes on beside the run ahead, which is still handed over.
+    await call(set, 'write_file', { path: 'src/d.ts', content: 'const y = 4;\n' });
+    set.afterTools(context);
+    await call(set, 'read_file', { path: 'src/d.ts' });
+    await call(set, 'run_command', { name: 'test' });
+    expect(events()).toEqual(['start', 'end', 'start', 'end']);
+
+    // An edit first kills the run ahead (it never ends) and only then changes the file.
+    await call(set, 'edit_file', { path: 'src/a.ts', old_string: 'const y = x + 2;', new_string: 'const z = x;' });
+    set.afterTools(context);
+    await until(() => events().length === 5);
+    const edited = await call(set, 'edit_file', { path: 'src/d.ts', old_string: 'const y', new_string: 'let w' });
+    expect(edited.content).toBe('Edited src/d.ts.');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(events()).toEqual(['start', 'end', 'start', 'end', 'start']);
+    // Nothing stands for the final tree any more: the final test runs it.
+    expect((await set.finalTest(60_000))?.content).toMatch(/^Exit code 0 after[\s\S]*\n1\n$/); // export { y }
+    expect(events()).toEqual(['start', 'end', 'start', 'end', 'start', 'start', 'end']);
+
+    // Off (the default for createWorkspaceTools): a changed tree starts nothing between turns.
+    const off = await tools({ root, commands: { test } });
+    await call(off, 'write_file', { path: 'src/e.ts', content: 'x' });
+    off.afterTools(context);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(events()).toHaveLength(7);
   });
 
   it('command environment: allowlist, temp HOME, CI, and the deny list wins over an explicit allow', () => {

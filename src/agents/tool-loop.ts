@@ -101,6 +101,8 @@ export interface ToolLoopArgs {
   now?: () => number;
   /** Called after every model turn (grooming starts its other agents once the first turn has written the cache). */
   onTurn?: (turns: number) => void;
+  /** Called after a turn's tool calls ran, before the next model call: work to do while the model thinks. */
+  afterTools?: (context: ToolContext) => void;
   /** The submit tool that ends the task: an answer without any tool call is sent back once, asking for it. */
   finalTool?: string;
 }
@@ -264,6 +266,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
       });
     }
     if (final) return { ...common(), outcome: 'finished', summary: result.text, final: final.value };
+    args.afterTools?.({ deadline, remainingMs: deadline - now() });
   }
 }
 

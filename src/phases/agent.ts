@@ -1,10 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { BudgetExceededError, CreditExhaustedError, type LedgerEntry } from '@hydraflow/core';
 import { ModelGateway, type LedgerSink } from '../agents/model-gateway';
 import { runToolLoop } from '../agents/tool-loop';
-import { commandEnv, createWorkspaceTools, runCommand, type WorkspaceToolset } from '../agents/tools/index';
+import { createWorkspaceTools } from '../agents/tools/index';
 import type { App } from '../app';
 import {
   implementTaskSchema,
@@ -56,30 +53,7 @@ class StepLedger implements LedgerSink {
 }
 
 const FINAL_TEST_TAIL = 4_000;
-
-/** The tests on the final tree: the agent's own last run when nothing could have changed the tree since, else a run. */
-async function finalTestRun(
-  task: ImplementTask,
-  workspace: string,
-  toolset: WorkspaceToolset,
-): Promise<{ exitCode: number | null; tail: string }> {
-  const line = task.commands.test;
-  if (!line) return { exitCode: null, tail: '' };
-  const last = toolset.lastTestOfFinalTree();
-  if (last) return { exitCode: exitCodeOf(last.content), tail: last.content.slice(-FINAL_TEST_TAIL) };
-  const home = await mkdtemp(join(tmpdir(), 'hydraflow-test-'));
-  try {
-    const outcome = await runCommand(line, {
-      cwd: workspace,
-      env: commandEnv({ home }),
-      timeoutMs: 10 * 60_000,
-      maxOutputChars: FINAL_TEST_TAIL,
-    });
-    return { exitCode: exitCodeOf(outcome.content), tail: outcome.content };
-  } finally {
-    await rm(home, { recursive: true, force: true });
-  }
-}
+const FINAL_TEST_TIMEOUT_MS = 10 * 60_000;
 
 function exitCodeOf(content: string): number | null {
   const code = /^Exit code (\d+)/.exec(content)?.[1];
@@ -105,6 +79,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
     root: workspace,
     commands: task.commands,
     protectedPaths: task.protectedPaths,
+    testAhead: app.config.implement.test_ahead,
   });
   const write = (result: Omit<ImplementResult, 'v' | 'issue' | 'ledger' | 'refusals'>) =>
     writeHandoff(resultPath(tempDir), {
@@ -127,8 +102,12 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
         maxMs: task.limits.maxMinutes * 60_000,
         maxTokens: app.config.budgets.per_run.tokens,
       },
+      afterTools: toolset.afterTools,
     });
-    const test = await finalTestRun(task, workspace, toolset);
+    const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
+    const test = tested
+      ? { exitCode: exitCodeOf(tested.content), tail: tested.content.slice(-FINAL_TEST_TAIL) }
+      : { exitCode: null, tail: '' };
     const summary = loop.outcome === 'finished' ? loop.summary : `${loop.detail}\n\n${loop.lastText}`.trim();
     write({
       status: loop.outcome === 'finished' ? 'done' : 'cap',

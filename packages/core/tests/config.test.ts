@@ -50,6 +50,7 @@ describe('loadConfig defaults', () => {
         max_minutes: 20,
         max_files: 30,
         max_lines: 1_500,
+        test_ahead: true,
       },
       review: { max_rounds: 3, threshold: 7 },
       merge: { policy: 'human', method: 'squash', required_checks: [] },

@@ -8,14 +8,16 @@
  * timeout (and never past the loop's deadline), its process group killed at the end, and only the tail of its output
  * kept.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { defineTool, type AgentTool, type ToolContext, type ToolOutcome } from '../tool-loop';
+import { runCommand } from './command';
 import { commandEnv } from './env';
 import { PathGuard, type AccessMode } from './path-guard';
+import { TestRuns } from './test-runs';
 
 export interface Refusal {
   tool: string;
@@ -42,6 +44,8 @@ export interface WorkspaceToolsOptions {
   allowEnv?: readonly string[];
   /** Where the allowed variables come from (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Start the `test` command in the background when a turn changed the tree (test-runs.ts; default off). */
+  testAhead?: boolean;
 }
 
 export interface WorkspaceToolset {
@@ -50,12 +54,17 @@ export interface WorkspaceToolset {
   refusals: Refusal[];
   guard: PathGuard;
   /**
-   * The `test` command's result when it was the last thing that could have changed the workspace (no write, edit or
-   * other command since) and it ran to an exit code: the tree it tested is the final tree, so running it again would
-   * only repeat it. Undefined otherwise.
+   * Called by the tool loop after a turn's tools ran, while the model thinks: starts the tests ahead when the turn
+   * changed the tree and testAhead is on.
    */
-  lastTestOfFinalTree(): ToolOutcome | undefined;
-  /** Remove the commands' temporary HOME. */
+  afterTools(context: ToolContext): void;
+  /**
+   * The `test` command's outcome on the final tree (undefined without a test command): the last run when nothing
+   * could have changed the workspace since (no write, edit or other command) and it ran to an exit code, since
+   * running it again would only repeat it; else a new run.
+   */
+  finalTest(timeoutMs: number): Promise<ToolOutcome | undefined>;
+  /** Kill a test run still going; remove the commands' temporary HOME. */
   dispose(): Promise<void>;
 }
 
@@ -112,8 +121,20 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
   const root = guard.root;
   const home = await mkdtemp(join(tmpdir(), 'hydraflow-agent-home-'));
   const refusals: Refusal[] = [];
-  // The last `test` run, until something that can change the tree runs after it (a write, an edit, any command).
-  let lastTest: ToolOutcome | undefined;
+  const commands = options.commands ?? {};
+  const names = Object.keys(commands);
+  const env = commandEnv({
+    home,
+    ...(options.env ? { source: options.env } : {}),
+    ...(options.allowEnv ? { allow: options.allowEnv } : {}),
+  });
+  const maxOutputChars = options.maxOutputChars ?? 20_000;
+  const commandTimeoutMs = options.commandTimeoutMs ?? 600_000;
+  const testLine = commands.test;
+  const tests = new TestRuns(
+    (timeoutMs, signal) => runCommand(testLine ?? 'false', { cwd: root, env, timeoutMs, maxOutputChars, signal }),
+    { ahead: options.testAhead === true && testLine !== undefined && !readOnly },
+  );
   const maxList = options.maxListEntries ?? 1000;
   const maxMatches = options.maxSearchResults ?? 200;
 
@@ -251,7 +272,7 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
         return { content: `Content too large (max ${MAX_FILE_BYTES} bytes)`, isError: true };
       const stat = await lstat(r.abs).catch(() => undefined);
       if (stat && !stat.isFile()) return { content: `${path} exists and is not a regular file`, isError: true };
-      lastTest = undefined;
+      await tests.changing();
       await mkdir(dirname(r.abs), { recursive: true });
       await writeFile(r.abs, content);
       return { content: `Wrote ${path} (${content.split('\n').length} lines).` };
@@ -284,23 +305,16 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
       const next = text.slice(0, first) + new_string + text.slice(first + old_string.length);
       if (Buffer.byteLength(next) > MAX_FILE_BYTES)
         return { content: `Result too large (max ${MAX_FILE_BYTES} bytes)`, isError: true };
-      lastTest = undefined;
+      await tests.changing();
       await writeFile(r.abs, next);
       return { content: `Edited ${path}.` };
     },
   });
 
   const tools: AgentTool[] = [readFileTool, listFilesTool, searchTool];
-  const commands = options.commands ?? {};
-  const names = Object.keys(commands);
   if (!readOnly) {
     tools.push(writeFileTool, editFileTool);
     if (names.length > 0) {
-      const env = commandEnv({
-        home,
-        ...(options.env ? { source: options.env } : {}),
-        ...(options.allowEnv ? { allow: options.allowEnv } : {}),
-      });
       tools.push(
         defineTool({
           name: 'run_command',
@@ -311,15 +325,10 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
           async run({ name }, context) {
             const line = commands[name];
             if (line === undefined) return { content: `Unknown command '${name}'`, isError: true };
-            lastTest = undefined;
-            const outcome = await runCommand(line, {
-              cwd: root,
-              env,
-              timeoutMs: Math.max(0, Math.min(options.commandTimeoutMs ?? 600_000, context.remainingMs)),
-              maxOutputChars: options.maxOutputChars ?? 20_000,
-            });
-            if (name === 'test' && !outcome.isError && /^Exit code \d+ /.test(outcome.content)) lastTest = outcome;
-            return outcome;
+            const timeoutMs = Math.max(0, Math.min(commandTimeoutMs, context.remainingMs));
+            if (name === 'test') return tests.test(timeoutMs);
+            await tests.changing(); // any other command may write
+            return runCommand(line, { cwd: root, env, timeoutMs, maxOutputChars });
           },
         }),
       );
@@ -329,66 +338,13 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
     tools,
     refusals,
     guard,
-    lastTestOfFinalTree: () => lastTest,
-    dispose: () => rm(home, { recursive: true, force: true }),
+    afterTools: (context) => tests.startAhead(Math.min(commandTimeoutMs, context.remainingMs)),
+    finalTest: async (timeoutMs) => (testLine === undefined ? undefined : tests.final(timeoutMs)),
+    dispose: async () => {
+      await tests.dispose();
+      await rm(home, { recursive: true, force: true });
+    },
   };
-}
-
-/** `sh -c line` in its own process group; output tail kept; the group is killed at the timeout and at the end. */
-export function runCommand(
-  line: string,
-  opts: { cwd: string; env: Record<string, string>; timeoutMs: number; maxOutputChars: number },
-): Promise<ToolOutcome> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    let tail = '';
-    let dropped = 0;
-    let timedOut = false;
-    const keep = (chunk: Buffer) => {
-      tail += chunk.toString('utf8');
-      if (tail.length > opts.maxOutputChars * 2) {
-        dropped += tail.length - opts.maxOutputChars;
-        tail = tail.slice(-opts.maxOutputChars);
-      }
-    };
-    const child = spawn('/bin/sh', ['-c', line], {
-      cwd: opts.cwd,
-      env: opts.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, opts.timeoutMs);
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('exit', () => killGroup()); // background children die with the command
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ content: `Could not start the command: ${error.message}`, isError: true });
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (tail.length > opts.maxOutputChars) {
-        dropped += tail.length - opts.maxOutputChars;
-        tail = tail.slice(-opts.maxOutputChars);
-      }
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      const head = timedOut
-        ? `Timed out after ${seconds}s (killed).`
-        : `Exit code ${code ?? `signal ${signal ?? '?'}`} after ${seconds}s.`;
-      const cut = dropped > 0 ? `[… ${dropped} earlier characters of output cut]\n` : '';
-      resolve({ content: `${head}\n${cut}${tail}`, ...(timedOut ? { isError: true } : {}) });
-    });
-  });
 }
 
 export type { ToolContext };

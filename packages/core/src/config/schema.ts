@@ -282,6 +282,12 @@ export const configSchema = z
             .max(50_000)
             .default(1_500)
             .describe('Lines one change may add and remove.'),
+          test_ahead: z
+            .boolean(e('true or false'))
+            .default(true)
+            .describe(
+              'Start the `test` command in the background after the agent changes files, while the model decides its next step; the agent gets that run when it asks for `test` next, and it is killed first when the agent does anything else that may change the tree. Turn off when tests are expensive or must never run unasked.',
+            ),
         })
         .prefault({})
         .describe('The coding agent (implement phase) and the checks on what it produced.'),
