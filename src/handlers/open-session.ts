@@ -127,7 +127,7 @@ export function phaseContext(
  * (a custom workflow using actions/plan, say) dispatch, since nothing is known of the steps around them. The chain
  * ends: implement is the routing step's last phase, and the publish step's review dispatches its refiner.
  */
-function canContinueWith(app: App, phase: string): boolean {
+export function canContinueWith(app: App, phase: string): boolean {
   if (!PHASES[phase] || phase === 'publish') return false;
   const step = app.inputs.phase;
   // implement works on the job's checkout: a job without one (a workflow of the user's own) dispatches it

@@ -4,7 +4,7 @@ import { escalate } from '../phases/escalate';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, PHASES, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
-import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase, phaseContext } from './open-session';
+import { canContinueWith, freeLockOfDeadAttempt, loadIssueAndComments, openPhase, phaseContext } from './open-session';
 
 export interface PhaseRequest {
   phase: string;
@@ -21,8 +21,14 @@ export interface PhaseRequest {
  * is the phase's model call, already started (phases/early-calls.ts).
  */
 export async function handlePhase(app: App, request: PhaseRequest, early?: EarlyCall): Promise<PhaseOutcome> {
-  // Load the phase's model SDK while GitHub answers the first requests (it is needed unless the work is already done).
-  if (MODEL_PHASES.has(request.phase)) app.providerFor(request.phase).catch(() => undefined);
+  // Load the phase's model SDK while GitHub answers the first requests (it is needed unless the work is already done);
+  // publish goes on into the review.
+  const modelRole = MODEL_PHASES.has(request.phase)
+    ? request.phase
+    : request.phase === 'publish' && canContinueWith(app, 'review')
+      ? 'review'
+      : undefined;
+  if (modelRole) app.providerFor(modelRole).catch(() => undefined);
   const { issue, comments } = await loadIssueAndComments(app, request.issue);
   if (issue.state === 'closed') {
     // A re-run of a run that died holding the 👀 lock finds the issue closed: free the lock that run left (property
@@ -90,19 +96,32 @@ export async function continueRun(
   const spans = [firstSpan];
   let ctx = first;
   let next = outcome.continueWith;
+  let handed = handedCall(outcome);
   while (next) {
     const phase = next;
     const runner = PHASES[phase]!;
     const startedAt = Date.now();
-    const issue = await app.issues.getIssue(ctx.issue.number);
-    const session = ctx.session.continueAs(phase, issue.labels);
-    ctx = phaseContext(app, { issue, session, phase, actor: ctx.actor, forced: false });
-    outcome = issue.state === 'closed' ? await stopOnClosed(ctx, phase) : await runDispatched(ctx, phase, runner);
+    try {
+      const issue = await app.issues.getIssue(ctx.issue.number);
+      const session = ctx.session.continueAs(phase, issue.labels);
+      ctx = phaseContext(app, { issue, session, phase, actor: ctx.actor, forced: false, early: handed });
+      outcome = issue.state === 'closed' ? await stopOnClosed(ctx, phase) : await runDispatched(ctx, phase, runner);
+    } finally {
+      handed?.cancel(); // not adopted (the phase did not run, or asked another call): stop paying for it
+    }
     outcomes.push(outcome);
     spans.push({ phase, startedAt, endedAt: Date.now() });
     next = outcome.continueWith;
+    handed = handedCall(outcome);
   }
   return { ...(outcomes.length === 1 ? outcome : chained(outcomes)), phases: spans };
+}
+
+/** The next phase's first model call, begun by the phase that produced `outcome`; cancelled when nothing runs next. */
+function handedCall(outcome: PhaseOutcome): EarlyCall | undefined {
+  if (outcome.continueWith) return outcome.nextCall;
+  outcome.nextCall?.cancel();
+  return undefined;
 }
 
 /**

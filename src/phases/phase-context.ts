@@ -53,6 +53,8 @@ export interface PhaseOutcome {
   outputs?: Record<string, string>;
   /** The phase this run goes on with (started by `startNextPhase`, which found it can run here). */
   continueWith?: string;
+  /** That phase's first model call, already begun by this one (adopted by key, else cancelled): the review after publish. */
+  nextCall?: EarlyCall;
   /** The phases this step ran, in order, with their wall-clock spans (epoch ms): for outputs and the job summary. */
   phases?: PhaseSpan[];
 }

@@ -9,11 +9,14 @@ import {
   type OutputProblem,
 } from '@hydraflow/core';
 import { GitWorkspace } from '@hydraflow/git';
+import type { PullRequest } from '@hydraflow/github';
+import type { EarlyCall } from '../agents/model-gateway';
 import { escalate } from './escalate';
 import { implementResultSchema, readHandoff, resultPath, type ImplementResult } from './implement-handoff';
 import { agentResultExists } from './implement';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
+import { beginReview, type ReviewHead } from './review';
 
 const AUTHOR = { name: 'hydraflow[bot]', email: 'hydraflow[bot]@users.noreply.github.com' };
 
@@ -71,16 +74,21 @@ function pullBody(issue: number, result: ImplementResult): string {
 }
 
 /**
- * Step 3 of implement (GitHub token, no model keys, runs no agent): validates what the agent left in the working tree
- * — changed paths, size, anything shaped like a secret — and only then commits, pushes and opens or updates the pull
- * request, moves the issue to review and dispatches the review. Anything wrong goes to a human, with the diagnosis;
- * nothing is pushed.
+ * Step 3 of implement (GitHub token; a model key only for the review it goes on with; runs no agent and no repository
+ * code): validates what the agent left in the working tree — changed paths, size, anything shaped like a secret — and
+ * only then commits, pushes and opens or updates the pull request, moves the issue to review and starts the review
+ * (in this run, begun from the local diff while it pushes, or dispatched). Anything wrong goes to a human, with the
+ * diagnosis; nothing is pushed.
  */
 export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { session, issue, config } = ctx;
   const record = session.state.implement;
   if (!record)
     return { summary: 'nothing to publish: implement was not prepared in this run', stage: session.currentStage };
+  const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
+  // Reading the working tree changes nothing: it goes on while the lock is taken.
+  const described = describeChanges(git, ctx.workspace);
+  described.catch(() => undefined); // awaited below once the lock is held
   const lock = await session.acquire();
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
   if (!agentResultExists(ctx.tempDir)) {
@@ -93,8 +101,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const result = readHandoff(resultPath(ctx.tempDir), implementResultSchema, 'implement result');
   session.record(result.ledger);
 
-  const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
-  const { files, text } = await describeChanges(git, ctx.workspace);
+  const { files, text } = await described;
   const problems = checkChanges(files, {
     maxFiles: config.implement.max_files,
     maxLines: config.implement.max_lines,
@@ -123,24 +130,77 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     });
   }
 
-  // The review this step goes on with needs its model SDK: load it while git commits and pushes.
-  if (ctx.canContinueWith('review')) ctx.models.prepare('review');
-  const sha = await git.commitAll(
-    `${issue.title} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
-    AUTHOR,
-  );
-  await git.push(record.branch, ctx.gitToken ? { token: ctx.gitToken } : {});
-  const headSha = sha ?? (await git.headSha());
+  const testsPass = result.testExitCode === null || result.testExitCode === 0;
+  // The pull request to update, if there is one: looked up while git commits.
+  const lookup = testsPass
+    ? record.pull
+      ? ctx.pulls.getPull(record.pull)
+      : ctx.pulls.findOpenPull(record.branch)
+    : undefined;
+  lookup?.catch(() => undefined); // awaited below; a failure surfaces there
+  const commit = git
+    .commitAll(
+      `${issue.title} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
+      AUTHOR,
+    )
+    .then((sha) => sha ?? git.headSha());
+  // The review this step goes on with begins as soon as the commit is made, from the local diff: the model reads while
+  // git pushes and GitHub opens the pull request. It is handed to the review (nextCall) or cancelled.
+  const review =
+    testsPass && lookup && ctx.canContinueWith('review') ? reviewAhead(ctx, git, lookup, commit) : undefined;
+  let handed = false;
+  try {
+    const headSha = await commit;
+    await git.push(record.branch, ctx.gitToken ? { token: ctx.gitToken } : {});
 
-  if (result.testExitCode !== null && result.testExitCode !== 0) {
-    session.update((s) => ({ ...s, implement: { ...record, headSha } }));
-    return escalate(ctx, {
-      headline: 'The tests still fail after the coding agent’s work',
-      reason: `the branch \`${record.branch}\` was pushed for a human to look at; no pull request was opened. The test command ended with exit code ${result.testExitCode}:\n${result.testOutput.slice(-3_000)}`,
-    });
+    if (!testsPass) {
+      session.update((s) => ({ ...s, implement: { ...record, headSha } }));
+      return await escalate(ctx, {
+        headline: 'The tests still fail after the coding agent’s work',
+        reason: `the branch \`${record.branch}\` was pushed for a human to look at; no pull request was opened. The test command ended with exit code ${result.testExitCode}:\n${result.testOutput.slice(-3_000)}`,
+      });
+    }
+    const opened = await openOrUpdate(ctx, record, result, headSha, files.length, await lookup);
+    handed = opened.continueWith === 'review';
+    return handed ? { ...opened, ...(review ? { nextCall: await review } : {}) } : opened;
+  } finally {
+    if (!handed) void review?.then((call) => call?.cancel());
   }
+}
 
-  const existing = record.pull ? await ctx.pulls.getPull(record.pull) : await ctx.pulls.findOpenPull(record.branch);
+/**
+ * Begins the review of the commit this step pushes (review.ts, beginReview), from the local diff against the base
+ * branch; undefined when it cannot (the review then asks for itself, as it would have anyway).
+ */
+async function reviewAhead(
+  ctx: PhaseContext,
+  git: GitWorkspace,
+  lookup: Promise<PullRequest | undefined>,
+  commit: Promise<string>,
+): Promise<EarlyCall | undefined> {
+  const head = async (): Promise<ReviewHead> => {
+    const headSha = await commit;
+    const [existing, files] = await Promise.all([lookup, git.branchFiles(`origin/${ctx.next.ref}`)]);
+    const open = existing?.state === 'open' ? existing : undefined;
+    return { pull: open?.number, title: open?.title ?? ctx.issue.title, headSha, files };
+  };
+  try {
+    return await beginReview(ctx, head());
+  } catch {
+    return undefined;
+  }
+}
+
+/** Opens the pull request (or takes the open one), moves the issue to review and starts the review. */
+async function openOrUpdate(
+  ctx: PhaseContext,
+  record: NonNullable<PhaseContext['session']['state']['implement']>,
+  result: ImplementResult,
+  headSha: string,
+  changed: number,
+  existing: PullRequest | undefined,
+): Promise<PhaseOutcome> {
+  const { session, issue } = ctx;
   const pull =
     existing && existing.state === 'open'
       ? existing
@@ -164,7 +224,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   }
   const next = await startNextPhase(ctx, 'review', 'The review');
   await session.publish({
-    headline: `Pull request #${pull.number} ${existing ? 'updated' : 'opened'} (draft): ${files.length} file(s) changed`,
+    headline: `Pull request #${pull.number} ${existing ? 'updated' : 'opened'} (draft): ${changed} file(s) changed`,
     next: `${next.note} [#${pull.number}](${pull.htmlUrl})`,
     details: neutralizeText(result.summary),
   });

@@ -19,6 +19,7 @@
  */
 import {
   decideMerge,
+  formatCount,
   ledgerTotals,
   parseCommand,
   permissionAtLeast,
@@ -417,6 +418,6 @@ function summary(ctx: Ctx, pull: PullRequest, sha: string | undefined): string {
     `- Review: ${rounds.length} round${rounds.length === 1 ? '' : 's'}${last ? `, last score ${last.score}/10` : ''}`,
     `- Approved by: ${approvedBy ? `\`${approvedBy}\`` : 'HydraFlow’s review (merge.policy auto)'}`,
     `- Implement runs: ${state.implement?.attempts ?? 0}${state.implement?.fixAttempts ? ` (${state.implement.fixAttempts} fix)` : ''}`,
-    `- Cost: $${totals.usd.toFixed(2)}${totals.unpriced ? ' (some calls at a fallback price)' : ''}, ${totals.tokens.toLocaleString('en-US')} tokens in ${totals.calls} model call${totals.calls === 1 ? '' : 's'}`,
+    `- Cost: $${totals.usd.toFixed(2)}${totals.unpriced ? ' (some calls at a fallback price)' : ''}, ${formatCount(totals.tokens)} tokens in ${totals.calls} model call${totals.calls === 1 ? '' : 's'}`,
   ].join('\n');
 }

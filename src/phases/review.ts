@@ -26,8 +26,10 @@ import {
   type ReviewExit,
   type ReviewRecord,
   type ReviewRoundRecord,
+  type ReviewVerdict,
 } from '@hydraflow/core';
-import type { PullFile, PullRequest, Review, ReviewEvent } from '@hydraflow/github';
+import type { Issue, PullFile, PullRequest, Review, ReviewEvent } from '@hydraflow/github';
+import type { EarlyCall, StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { escalate } from './escalate';
 
@@ -104,6 +106,78 @@ async function acceptedPlan(ctx: PhaseContext): Promise<string | undefined> {
   return plan ? planAsMarkdown(plan) : undefined;
 }
 
+/** The findings HydraFlow's review of `round` recorded (checked against the hash in state), from the pull's reviews. */
+function findingsOfRound(
+  ctx: PhaseContext,
+  reviews: readonly Review[],
+  round: ReviewRoundRecord | undefined,
+): Finding[] | undefined {
+  if (!round?.reviewId) return undefined;
+  const review = reviews.find((r) => r.id === round.reviewId && isOurs(ctx, r));
+  return readReviewFindings(review?.body, round.findingsHash);
+}
+
+/** What the reviewer is shown of one head of the pull request, besides the issue. */
+interface ReviewSubject {
+  /** The pull request's title. */
+  title: string;
+  headSha: string;
+  files: readonly PullFile[];
+  plan: string | undefined;
+  /** The findings still open after the previous round, if there was one. */
+  earlier: readonly Finding[] | undefined;
+}
+
+/** The reviewer's call: runReview makes it, and the publish step begins the same one ahead (beginReview). */
+function reviewCall(issue: Issue, subject: ReviewSubject): StructuredCall<ReviewVerdict> {
+  return {
+    role: 'review',
+    schema: reviewVerdictSchema,
+    schemaName: 'review',
+    request: {
+      issue: issue.number,
+      system: [{ text: INSTRUCTIONS, cache: true }],
+      messages: [{ role: 'user', content: reviewMessage(issue, subject) }],
+      maxOutputTokens: 4_000,
+      temperature: 0,
+    },
+  };
+}
+
+/** The head of the pull request the publish step is about to push (see beginReview). */
+export interface ReviewHead {
+  /** The open pull request it updates; undefined when it opens one. */
+  pull: number | undefined;
+  title: string;
+  headSha: string;
+  files: readonly PullFile[];
+}
+
+/**
+ * Begins the review of a head before its pull request is opened or updated: the publish step calls it as it commits,
+ * with the files of the local diff (GitWorkspace.branchFiles), so the reviewer reads while git pushes and GitHub opens
+ * the pull request; the plan is read meanwhile. runReview adopts the call by its key only if it would ask exactly the
+ * same — GitHub's list of files gives the same diff, the issue, its plan and the pull request's title are unchanged —
+ * and it is cancelled otherwise (a call the provider had begun answering may still be billed: at most one). Undefined
+ * when the round is already recorded for this head (runReview then replays it without a call).
+ */
+export async function beginReview(ctx: PhaseContext, pending: Promise<ReviewHead>): Promise<EarlyCall | undefined> {
+  const plan = acceptedPlan(ctx);
+  plan.catch(() => undefined); // awaited below, unless the head never comes
+  const head = await pending;
+  const record = ctx.session.state.review;
+  const rounds = head.pull !== undefined && record?.pull === head.pull ? record.rounds : [];
+  if (rounds.some((r) => r.sha === head.headSha)) return undefined;
+  const last = rounds[rounds.length - 1];
+  const [accepted, reviews] = await Promise.all([
+    plan,
+    last?.reviewId !== undefined && head.pull !== undefined ? ctx.pulls.listReviews(head.pull) : [],
+  ]);
+  return ctx.models.begin(
+    reviewCall(ctx.issue, { ...head, plan: accepted, earlier: findingsOfRound(ctx, reviews, last) }),
+  );
+}
+
 function roundLine(r: ReviewRoundRecord, i: number): string {
   const blocking = r.criticalHighKeys.length;
   return `- Round ${i + 1} (\`${r.sha.slice(0, 7)}\`): score ${r.score}/10, ${r.findingKeys.length} open finding${r.findingKeys.length === 1 ? '' : 's'}${blocking ? ` (${blocking} critical/high)` : ''}${r.event ? ` → ${r.event.toLowerCase().replace('_', ' ')}` : ''}`;
@@ -160,10 +234,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
     acceptedPlan(ctx),
   ]);
   const ours = reviews.filter((r) => isOurs(ctx, r));
-  const lastRound = record.rounds[record.rounds.length - 1];
-  const earlier = lastRound?.reviewId
-    ? readReviewFindings(ours.find((r) => r.id === lastRound.reviewId)?.body, lastRound.findingsHash)
-    : undefined;
+  const earlier = findingsOfRound(ctx, ours, record.rounds[record.rounds.length - 1]);
   // Posted for this very commit by a run that died before recording it: reuse it instead of reviewing again.
   const posted = ours.find((r) => r.commitId === pull.headSha);
   const recovered = posted ? readReviewFindings(posted.body) : undefined;
@@ -174,18 +245,8 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
     open = recovered;
   } else {
     try {
-      const verdict = await ctx.models.structured({
-        role: 'review',
-        schema: reviewVerdictSchema,
-        schemaName: 'review',
-        request: {
-          issue: ctx.issue.number,
-          system: [{ text: INSTRUCTIONS, cache: true }],
-          messages: [{ role: 'user', content: reviewMessage(ctx, pull, files, plan, earlier) }],
-          maxOutputTokens: 4_000,
-          temperature: 0,
-        },
-      });
+      const subject = { title: pull.title, headSha: pull.headSha, files, plan, earlier };
+      const verdict = await ctx.models.structured({ ...reviewCall(ctx.issue, subject), early: ctx.early });
       summary = verdict.summary;
       open = verdict.findings.map((f) => ({ ...f, path: normalizeFindingPath(f.path) }));
     } catch (error) {
@@ -261,14 +322,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
   return conclude(ctx, pull, next, exit, open);
 }
 
-function reviewMessage(
-  ctx: PhaseContext,
-  pull: PullRequest,
-  files: readonly PullFile[],
-  plan: string | undefined,
-  earlier: readonly Finding[] | undefined,
-): string {
-  const { issue } = ctx;
+function reviewMessage(issue: Issue, { title, headSha, files, plan, earlier }: ReviewSubject): string {
   return [
     `Issue #${issue.number}`,
     `Title: ${sanitizeUntrusted(issue.title, 300)}`,
@@ -279,7 +333,8 @@ function reviewMessage(
       ? `Accepted plan:\n${sanitizeUntrusted(plan, 20_000)}`
       : 'No accepted plan is available: review against the issue.',
     '',
-    `Pull request #${pull.number}: ${sanitizeUntrusted(pull.title, 300)} (head ${pull.headSha.slice(0, 7)})`,
+    // No pull request number: the publish step begins this call before the pull request exists.
+    `Pull request: ${sanitizeUntrusted(title, 300)} (head ${headSha.slice(0, 7)})`,
     ...(earlier && earlier.length
       ? [
           '',
@@ -348,11 +403,8 @@ async function replay(
 ): Promise<ReviewOutcome> {
   const round = record.rounds[index]!;
   const exit = reviewExit(record.rounds.slice(0, index + 1), settings);
-  let findings: Finding[] = [];
-  if (round.reviewId !== undefined && ctx.pulls) {
-    const review = (await ctx.pulls.listReviews(pull.number)).find((r) => r.id === round.reviewId && isOurs(ctx, r));
-    findings = readReviewFindings(review?.body, round.findingsHash) ?? [];
-  }
+  const reviews = round.reviewId !== undefined ? await ctx.pulls.listReviews(pull.number) : [];
+  const findings = findingsOfRound(ctx, reviews, round) ?? [];
   const n = index + 1;
   const phase: PhaseOutcome = {
     summary: `review round ${n} of #${pull.number} (${pull.headSha.slice(0, 7)}) was already done: ${exit.exit}`,

@@ -77,6 +77,13 @@ describe('a clear issue', () => {
     expect(world.gh.world.issues.get(issue.number)!.state).toBe('closed');
     const branches = execFileSync('git', ['branch', '--list'], { cwd: world.sample.bareRepo }).toString();
     expect(branches).not.toContain('hydraflow/issue-');
+    // The review began from the local diff before GitHub had the pull request, and was adopted: one review call,
+    // answered, and no call of the lifecycle was cancelled.
+    const review = world.models.calls.filter((c) => c.role === 'review');
+    const opened = world.gh.requests.find((r) => r.method === 'POST' && r.path === '/repos/acme/widgets/pulls')!;
+    expect(review.map((c) => c.status)).toEqual([200]);
+    expect(review[0]!.at).toBeLessThan(opened.at);
+    expect(world.models.calls.filter((c) => c.status !== 200)).toEqual([]);
   }, 180_000);
 });
 
@@ -134,6 +141,16 @@ describe('review and refine', () => {
     // the critical finding was raised once: the second round did not repeat it
     const bodies = [...world.gh.world.reviewComments.values()].map((c) => c.body).join('\n');
     expect(bodies.split('average([]) returns NaN').length - 1).toBeLessThanOrEqual(1);
+    // Both rounds' reviews began in the publish step and were adopted; the second was told of the first's finding.
+    const review = world.models.calls.filter((c) => c.role === 'review');
+    expect(review.map((c) => c.status)).toEqual([200, 200]);
+    const listed = world.gh.requests.filter(
+      (r) => r.method === 'GET' && r.path.endsWith(`/pulls/${pull.number}/files`),
+    );
+    // each round's call went out before the review phase listed that round's files from GitHub
+    expect(review.map((c) => listed.filter((r) => r.at <= c.at).length)).toEqual([0, 1]);
+    expect(review[1]!.request!.messages[0]!.content).toContain('[critical] src/numbers.js: average([]) returns NaN');
+    expect(world.models.calls.filter((c) => c.status !== 200)).toEqual([]);
   }, 240_000);
 });
 

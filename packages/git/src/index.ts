@@ -9,3 +9,4 @@ export {
   type GitIdentity,
   type GitWorkspaceOptions,
 } from './workspace';
+export type { BranchFile } from './branch-files';

@@ -19,6 +19,7 @@
  */
 import { execFile } from 'node:child_process';
 import { HydraflowError } from '@hydraflow/core';
+import { parseBranchFiles, type BranchFile } from './branch-files';
 
 export class GitError extends HydraflowError {
   override name = 'GitError';
@@ -338,6 +339,34 @@ export class GitWorkspace {
         '--',
       ])
     ).stdout;
+  }
+
+  /**
+   * The files a pull request from HEAD into `base` (a ref, e.g. `origin/main`) shows, as GitHub lists them: the diff of
+   * `base...HEAD` (from their merge base), renames detected; external diff drivers and textconv filters off, since the
+   * agent's commands could have configured them.
+   */
+  async branchFiles(base: string): Promise<BranchFile[]> {
+    if (base.startsWith('-')) throw new GitError(`Refusing base ${JSON.stringify(base)}`, [], null, '');
+    const diff = (...args: string[]) =>
+      this.run([
+        '-c',
+        'core.quotePath=false',
+        'diff',
+        '--no-color',
+        '--no-ext-diff',
+        '--no-textconv',
+        '-M',
+        ...args,
+        `${base}...HEAD`,
+        '--',
+      ]).then((r) => r.stdout);
+    const [nameStatus, numstat, patch] = await Promise.all([
+      diff('--name-status', '-z'),
+      diff('--numstat', '-z'),
+      diff('-U3'),
+    ]);
+    return parseBranchFiles(nameStatus, numstat, patch);
   }
 
   /** Stage everything (`add -A`) and commit as `author`; null when there is nothing to commit. */

@@ -35,6 +35,44 @@ function world(): { remote: string; clone: string; root: string } {
 }
 
 describe('GitWorkspace against real repositories', () => {
+  it('branchFiles: a branch as GitHub lists a pull request’s files (status, counts, hunks without header)', async () => {
+    const { clone } = world();
+    const ws = await GitWorkspace.open(clone);
+    await ws.checkoutBranch('hydraflow/issue-7', { from: 'origin/main' });
+    writeFileSync(join(clone, 'a.txt'), 'one\ntwo'); // no newline at the end now
+    writeFileSync(join(clone, 'new.txt'), 'x\ny\n');
+    writeFileSync(join(clone, 'blob.bin'), Buffer.from([0, 1, 2, 0]));
+    git(clone, 'mv', 'README.md', 'READ.md');
+    await ws.commitAll('change', ME);
+    const files = await ws.branchFiles('origin/main');
+    expect(files).toEqual([
+      { path: 'READ.md', status: 'renamed', additions: 0, deletions: 0 },
+      {
+        path: 'a.txt',
+        status: 'modified',
+        additions: 1,
+        deletions: 0,
+        patch: '@@ -1 +1,2 @@\n one\n+two\n\\ No newline at end of file',
+      },
+      { path: 'blob.bin', status: 'added', additions: 0, deletions: 0 },
+      { path: 'new.txt', status: 'added', additions: 2, deletions: 0, patch: '@@ -0,0 +1,2 @@\n+x\n+y' },
+    ]);
+    // from the merge base: a commit on main after the branch point is not the branch's
+    git(clone, 'checkout', '--quiet', 'main');
+    writeFileSync(join(clone, 'later.txt'), 'later\n');
+    git(clone, 'add', '.');
+    git(clone, '-c', 'user.name=Seed', '-c', 'user.email=seed@example.com', 'commit', '--quiet', '-m', 'later');
+    git(clone, 'update-ref', 'refs/remotes/origin/main', 'HEAD');
+    git(clone, 'checkout', '--quiet', 'hydraflow/issue-7');
+    expect((await ws.branchFiles('origin/main')).map((f) => f.path)).toEqual([
+      'READ.md',
+      'a.txt',
+      'blob.bin',
+      'new.txt',
+    ]);
+    await expect(ws.branchFiles('--output=/tmp/x')).rejects.toThrow(GitError);
+  });
+
   it('head, branch, changed files with status, diff, commit, nothing-to-commit', async () => {
     const { clone } = world();
     const ws = await GitWorkspace.open(clone);

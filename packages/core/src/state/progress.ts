@@ -61,8 +61,8 @@ function oneLine(text: string, max = 300): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-function fmtInt(n: number): string {
-  // Not toLocaleString: loading ICU data for it costs ~25 ms of the action's run.
+/** 12345 → "12,345". Not toLocaleString: loading ICU data for it costs 25–40 ms of the action's run. */
+export function formatCount(n: number): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
@@ -87,12 +87,12 @@ function tokenSummary(ledger: readonly LedgerEntry[]): { text: string; usd: numb
     if (e.priced === false) unpriced = true;
   }
   const total = input + cached + write + output;
-  const parts = [`${fmtInt(input)} in`];
-  if (cached) parts.push(`${fmtInt(cached)} cached`);
-  if (write) parts.push(`${fmtInt(write)} cache write`);
-  parts.push(`${fmtInt(output)} out`);
+  const parts = [`${formatCount(input)} in`];
+  if (cached) parts.push(`${formatCount(cached)} cached`);
+  if (write) parts.push(`${formatCount(write)} cache write`);
+  parts.push(`${formatCount(output)} out`);
   return {
-    text: `${fmtInt(total)} tokens (${parts.join(', ')})${unpriced ? ' — includes a model with no known price' : ''}`,
+    text: `${formatCount(total)} tokens (${parts.join(', ')})${unpriced ? ' — includes a model with no known price' : ''}`,
     usd,
   };
 }
