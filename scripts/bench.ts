@@ -61,7 +61,7 @@ const COLD_RUNS = 9;
 const TRIAGE_RUNS = 5;
 const MODEL_LATENCY_MS = 2000;
 const PROVIDER = 'anthropic' as const;
-const LIFECYCLE_RUNS = 3;
+const LIFECYCLE_RUNS = 5;
 const LIFECYCLE_LATENCY_MS = 1500;
 const GROOM_RUNS = 3;
 
