@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import {
   planAsMarkdown,
-  readPlanComment,
   readReviewFindings,
   sanitizeUntrusted,
   type Finding,
   type ImplementRecord,
 } from '@hydraflow/core';
 import { GitWorkspace } from '@hydraflow/git';
+import { acceptedPlan } from './accepted-plan';
 import { escalate } from './escalate';
 import { resultPath, taskPath, writeHandoff, type ImplementTask } from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
@@ -61,11 +61,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const lock = await session.acquire({ takeOver: ctx.forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
 
-  const planRecord = state.plan;
-  const planComment = planRecord?.commentId
-    ? (await ctx.issues.listComments(issue.number)).find((c) => c.id === planRecord.commentId)
-    : undefined;
-  const plan = planRecord?.status === 'accepted' ? readPlanComment(planComment?.body, planRecord.hash) : undefined;
+  const plan = await acceptedPlan(ctx);
   if (!plan) {
     return escalate(ctx, {
       headline: 'Implementation needs an accepted plan',

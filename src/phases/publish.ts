@@ -146,8 +146,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     .then((sha) => sha ?? git.headSha());
   // The review this step goes on with begins as soon as the commit is made, from the local diff: the model reads while
   // git pushes and GitHub opens the pull request. It is handed to the review (nextCall) or cancelled.
-  const review =
-    testsPass && lookup && ctx.canContinueWith('review') ? reviewAhead(ctx, git, lookup, commit) : undefined;
+  const review = lookup && ctx.canContinueWith('review') ? reviewAhead(ctx, git, lookup, commit) : undefined;
   let handed = false;
   try {
     const headSha = await commit;

@@ -11,7 +11,6 @@ import {
   normalizeFindingPath,
   placeFindings,
   planAsMarkdown,
-  readPlanComment,
   readReviewFindings,
   renderFindingComment,
   renderReviewBody,
@@ -31,6 +30,7 @@ import {
 import type { Issue, PullFile, PullRequest, Review, ReviewEvent } from '@hydraflow/github';
 import type { EarlyCall, StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { acceptedPlan } from './accepted-plan';
 import { escalate } from './escalate';
 
 const INSTRUCTIONS = `HydraFlow review agent.
@@ -97,12 +97,9 @@ function isOurs(ctx: PhaseContext, review: Review): boolean {
   );
 }
 
-/** The plan accepted for this issue, read back from the plan comment and checked against the hash in state. */
-async function acceptedPlan(ctx: PhaseContext): Promise<string | undefined> {
-  const record = ctx.session.state.plan;
-  if (!record || record.status !== 'accepted' || !ctx.issues) return undefined;
-  const comment = (await ctx.issues.listComments(ctx.issue.number)).find((c) => c.id === record.commentId);
-  const plan = readPlanComment(comment?.body, record.hash);
+/** The accepted plan as the reviewer reads it. */
+async function planText(ctx: PhaseContext): Promise<string | undefined> {
+  const plan = await acceptedPlan(ctx);
   return plan ? planAsMarkdown(plan) : undefined;
 }
 
@@ -162,7 +159,7 @@ export interface ReviewHead {
  * when the round is already recorded for this head (runReview then replays it without a call).
  */
 export async function beginReview(ctx: PhaseContext, pending: Promise<ReviewHead>): Promise<EarlyCall | undefined> {
-  const plan = acceptedPlan(ctx);
+  const plan = planText(ctx);
   plan.catch(() => undefined); // awaited below, unless the head never comes
   const head = await pending;
   const record = ctx.session.state.review;
@@ -231,7 +228,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
   const [files, reviews, plan] = await Promise.all([
     pulls.listFiles(pull.number),
     pulls.listReviews(pull.number),
-    acceptedPlan(ctx),
+    planText(ctx),
   ]);
   const ours = reviews.filter((r) => isOurs(ctx, r));
   const earlier = findingsOfRound(ctx, ours, record.rounds[record.rounds.length - 1]);

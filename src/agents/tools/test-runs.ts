@@ -21,6 +21,14 @@ interface TestRun {
 /** Runs the configured test line with this timeout; aborting the signal kills it. */
 export type RunTest = (timeoutMs: number, signal: AbortSignal) => Promise<ToolOutcome>;
 
+/** Kills a run still going and waits until it is gone. */
+async function stop(run: TestRun | undefined): Promise<void> {
+  if (run && !run.done) {
+    run.controller.abort();
+    await run.outcome;
+  }
+}
+
 const hasExitCode = (outcome: ToolOutcome) => !outcome.isError && /^Exit code \d+ /.test(outcome.content);
 
 export class TestRuns {
@@ -39,10 +47,7 @@ export class TestRuns {
     const run = this.current;
     this.current = undefined;
     this.changed = true;
-    if (run && !run.done) {
-      run.controller.abort();
-      await run.outcome;
-    }
+    await stop(run);
   }
 
   /** The agent's `run_command test`: the run started ahead for this tree (handed over once), else a new run. */
@@ -76,11 +81,7 @@ export class TestRuns {
 
   /** Kill a run still going (the session is over). */
   async dispose(): Promise<void> {
-    const run = this.current;
-    if (run && !run.done) {
-      run.controller.abort();
-      await run.outcome;
-    }
+    await stop(this.current);
   }
 
   private start(timeoutMs: number, ahead: boolean): TestRun {
