@@ -15,6 +15,7 @@ import type {
   Usage as Usage_,
 } from '@anthropic-ai/sdk/resources/messages';
 import { schemaName } from './schema-name';
+import { nodeFetch } from '@hydraflow/http';
 import { withRetries, type RetryOptions } from './retry';
 import { anthropicStopReason, toolCallFromInput } from './tool-calls';
 import type {
@@ -74,6 +75,7 @@ export class AnthropicProvider implements ModelProvider {
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       timeout: options.timeoutMs ?? 120_000,
       maxRetries: 0,
+      fetch: nodeFetch,
     });
   }
 

@@ -9,6 +9,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import { nodeFetch } from '@hydraflow/http';
 import { withRetries, type RetryOptions } from './retry';
 import { schemaName } from './schema-name';
 import { openaiStopReason, toolCallFromArguments } from './tool-calls';
@@ -73,6 +74,7 @@ export class OpenAIProvider implements ModelProvider {
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       timeout: options.timeoutMs ?? 120_000,
       maxRetries: 0,
+      fetch: nodeFetch,
     });
   }
 

@@ -1,0 +1,1 @@
+export { nodeFetch, BufferedResponse, ResponseHeaders } from './node-fetch';
