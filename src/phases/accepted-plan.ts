@@ -4,9 +4,9 @@ import type { PhaseContext } from './phase-context';
 
 /**
  * The plan accepted for this issue, read back from its plan comment and checked against the hash in state; undefined
- * when there is none or its comment no longer matches. The comments the session read when it opened serve when they
- * hold it (the plan was posted by an earlier run: implement's publish step, the review); a plan posted or revised in
- * this very session (plan going on into implement) fails the hash there and is read anew.
+ * when there is none or its comment no longer matches. The session's comments serve when they hold it: those read when
+ * it opened (a plan posted by an earlier run: implement's publish step, the review) and the plan comment this run wrote
+ * (plan going on into implement). Anything else is read anew.
  */
 export async function acceptedPlan(ctx: PhaseContext): Promise<Plan | undefined> {
   const record = ctx.session.state.plan;

@@ -61,6 +61,15 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const lock = await session.acquire({ takeOver: ctx.forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
 
+  const branch = branchFor(issue.number);
+  const base = ctx.next.ref;
+  const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
+  // The branch is put in place while the plan is read (when it is not, the job's checkout is left on it: harmless).
+  const checkout = git.checkoutBranch(branch, {
+    from: `origin/${base}`,
+    ...(ctx.gitToken ? { token: ctx.gitToken } : {}),
+  });
+  checkout.catch(() => undefined); // awaited below, once the plan is known to be there
   const plan = await acceptedPlan(ctx);
   if (!plan) {
     return escalate(ctx, {
@@ -68,11 +77,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
       reason: 'there is no accepted plan for this issue (or its plan comment was edited); run the plan phase first',
     });
   }
-
-  const branch = branchFor(issue.number);
-  const base = ctx.next.ref;
-  const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
-  await git.checkoutBranch(branch, { from: `origin/${base}`, ...(ctx.gitToken ? { token: ctx.gitToken } : {}) });
+  await checkout;
 
   const findings =
     mode === 'refine' && previous?.pull

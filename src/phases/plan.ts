@@ -277,8 +277,18 @@ async function reviewPlan(
 // ---------------------------------------------------------------------------------------------------------------
 // The plan comment
 
-/** Creates or updates THE plan comment: by the id in state, else by marker among HydraFlow's comments, else new. */
+/**
+ * Creates or updates THE plan comment: by the id in state, else by marker among HydraFlow's comments (as the session
+ * read them: a plan comment is only written under the issue's lock), else new. The session notes the result, so the
+ * implement phase that may follow in this run reads the plan without listing the comments again.
+ */
 async function upsertPlanComment(ctx: PhaseContext, issues: IssuesPort, body: string): Promise<IssueComment> {
+  const comment = await writePlanComment(ctx, issues, body);
+  ctx.session.noteWritten(comment);
+  return comment;
+}
+
+async function writePlanComment(ctx: PhaseContext, issues: IssuesPort, body: string): Promise<IssueComment> {
   const known = ctx.session.state.plan?.commentId;
   if (known !== undefined) {
     try {
@@ -288,8 +298,8 @@ async function upsertPlanComment(ctx: PhaseContext, issues: IssuesPort, body: st
     }
   }
   const bots = ctx.config.bot_logins;
-  const existing = (await issues.listComments(ctx.issue.number)).find(
-    (c) => c.user !== null && bots.includes(c.user.login) && c.body.startsWith(PLAN_MARKER),
+  const existing = ctx.session.comments.find(
+    (c) => c.id !== known && c.user !== null && bots.includes(c.user.login) && c.body.startsWith(PLAN_MARKER),
   );
   if (existing) return issues.updateComment(existing.id, body);
   return issues.createComment(ctx.issue.number, body, PLAN_MARKER);

@@ -33,8 +33,7 @@ function diffLines(diff: string): Map<string, number> {
 }
 
 async function describeChanges(git: GitWorkspace, root: string): Promise<{ files: CheckedFile[]; text: string }> {
-  const changed = await git.changedFiles();
-  const diff = await git.diff();
+  const [changed, diff] = await Promise.all([git.changedFiles(), git.diff()]);
   const lines = diffLines(diff);
   const files: CheckedFile[] = [];
   let text = diff;
@@ -89,6 +88,9 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   // Reading the working tree changes nothing: it goes on while the lock is taken.
   const described = describeChanges(git, ctx.workspace);
   described.catch(() => undefined); // awaited below once the lock is held
+  // So is the pull request to update, if there is one (unused if the change goes to a human instead).
+  const lookup = record.pull ? ctx.pulls.getPull(record.pull) : ctx.pulls.findOpenPull(record.branch);
+  lookup.catch(() => undefined); // awaited below; a failure surfaces there
   const lock = await session.acquire();
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
   if (!agentResultExists(ctx.tempDir)) {
@@ -131,22 +133,19 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   }
 
   const testsPass = result.testExitCode === null || result.testExitCode === 0;
-  // The pull request to update, if there is one: looked up while git commits.
-  const lookup = testsPass
-    ? record.pull
-      ? ctx.pulls.getPull(record.pull)
-      : ctx.pulls.findOpenPull(record.branch)
-    : undefined;
-  lookup?.catch(() => undefined); // awaited below; a failure surfaces there
-  const commit = git
-    .commitAll(
-      `${issue.title} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
-      AUTHOR,
+  const staged = git.stageAll();
+  const commit = staged
+    .then(() =>
+      git.commitStaged(
+        `${issue.title} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
+        AUTHOR,
+      ),
     )
     .then((sha) => sha ?? git.headSha());
-  // The review this step goes on with begins as soon as the commit is made, from the local diff: the model reads while
-  // git pushes and GitHub opens the pull request. It is handed to the review (nextCall) or cancelled.
-  const review = lookup && ctx.canContinueWith('review') ? reviewAhead(ctx, git, lookup, commit) : undefined;
+  // The review this step goes on with begins as soon as the validated change is staged, from the local diff: the model
+  // reads while git commits and pushes and GitHub opens the pull request. It is handed to the review (nextCall) or
+  // cancelled.
+  const review = testsPass && ctx.canContinueWith('review') ? reviewAhead(ctx, git, lookup, staged, commit) : undefined;
   let handed = false;
   try {
     const headSha = await commit;
@@ -168,20 +167,22 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
 }
 
 /**
- * Begins the review of the commit this step pushes (review.ts, beginReview), from the local diff against the base
- * branch; undefined when it cannot (the review then asks for itself, as it would have anyway).
+ * Begins the review of the commit this step pushes (review.ts, beginReview), from the staged change against the base
+ * branch, which is the commit's diff before the commit exists; undefined when it cannot (the review then asks for
+ * itself, as it would have anyway).
  */
 async function reviewAhead(
   ctx: PhaseContext,
   git: GitWorkspace,
   lookup: Promise<PullRequest | undefined>,
+  staged: Promise<void>,
   commit: Promise<string>,
 ): Promise<EarlyCall | undefined> {
   const head = async (): Promise<ReviewHead> => {
-    const headSha = await commit;
-    const [existing, files] = await Promise.all([lookup, git.branchFiles(`origin/${ctx.next.ref}`)]);
+    await staged;
+    const [existing, files] = await Promise.all([lookup, git.branchFiles(`origin/${ctx.next.ref}`, { staged: true })]);
     const open = existing?.state === 'open' ? existing : undefined;
-    return { pull: open?.number, title: open?.title ?? ctx.issue.title, headSha, files };
+    return { pull: open?.number, title: open?.title ?? ctx.issue.title, headSha: commit, files };
   };
   try {
     return await beginReview(ctx, head());

@@ -92,8 +92,10 @@ export async function runReviewPhase(ctx: Ctx, trigger: PullTrigger = {}): Promi
   if (!lock.ok) return nothing(ctx, `skipped: ${lock.reason}`);
 
   if (outcome.kind === 'approve') {
-    await pulls.markReady(pull);
-    return runMergeGate(ctx, trigger, { locked: true });
+    // The merge gate reads while the pull request is marked ready; it writes nothing before that is done.
+    const ready = pulls.markReady(pull);
+    ready.catch(() => undefined);
+    return runMergeGate(ctx, trigger, { locked: true, ready });
   }
 
   // refine: the implement phase addresses the findings (it reads them back from HydraFlow's review).
@@ -147,13 +149,20 @@ async function humanMovedIt(ctx: Ctx, stage: string | null, details?: string): P
 export async function runMergeGate(
   ctx: Ctx,
   trigger: PullTrigger = {},
-  opts: { locked?: boolean; sleep?: (ms: number) => Promise<void> } = {},
+  opts: {
+    locked?: boolean;
+    sleep?: (ms: number) => Promise<void>;
+    /** Marking the pull request ready, under way: awaited before the gate writes anything. */
+    ready?: Promise<void>;
+  } = {},
 ): Promise<PhaseOutcome> {
   const { session, config } = ctx;
   const pulls = pullsOf(ctx);
   const found = recordedPull(ctx, trigger, 'merge');
   if (typeof found === 'string') return nothing(ctx, found);
   let pull = await pulls.getPull(found.pull);
+  // The gate writes only where it leaves: here on an unusual state, or after its reads, below.
+  if (pull.merged || pull.state === 'closed' || ctx.issue.state === 'closed') await opts.ready;
 
   if (pull.merged) return finishMerged(ctx, pull, found.impl, opts.locked === true);
   if (ctx.issue.state === 'closed') return nothing(ctx, `issue #${ctx.issue.number} is closed; nothing to merge`);
@@ -212,6 +221,7 @@ export async function runMergeGate(
     decision = { ...decision, reason: `${decision.reason}: ${checks.failing.join(', ')}` };
   }
 
+  await opts.ready;
   switch (decision.action) {
     case 'merge':
       return merge(ctx, pull, found.impl, approvedBy);

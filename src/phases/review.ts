@@ -118,7 +118,6 @@ function findingsOfRound(
 interface ReviewSubject {
   /** The pull request's title. */
   title: string;
-  headSha: string;
   files: readonly PullFile[];
   plan: string | undefined;
   /** The findings still open after the previous round, if there was one. */
@@ -146,7 +145,8 @@ export interface ReviewHead {
   /** The open pull request it updates; undefined when it opens one. */
   pull: number | undefined;
   title: string;
-  headSha: string;
+  /** The head's commit, which may still be being made as the call begins. */
+  headSha: Promise<string>;
   files: readonly PullFile[];
 }
 
@@ -164,15 +164,21 @@ export async function beginReview(ctx: PhaseContext, pending: Promise<ReviewHead
   const head = await pending;
   const record = ctx.session.state.review;
   const rounds = head.pull !== undefined && record?.pull === head.pull ? record.rounds : [];
-  if (rounds.some((r) => r.sha === head.headSha)) return undefined;
   const last = rounds[rounds.length - 1];
   const [accepted, reviews] = await Promise.all([
     plan,
     last?.reviewId !== undefined && head.pull !== undefined ? ctx.pulls.listReviews(head.pull) : [],
   ]);
-  return ctx.models.begin(
+  const call = ctx.models.begin(
     reviewCall(ctx.issue, { ...head, plan: accepted, earlier: findingsOfRound(ctx, reviews, last) }),
   );
+  const sha = await head.headSha.catch((error: unknown) => {
+    call.cancel();
+    throw error;
+  });
+  if (!rounds.some((r) => r.sha === sha)) return call;
+  call.cancel(); // a head already reviewed: runReview replays its round
+  return undefined;
 }
 
 function roundLine(r: ReviewRoundRecord, i: number): string {
@@ -242,7 +248,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
     open = recovered;
   } else {
     try {
-      const subject = { title: pull.title, headSha: pull.headSha, files, plan, earlier };
+      const subject = { title: pull.title, files, plan, earlier };
       const verdict = await ctx.models.structured({ ...reviewCall(ctx.issue, subject), early: ctx.early });
       summary = verdict.summary;
       open = verdict.findings.map((f) => ({ ...f, path: normalizeFindingPath(f.path) }));
@@ -319,7 +325,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
   return conclude(ctx, pull, next, exit, open);
 }
 
-function reviewMessage(issue: Issue, { title, headSha, files, plan, earlier }: ReviewSubject): string {
+function reviewMessage(issue: Issue, { title, files, plan, earlier }: ReviewSubject): string {
   return [
     `Issue #${issue.number}`,
     `Title: ${sanitizeUntrusted(issue.title, 300)}`,
@@ -330,8 +336,8 @@ function reviewMessage(issue: Issue, { title, headSha, files, plan, earlier }: R
       ? `Accepted plan:\n${sanitizeUntrusted(plan, 20_000)}`
       : 'No accepted plan is available: review against the issue.',
     '',
-    // No pull request number: the publish step begins this call before the pull request exists.
-    `Pull request: ${sanitizeUntrusted(title, 300)} (head ${headSha.slice(0, 7)})`,
+    // No pull request number nor head commit: the publish step begins this call before either exists.
+    `Pull request: ${sanitizeUntrusted(title, 300)}`,
     ...(earlier && earlier.length
       ? [
           '',

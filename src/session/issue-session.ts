@@ -71,14 +71,15 @@ export class IssueSession {
   private lockReaction: number | undefined;
   private stage: PipelineStage | null;
   private readonly ledgerEntries: LedgerEntry[] = [];
+  private known: IssueComment[];
 
   private constructor(
     private readonly port: IssuesPort,
     readonly options: SessionOptions,
     found: StateCommentLookup<IssueComment>,
-    /** Every comment on the issue when the session opened, oldest first (grooming reads the humans' answers). */
-    readonly comments: readonly IssueComment[],
+    comments: readonly IssueComment[],
   ) {
+    this.known = [...comments];
     this.comment = found.comment;
     this.state = found.state ?? emptyState(options.issue);
     this.ignored = found.rejected.map((r) => ({
@@ -104,6 +105,21 @@ export class IssueSession {
       issue: options.issue,
     });
     return new IssueSession(port, options, found, comments);
+  }
+
+  /**
+   * Every comment on the issue when the session opened, oldest first (grooming reads the humans' answers), with the
+   * ones this run wrote since (`noteWritten`): HydraFlow's later reads in the run need no new listing.
+   */
+  get comments(): readonly IssueComment[] {
+    return this.known;
+  }
+
+  /** A comment this run created or updated (outside the progress comment), as GitHub answered it. */
+  noteWritten(comment: IssueComment): void {
+    const at = this.known.findIndex((c) => c.id === comment.id);
+    if (at >= 0) this.known[at] = comment;
+    else this.known.push(comment);
   }
 
   get currentStage(): PipelineStage | null {
@@ -180,19 +196,21 @@ export class IssueSession {
     // History records `from` as the state's stage: the labels, not our memory, say where the issue is.
     this.state = { ...this.state, stage: this.stage };
     let after: string[];
+    // The new label's colour and description go while the other labels are removed: nothing depends on them.
+    let described: Promise<void> = Promise.resolve();
     if (target === null) {
       after = [...this.options.labelsAtStart];
     } else {
       const added = await this.port.addLabels(issue, [labelFor(target)]);
       after = added.map((l) => l.name);
-      await this.describeStageLabel(added, target);
+      described = this.describeStageLabel(added, target);
     }
     const humanMove = pipelineLabelsOf(after).find((l) => !startPipeline.has(l) && l !== (target && labelFor(target)));
     const now = this.options.now();
     if (humanMove) {
-      if (target !== null) await this.port.removeLabel(issue, labelFor(target));
       const humanStage = stageOf(humanMove)!;
-      for (const label of labelsToRemoveAfterAdd(after, humanStage)) await this.port.removeLabel(issue, label);
+      const withdrawn = [...(target !== null ? [labelFor(target)] : []), ...labelsToRemoveAfterAdd(after, humanStage)];
+      await Promise.all([described, ...withdrawn.map((label) => this.port.removeLabel(issue, label))]);
       this.stage = humanStage;
       this.state = recordTransition(this.state, {
         to: humanStage,
@@ -202,7 +220,10 @@ export class IssueSession {
       });
       return humanStage;
     }
-    for (const label of labelsToRemoveAfterAdd(after, target)) await this.port.removeLabel(issue, label);
+    await Promise.all([
+      described,
+      ...labelsToRemoveAfterAdd(after, target).map((label) => this.port.removeLabel(issue, label)),
+    ]);
     this.stage = target;
     this.state = recordTransition(this.state, { to: target, by: 'hydraflow', reason, now });
     return target;
@@ -338,7 +359,7 @@ export class IssueSession {
       this.port,
       { ...this.options, phase, labelsAtStart: labels, dispatched: true },
       { ...(this.comment ? { comment: this.comment } : {}), state: this.state, rejected: [], duplicates: [] },
-      this.comments,
+      this.known,
     );
     next.lockReaction = this.lockReaction;
     next.ledgerEntries.push(...this.ledgerEntries);

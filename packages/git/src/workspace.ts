@@ -223,10 +223,6 @@ export class GitWorkspace {
     return r.code === 0 ? r.stdout.trim() : null;
   }
 
-  private async refExists(ref: string): Promise<boolean> {
-    return (await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { allowFail: true })).code === 0;
-  }
-
   private async checkRefFormat(name: string): Promise<void> {
     assertSafeBranchName(name);
     const r = await this.run(['check-ref-format', '--branch', name], { allowFail: true });
@@ -249,6 +245,10 @@ export class GitWorkspace {
    */
   async fetch(branch: string, options: { token?: string } = {}): Promise<boolean> {
     await this.checkRefFormat(branch);
+    return this.fetchChecked(branch, options);
+  }
+
+  private async fetchChecked(branch: string, options: { token?: string }): Promise<boolean> {
     const r = await this.run(
       ['fetch', '--no-tags', '--quiet', this.pushTarget, `+refs/heads/${branch}:refs/remotes/${this.remote}/${branch}`],
       { allowFail: true, config: this.auth(options.token) },
@@ -263,6 +263,12 @@ export class GitWorkspace {
     );
   }
 
+  /** The commit `ref` names, or undefined when it names none. */
+  private async commitOf(ref: string): Promise<string | undefined> {
+    const r = await this.run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { allowFail: true });
+    return r.code === 0 ? r.stdout.trim() : undefined;
+  }
+
   /**
    * Switch to `name`, idempotent across re-runs: if the remote has the branch (it is fetched first), continue from it
    * (`resumed: true`); otherwise create or reset it at `from`. Uncommitted changes are discarded by neither path: git
@@ -274,23 +280,25 @@ export class GitWorkspace {
   ): Promise<{ resumed: boolean; head: string }> {
     await this.checkRefFormat(name);
     const remoteRef = `refs/remotes/${this.remote}/${name}`;
-    let onRemote = false;
+    let onRemote: boolean | undefined;
     try {
-      onRemote = await this.fetch(name, options.token ? { token: options.token } : {});
+      onRemote = await this.fetchChecked(name, options.token ? { token: options.token } : {});
     } catch {
-      onRemote = false; // no remote / offline: fall back to what we have locally
+      onRemote = undefined; // no remote / offline: fall back to what we have locally
     }
-    if (!onRemote) onRemote = await this.refExists(remoteRef);
-    const start = onRemote ? remoteRef : options.from;
-    if (!onRemote && (start.startsWith('-') || !(await this.refExists(start))))
+    // The start point's commit is the head after `checkout -B`: read once, it also proves the start point exists.
+    const fromRemote = onRemote !== false ? await this.commitOf(remoteRef) : undefined;
+    const start = fromRemote ? remoteRef : options.from;
+    const head = fromRemote ?? (start.startsWith('-') ? undefined : await this.commitOf(start));
+    if (!head)
       throw new GitError(
         `Cannot create branch ${name}: start point ${JSON.stringify(start)} does not exist`,
         [],
         null,
         '',
       );
-    await this.run(['checkout', '--quiet', '--no-track', '-B', name, start, '--']);
-    return { resumed: onRemote, head: await this.headSha() };
+    await this.run(['checkout', '--quiet', '--no-track', '-B', name, head, '--']);
+    return { resumed: fromRemote !== undefined, head };
   }
 
   /** Staged, unstaged and untracked (not ignored) changes, one entry per path. */
@@ -344,9 +352,10 @@ export class GitWorkspace {
   /**
    * The files a pull request from HEAD into `base` (a ref, e.g. `origin/main`) shows, as GitHub lists them: the diff of
    * `base...HEAD` (from their merge base), renames detected; external diff drivers and textconv filters off, since the
-   * agent's commands could have configured them.
+   * agent's commands could have configured them. `staged`: of the commit the index would make, before it is made (the
+   * index against the merge base of `base` and HEAD, which a commit on HEAD does not move).
    */
-  async branchFiles(base: string): Promise<BranchFile[]> {
+  async branchFiles(base: string, options: { staged?: boolean } = {}): Promise<BranchFile[]> {
     if (base.startsWith('-')) throw new GitError(`Refusing base ${JSON.stringify(base)}`, [], null, '');
     const diff = (...args: string[]) =>
       this.run([
@@ -358,7 +367,7 @@ export class GitWorkspace {
         '--no-textconv',
         '-M',
         ...args,
-        `${base}...HEAD`,
+        ...(options.staged ? ['--cached', '--merge-base', base] : [`${base}...HEAD`]),
         '--',
       ]).then((r) => r.stdout);
     const [nameStatus, numstat, patch] = await Promise.all([
@@ -371,10 +380,19 @@ export class GitWorkspace {
 
   /** Stage everything (`add -A`) and commit as `author`; null when there is nothing to commit. */
   async commitAll(message: string, author: GitIdentity): Promise<string | null> {
+    await this.stageAll();
+    return this.commitStaged(message, author);
+  }
+
+  /** Stage every change of the working tree, untracked files included (`add -A`). */
+  async stageAll(): Promise<void> {
     await this.run(['add', '--all', '--', '.']);
-    const staged = await this.run(['diff', '--cached', '--quiet', '--no-ext-diff'], { allowFail: true });
-    if (staged.code === 0) return null;
-    await this.run(['commit', '--quiet', '--no-verify', '--file=-'], {
+  }
+
+  /** Commit what is staged as `author`; null when nothing is. */
+  async commitStaged(message: string, author: GitIdentity): Promise<string | null> {
+    const commit = await this.run(['commit', '--quiet', '--no-verify', '--file=-'], {
+      allowFail: true,
       stdin: message,
       config: [
         '-c',
@@ -387,6 +405,19 @@ export class GitWorkspace {
         `committer.email=${author.email}`,
       ],
     });
+    if (commit.code !== 0) {
+      // Asked only when the commit failed: a failure with nothing staged is "nothing to commit", anything else an error.
+      const staged = await this.run(['diff', '--cached', '--quiet', '--no-ext-diff'], { allowFail: true });
+      if (staged.code === 0) return null;
+      throw new GitError(
+        `git commit failed (exit ${commit.code}): ${this.redact(commit.stderr || commit.stdout)
+          .trim()
+          .slice(-2000)}`,
+        ['commit'],
+        commit.code,
+        this.redact(commit.stderr),
+      );
+    }
     return this.headSha();
   }
 

@@ -73,6 +73,38 @@ describe('GitWorkspace against real repositories', () => {
     await expect(ws.branchFiles('--output=/tmp/x')).rejects.toThrow(GitError);
   });
 
+  it('branchFiles of the staged change is the pull request the commit will make, before it is made', async () => {
+    const { clone } = world();
+    const ws = await GitWorkspace.open(clone);
+    await ws.checkoutBranch('hydraflow/issue-8', { from: 'origin/main' });
+    writeFileSync(join(clone, 'a.txt'), 'one\nround one\n');
+    await ws.commitAll('round 1', ME); // an earlier round's commit is part of the pull request
+    git(clone, 'checkout', '--quiet', '-b', 'elsewhere', 'main'); // origin/main moves on meanwhile
+    writeFileSync(join(clone, 'later.txt'), 'later\n');
+    await ws.commitAll('on main', ME);
+    git(clone, 'update-ref', 'refs/remotes/origin/main', 'HEAD');
+    git(clone, 'checkout', '--quiet', 'hydraflow/issue-8');
+
+    writeFileSync(join(clone, 'a.txt'), 'one\nround two\n');
+    writeFileSync(join(clone, 'added.txt'), 'new\n');
+    await ws.stageAll();
+    const before = await ws.branchFiles('origin/main', { staged: true });
+    const sha = await ws.commitStaged('round 2', ME);
+    expect(sha).toMatch(/^[0-9a-f]{40}$/);
+    const after = await ws.branchFiles('origin/main');
+    expect(before).toEqual(after);
+    expect(after.map((f) => [f.path, f.patch])).toEqual([
+      ['a.txt', '@@ -1 +1,2 @@\n one\n+round two'],
+      ['added.txt', '@@ -0,0 +1 @@\n+new'],
+    ]);
+
+    expect(await ws.commitStaged('nothing staged', ME)).toBeNull();
+    writeFileSync(join(clone, 'a.txt'), 'conflict?\n');
+    await ws.stageAll();
+    writeFileSync(join(clone, '.git', 'index.lock'), ''); // another git holds the index: a real failure, not "nothing"
+    await expect(ws.commitStaged('blocked', ME)).rejects.toThrow(/git commit failed \(exit 128\)/);
+  });
+
   it('head, branch, changed files with status, diff, commit, nothing-to-commit', async () => {
     const { clone } = world();
     const ws = await GitWorkspace.open(clone);

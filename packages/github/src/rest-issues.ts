@@ -72,7 +72,10 @@ export class RestIssues implements IssuesPort {
   ) {}
 
   async getIssue(issue: number): Promise<Issue> {
-    const { data } = await this.octokit.rest.issues.get({ ...this.repo, issue_number: issue });
+    const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}', {
+      ...this.repo,
+      issue_number: issue,
+    });
     return toIssue(data as RawIssue);
   }
 
@@ -81,7 +84,7 @@ export class RestIssues implements IssuesPort {
     changes: { body?: string; labels?: string[] },
   ): Promise<Issue & { labelSpecs: LabelSpec[] }> {
     // Setting the same body and labels twice is the same result: a 5xx may be retried.
-    const { data } = await this.octokit.rest.issues.update({
+    const { data } = await this.octokit.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', {
       ...this.repo,
       issue_number: issue,
       ...changes,
@@ -91,7 +94,7 @@ export class RestIssues implements IssuesPort {
   }
 
   async listComments(issue: number): Promise<IssueComment[]> {
-    const raw = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+    const raw = await this.octokit.paginate('GET /repos/{owner}/{repo}/issues/{issue_number}/comments', {
       ...this.repo,
       issue_number: issue,
       per_page: 100,
@@ -101,7 +104,11 @@ export class RestIssues implements IssuesPort {
 
   async createComment(issue: number, body: string, marker: string): Promise<IssueComment> {
     try {
-      const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: issue, body });
+      const { data } = await this.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...this.repo,
+        issue_number: issue,
+        body,
+      });
       return toComment(data as RawComment);
     } catch (error) {
       if (!(error instanceof UncertainWriteError)) throw error;
@@ -110,32 +117,51 @@ export class RestIssues implements IssuesPort {
         (c) => c.user && this.selfLogins.includes(c.user.login) && c.body.includes(marker),
       );
       if (existing) return existing;
-      const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: issue, body });
+      const { data } = await this.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+        ...this.repo,
+        issue_number: issue,
+        body,
+      });
       return toComment(data as RawComment);
     }
   }
 
   async updateComment(commentId: number, body: string): Promise<IssueComment> {
-    const { data } = await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: commentId, body });
+    const { data } = await this.octokit.request('PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+      ...this.repo,
+      comment_id: commentId,
+      body,
+    });
     return toComment(data as RawComment);
   }
 
   async deleteComment(commentId: number): Promise<void> {
     try {
-      await this.octokit.rest.issues.deleteComment({ ...this.repo, comment_id: commentId });
+      await this.octokit.request('DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}', {
+        ...this.repo,
+        comment_id: commentId,
+      });
     } catch (error) {
       if (!isStatus(error, 404)) throw error;
     }
   }
 
   async addLabels(issue: number, labels: string[]): Promise<LabelSpec[]> {
-    const { data } = await this.octokit.rest.issues.addLabels({ ...this.repo, issue_number: issue, labels });
+    const { data } = await this.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+      ...this.repo,
+      issue_number: issue,
+      labels,
+    });
     return (data as RawLabel[]).map(toLabel);
   }
 
   async removeLabel(issue: number, label: string): Promise<void> {
     try {
-      await this.octokit.rest.issues.removeLabel({ ...this.repo, issue_number: issue, name: label });
+      await this.octokit.request('DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}', {
+        ...this.repo,
+        issue_number: issue,
+        name: label,
+      });
     } catch (error) {
       if (!isStatus(error, 404)) throw error;
     }
@@ -144,7 +170,7 @@ export class RestIssues implements IssuesPort {
   async describeLabels(labels: LabelSpec[]): Promise<void> {
     for (const label of labels) {
       try {
-        await this.octokit.rest.issues.updateLabel({
+        await this.octokit.request('PATCH /repos/{owner}/{repo}/labels/{name}', {
           ...this.repo,
           name: label.name,
           color: label.color,
@@ -152,14 +178,17 @@ export class RestIssues implements IssuesPort {
         });
       } catch (error) {
         if (!isStatus(error, 404)) throw error;
-        await this.octokit.rest.issues.createLabel({ ...this.repo, ...label });
+        await this.octokit.request('POST /repos/{owner}/{repo}/labels', { ...this.repo, ...label });
       }
     }
   }
 
   async getPermission(login: string): Promise<Permission> {
     try {
-      const { data } = await this.octokit.rest.repos.getCollaboratorPermissionLevel({ ...this.repo, username: login });
+      const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/collaborators/{username}/permission', {
+        ...this.repo,
+        username: login,
+      });
       const permission = data.permission;
       return permission === 'admin' || permission === 'write' || permission === 'read' ? permission : 'none';
     } catch (error) {
@@ -170,11 +199,15 @@ export class RestIssues implements IssuesPort {
   }
 
   async reactToComment(commentId: number, reaction: Reaction): Promise<void> {
-    await this.octokit.rest.reactions.createForIssueComment({ ...this.repo, comment_id: commentId, content: reaction });
+    await this.octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', {
+      ...this.repo,
+      comment_id: commentId,
+      content: reaction,
+    });
   }
 
   async reactToIssue(issue: number, reaction: Reaction): Promise<{ id: number; created: boolean; createdAt: string }> {
-    const response = await this.octokit.rest.reactions.createForIssue({
+    const response = await this.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/reactions', {
       ...this.repo,
       issue_number: issue,
       content: reaction,
@@ -184,7 +217,11 @@ export class RestIssues implements IssuesPort {
 
   async removeIssueReaction(issue: number, reactionId: number): Promise<boolean> {
     try {
-      await this.octokit.rest.reactions.deleteForIssue({ ...this.repo, issue_number: issue, reaction_id: reactionId });
+      await this.octokit.request('DELETE /repos/{owner}/{repo}/issues/{issue_number}/reactions/{reaction_id}', {
+        ...this.repo,
+        issue_number: issue,
+        reaction_id: reactionId,
+      });
       return true;
     } catch (error) {
       if (!isStatus(error, 404)) throw error;
@@ -193,7 +230,7 @@ export class RestIssues implements IssuesPort {
   }
 
   async dispatchWorkflow(workflow: string, ref: string, inputs: Record<string, string>): Promise<void> {
-    await this.octokit.rest.actions.createWorkflowDispatch({
+    await this.octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
       ...this.repo,
       workflow_id: workflow,
       ref,

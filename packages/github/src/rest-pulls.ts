@@ -105,7 +105,7 @@ export class RestPulls implements PullsPort {
   ) {}
 
   async findOpenPull(branch: string): Promise<PullRequest | undefined> {
-    const { data } = await this.octokit.rest.pulls.list({
+    const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/pulls', {
       ...this.repo,
       state: 'open',
       head: `${this.repo.owner}:${branch}`,
@@ -116,7 +116,10 @@ export class RestPulls implements PullsPort {
   }
 
   async getPull(pull: number): Promise<PullRequest> {
-    const { data } = await this.octokit.rest.pulls.get({ ...this.repo, pull_number: pull });
+    const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+      ...this.repo,
+      pull_number: pull,
+    });
     return toPull(data as RawPull);
   }
 
@@ -132,7 +135,7 @@ export class RestPulls implements PullsPort {
     draft: boolean;
   }): Promise<PullRequest> {
     const create = async () => {
-      const { data } = await this.octokit.rest.pulls.create({ ...this.repo, ...args });
+      const { data } = await this.octokit.request('POST /repos/{owner}/{repo}/pulls', { ...this.repo, ...args });
       return toPull(data as RawPull);
     };
     try {
@@ -148,7 +151,11 @@ export class RestPulls implements PullsPort {
   }
 
   async updatePull(pull: number, args: { title?: string; body?: string }): Promise<PullRequest> {
-    const { data } = await this.octokit.rest.pulls.update({ ...this.repo, pull_number: pull, ...args });
+    const { data } = await this.octokit.request('PATCH /repos/{owner}/{repo}/pulls/{pull_number}', {
+      ...this.repo,
+      pull_number: pull,
+      ...args,
+    });
     return toPull(data as RawPull);
   }
 
@@ -170,7 +177,7 @@ export class RestPulls implements PullsPort {
   }
 
   async listFiles(pull: number): Promise<PullFile[]> {
-    const raw = await this.octokit.paginate(this.octokit.rest.pulls.listFiles, {
+    const raw = await this.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/files', {
       ...this.repo,
       pull_number: pull,
       per_page: 100,
@@ -187,7 +194,7 @@ export class RestPulls implements PullsPort {
   }
 
   async listReviews(pull: number): Promise<Review[]> {
-    const raw = await this.octokit.paginate(this.octokit.rest.pulls.listReviews, {
+    const raw = await this.octokit.paginate('GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', {
       ...this.repo,
       pull_number: pull,
       per_page: 100,
@@ -221,7 +228,7 @@ export class RestPulls implements PullsPort {
           : {}),
       };
       try {
-        const { data } = await this.octokit.rest.pulls.createReview(request);
+        const { data } = await this.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', request);
         return toReview(data as RawReview);
       } catch (error) {
         if (!(error instanceof UncertainWriteError)) throw error;
@@ -233,7 +240,7 @@ export class RestPulls implements PullsPort {
             r.body.trim() === body.trim(),
         );
         if (existing) return existing;
-        const { data } = await this.octokit.rest.pulls.createReview(request);
+        const { data } = await this.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', request);
         return toReview(data as RawReview);
       }
     };
@@ -268,8 +275,8 @@ export class RestPulls implements PullsPort {
   async checks(ref: string): Promise<ChecksSummary> {
     // Check runs and commit statuses are two reads of their own: ask for both at once.
     const [listed, { data }] = await Promise.all([
-      this.octokit.paginate(this.octokit.rest.checks.listForRef, { ...this.repo, ref, per_page: 100 }),
-      this.octokit.rest.repos.getCombinedStatusForRef({ ...this.repo, ref, per_page: 100 }),
+      this.octokit.paginate('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...this.repo, ref, per_page: 100 }),
+      this.octokit.request('GET /repos/{owner}/{repo}/commits/{ref}/status', { ...this.repo, ref, per_page: 100 }),
     ]);
     const runs = listed as unknown as { id: number; name: string; status: string; conclusion: string | null }[];
     const latest = new Map<string, (typeof runs)[number]>();
@@ -303,7 +310,7 @@ export class RestPulls implements PullsPort {
     args: { method: MergeMethod; sha: string; title: string; message: string },
   ): Promise<string> {
     try {
-      const { data } = await this.octokit.rest.pulls.merge({
+      const { data } = await this.octokit.request('PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge', {
         ...this.repo,
         pull_number: pull,
         sha: args.sha,
@@ -314,7 +321,10 @@ export class RestPulls implements PullsPort {
       return data.sha;
     } catch (error) {
       if (status(error) !== 405 && status(error) !== 409) throw error;
-      const { data } = await this.octokit.rest.pulls.get({ ...this.repo, pull_number: pull });
+      const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', {
+        ...this.repo,
+        pull_number: pull,
+      });
       const raw = data as RawPull;
       if ((raw.merged === true || raw.merged_at) && raw.head.sha === args.sha && raw.merge_commit_sha) {
         return raw.merge_commit_sha;
@@ -326,7 +336,10 @@ export class RestPulls implements PullsPort {
   /** Deletes the branch; one already gone is not an error. */
   async deleteBranch(branch: string): Promise<void> {
     try {
-      await this.octokit.rest.git.deleteRef({ ...this.repo, ref: `heads/${branch}` });
+      await this.octokit.request('DELETE /repos/{owner}/{repo}/git/refs/{ref}', {
+        ...this.repo,
+        ref: `heads/${branch}`,
+      });
     } catch (error) {
       const s = status(error);
       if (s === 404 || (s === 422 && /does not exist/i.test(messages(error)))) return;
@@ -335,6 +348,11 @@ export class RestPulls implements PullsPort {
   }
 
   async closeIssue(issue: number, reason: 'completed' | 'not_planned'): Promise<void> {
-    await this.octokit.rest.issues.update({ ...this.repo, issue_number: issue, state: 'closed', state_reason: reason });
+    await this.octokit.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', {
+      ...this.repo,
+      issue_number: issue,
+      state: 'closed',
+      state_reason: reason,
+    });
   }
 }

@@ -196,16 +196,21 @@ describe('RestPulls: checks, merge, branch, issue', () => {
     const repo = { owner: 'acme', repo: 'widgets' };
     const sha = pull.head.sha;
     expect(await pulls.checks(sha)).toEqual({ state: 'success', failing: [], pending: [], passed: [] });
-    await octokit.rest.checks.create({
+    await octokit.request('POST /repos/{owner}/{repo}/check-runs', {
       ...repo,
       name: 'test',
       head_sha: sha,
       status: 'completed',
       conclusion: 'failure',
     });
-    await octokit.rest.checks.create({ ...repo, name: 'lint', head_sha: sha, status: 'in_progress' });
+    await octokit.request('POST /repos/{owner}/{repo}/check-runs', {
+      ...repo,
+      name: 'lint',
+      head_sha: sha,
+      status: 'in_progress',
+    });
     expect(await pulls.checks(sha)).toEqual({ state: 'failure', failing: ['test'], pending: ['lint'], passed: [] });
-    await octokit.rest.checks.create({
+    await octokit.request('POST /repos/{owner}/{repo}/check-runs', {
       ...repo,
       name: 'test',
       head_sha: sha,
@@ -213,7 +218,12 @@ describe('RestPulls: checks, merge, branch, issue', () => {
       conclusion: 'success',
     });
     expect(await pulls.checks(sha)).toEqual({ state: 'pending', failing: [], pending: ['lint'], passed: ['test'] });
-    await octokit.rest.repos.createCommitStatus({ ...repo, sha, state: 'error', context: 'ci/legacy' });
+    await octokit.request('POST /repos/{owner}/{repo}/statuses/{sha}', {
+      ...repo,
+      sha,
+      state: 'error',
+      context: 'ci/legacy',
+    });
     expect((await pulls.checks(sha)).failing).toEqual(['ci/legacy']);
   });
 

@@ -76,6 +76,9 @@ export class OpenAIProvider implements ModelProvider {
       maxRetries: 0,
       fetch: nodeFetch,
     });
+    // The SDK builds each request's headers with the global Headers, whose first use loads undici (~20 ms of CPU).
+    // Load it now: the provider is made while the run waits on GitHub, well before its first call (models.ts).
+    void globalThis.Headers;
   }
 
   private messages(request: CompletionRequest, extraSystem?: string): ChatCompletionMessageParam[] {
