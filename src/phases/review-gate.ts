@@ -92,8 +92,9 @@ export async function runReviewPhase(ctx: Ctx, trigger: PullTrigger = {}): Promi
   if (!lock.ok) return nothing(ctx, `skipped: ${lock.reason}`);
 
   if (outcome.kind === 'approve') {
-    // The merge gate reads while the pull request is marked ready; it writes nothing before that is done.
-    const ready = pulls.markReady(pull);
+    // The merge gate reads while the pull request is marked ready (begun by the round, or here for a replayed one); it
+    // writes nothing before that is done.
+    const ready = outcome.ready ?? pulls.markReady(pull);
     ready.catch(() => undefined);
     return runMergeGate(ctx, trigger, { locked: true, ready });
   }
@@ -398,12 +399,12 @@ async function finishMerged(
     implement: s.implement ? { ...s.implement, headSha: pull.headSha } : s.implement,
     lastError: undefined,
   }));
-  // The branch goes while the label moves: two writes that do not depend on each other.
+  // The branch goes, the label moves and the issue closes at once: writes that do not depend on each other.
   const [, stage] = await Promise.all([
     pull.headRef === impl.branch ? pullsOf(ctx).deleteBranch(impl.branch) : undefined,
     session.currentStage === 'fixed' ? 'fixed' : session.moveTo('fixed', `pull request #${pull.number} merged`),
+    ctx.issue.state !== 'closed' ? pullsOf(ctx).closeIssue(ctx.issue.number, 'completed') : undefined,
   ]);
-  if (ctx.issue.state !== 'closed') await pullsOf(ctx).closeIssue(ctx.issue.number, 'completed');
   await advanceParentEpic(ctx);
   const details = summary(ctx, pull, sha);
   session.releaseClaim();

@@ -53,7 +53,15 @@ const LIMITS = { diffChars: 80_000, patchChars: 20_000 };
 
 /** What runReview tells its caller. `phase` is the PhaseOutcome for the entry (outputs, job summary). */
 export type ReviewOutcome =
-  | { kind: 'approve'; round: number; score: number; findings: Finding[]; phase: PhaseOutcome }
+  | {
+      kind: 'approve';
+      round: number;
+      score: number;
+      findings: Finding[];
+      phase: PhaseOutcome;
+      /** Marking the pull request ready, begun with the approving review (undefined for a replayed round). */
+      ready?: Promise<void>;
+    }
   | { kind: 'refine'; round: number; score: number; findings: Finding[]; phase: PhaseOutcome }
   | {
       kind: 'escalate';
@@ -280,6 +288,9 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
   const rounds = [...record.rounds, round];
   const exit = reviewExit(rounds, settings);
   const event = eventFor(exit, round.criticalHighKeys.length);
+  // The round passes: the pull request leaves draft while the approving review is posted (awaited by the caller).
+  const ready = exit.exit === 'approve' ? pulls.markReady(pull) : undefined;
+  ready?.catch(() => undefined);
 
   const review =
     posted ??
@@ -322,7 +333,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
     ...(exit.exit === 'escalate' ? { reason: exit.reason } : {}),
   };
   session.update((s) => ({ ...s, review: next, ...(exit.exit === 'escalate' ? {} : { lastError: undefined }) }));
-  return conclude(ctx, pull, next, exit, open);
+  return conclude(ctx, pull, next, exit, open, ready);
 }
 
 function reviewMessage(issue: Issue, { title, files, plan, earlier }: ReviewSubject): string {
@@ -358,6 +369,7 @@ async function conclude(
   record: ReviewRecord,
   exit: ReviewExit,
   open: Finding[],
+  ready: Promise<void> | undefined,
 ): Promise<ReviewOutcome> {
   const { session } = ctx;
   const last = record.rounds[record.rounds.length - 1]!;
@@ -381,7 +393,7 @@ async function conclude(
       stage: session.currentStage,
       details,
     };
-    return { kind: 'approve', round: n, score: last.score, findings: open, phase };
+    return { kind: 'approve', round: n, score: last.score, findings: open, phase, ...(ready ? { ready } : {}) };
   }
   await session.publish({
     headline: `Review round ${n} of #${pull.number}: changes requested (score ${last.score}/10, ${open.length} open finding${open.length === 1 ? '' : 's'})`,
