@@ -14,6 +14,26 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 
 export const branchFor = (issue: number) => `hydraflow/issue-${issue}`;
 
+/** Fetches of an issue's branch begun ahead (prefetchBranch), by workspace and issue, until implement takes them. */
+const prefetched = new Map<string, Promise<boolean>>();
+const prefetchKey = (ctx: PhaseContext) => `${ctx.workspace}\0${ctx.issue.number}`;
+
+/**
+ * Begins fetching the issue's branch from the remote, for the implement phase this run goes on with: the plan phase
+ * calls it while its reviewer reads, so that on GitHub the round trip to the git server is off the critical path. It
+ * only updates the remote-tracking ref, never the working tree the plan is read from. Without it, prepareImplement
+ * fetches as it checks the branch out.
+ */
+export function prefetchBranch(ctx: PhaseContext): void {
+  const key = prefetchKey(ctx);
+  if (prefetched.has(key)) return;
+  const fetch = GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
+    git.fetch(branchFor(ctx.issue.number), ctx.gitToken ? { token: ctx.gitToken } : {}),
+  );
+  fetch.catch(() => undefined); // checkoutBranch awaits it: a failed fetch falls back to what the checkout has
+  prefetched.set(key, fetch);
+}
+
 function findingsMarkdown(findings: readonly Finding[]): string {
   return findings
     .map(
@@ -65,9 +85,12 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const base = ctx.next.ref;
   const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
   // The branch is put in place while the plan is read (when it is not, the job's checkout is left on it: harmless).
+  const fetched = prefetched.get(prefetchKey(ctx));
+  prefetched.delete(prefetchKey(ctx));
   const checkout = git.checkoutBranch(branch, {
     from: `origin/${base}`,
     ...(ctx.gitToken ? { token: ctx.gitToken } : {}),
+    ...(fetched ? { fetched } : {}),
   });
   checkout.catch(() => undefined); // awaited below, once the plan is known to be there
   const plan = await acceptedPlan(ctx);

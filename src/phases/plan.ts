@@ -28,6 +28,7 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { escalate } from './escalate';
 import { bodyHash } from './triage';
+import { prefetchBranch } from './implement';
 
 const PLAN_INSTRUCTIONS = `HydraFlow plan agent.
 You write the implementation plan for one GitHub issue of the repository described below. An engineer or a coding
@@ -365,6 +366,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     firstDraft.cancel();
     return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
   }
+  if (ctx.canContinueWith('implement')) prefetchBranch(ctx);
 
   const issueHash = bodyHash(issue.title, issue.body);
   const history: Attempt[] = [];

@@ -208,6 +208,8 @@ export class GitWorkspace {
           resolve({ code, stdout: String(stdout), stderr: String(stderr) });
         },
       );
+      // git may exit before reading its input (a commit refused at once): the exit code tells; the broken pipe does not.
+      child.stdin?.on('error', () => undefined);
       if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
       else child.stdin?.end();
     });
@@ -272,17 +274,17 @@ export class GitWorkspace {
   /**
    * Switch to `name`, idempotent across re-runs: if the remote has the branch (it is fetched first), continue from it
    * (`resumed: true`); otherwise create or reset it at `from`. Uncommitted changes are discarded by neither path: git
-   * refuses the switch if they would be overwritten.
+   * refuses the switch if they would be overwritten. `fetched`: that fetch (`fetch(name)`), begun earlier by the caller.
    */
   async checkoutBranch(
     name: string,
-    options: { from: string; token?: string },
+    options: { from: string; token?: string; fetched?: Promise<boolean> },
   ): Promise<{ resumed: boolean; head: string }> {
     await this.checkRefFormat(name);
     const remoteRef = `refs/remotes/${this.remote}/${name}`;
     let onRemote: boolean | undefined;
     try {
-      onRemote = await this.fetchChecked(name, options.token ? { token: options.token } : {});
+      onRemote = await (options.fetched ?? this.fetchChecked(name, options.token ? { token: options.token } : {}));
     } catch {
       onRemote = undefined; // no remote / offline: fall back to what we have locally
     }

@@ -166,6 +166,27 @@ describe('GitWorkspace against real repositories', () => {
     // fetch: true for an existing branch, false for a missing one.
     expect(await ws2.fetch('main')).toBe(true);
     expect(await ws2.fetch('no-such-branch')).toBe(false);
+
+    // A fetch begun ahead (the plan phase's prefetch) stands in for checkoutBranch's own: another fresh clone resumes
+    // from it; a prefetch that found no branch starts from the base; a failed one falls back to the local refs.
+    const third = join(root, 'prefetched');
+    git(root, 'clone', '--quiet', '--single-branch', '--branch', 'main', remote, third);
+    const ws3 = await GitWorkspace.open(third);
+    const prefetch = ws3.fetch('hydraflow/issue-7');
+    expect(await ws3.checkoutBranch('hydraflow/issue-7', { from: 'origin/main', fetched: prefetch })).toEqual({
+      resumed: true,
+      head: sha,
+    });
+    const base = git(third, 'rev-parse', 'origin/main');
+    expect(
+      await ws3.checkoutBranch('hydraflow/issue-9', { from: 'origin/main', fetched: ws3.fetch('hydraflow/issue-9') }),
+    ).toEqual({ resumed: false, head: base });
+    const offline = Promise.reject(new Error('offline'));
+    offline.catch(() => undefined); // as prefetchBranch does: checkoutBranch awaits it later
+    expect(await ws3.checkoutBranch('hydraflow/issue-7', { from: 'origin/main', fetched: offline })).toEqual({
+      resumed: true,
+      head: sha,
+    });
   });
 
   it('refuses branch names that could be flags or odd refs, before running git', async () => {
