@@ -1,7 +1,9 @@
 /**
  * `pnpm demo`, in two parts, all on this machine with model answers RECORDED (replayed by a scripted model server):
  *
- * 1. Triage: three sample issues (clear, vague, spam) through the built action (dist/) on real webhook payloads.
+ * 1. Triage: three sample issues (clear, vague, spam) through the built action (dist/) on real webhook payloads, as the
+ *    triage step alone (actions/triage), which dispatches the next phase; the template's routing step goes on from a
+ *    clear triage into planning in the same run instead (part 2).
  * 2. The main event: one issue's whole lifecycle on a sample repository — the workflow template a user copies, run by
  *    the lifecycle simulator (GitHub's event routing and runner), a git-backed GitHub emulator with a real bare remote:
  *    triage, plan, implement (a coding-agent session edits real code and runs the sample's real tests), review, a human
@@ -71,8 +73,10 @@ async function triagePart(): Promise<void> {
         },
     },
   });
-  console.log(bold('1. Triage') + ' — the built action (dist/) on real webhook payloads, against');
-  console.log(`   a GitHub emulator at ${world.gh.url} and a model server at ${world.models.url}.`);
+  console.log(bold('1. Triage') + ' — the built action (dist/) on real webhook payloads, as the triage step alone');
+  console.log(
+    `   (actions/triage), against a GitHub emulator at ${world.gh.url} and a model server at ${world.models.url}.`,
+  );
   console.log(
     `   Model answers are ${bold('recorded')} (demo/recorded-model.json) and replayed with their latency; nothing leaves this machine.`,
   );
@@ -83,7 +87,7 @@ async function triagePart(): Promise<void> {
       console.log(bold(`\n#${issue.number} ${issue.title}`));
       const requestsBefore = world.gh.requests.length;
       const dispatchesBefore = world.gh.world.dispatches.length;
-      const run = await world.run('issues', 'opened', { issue: issue.number });
+      const run = await world.run('issues', 'opened', { issue: issue.number }, { inputs: { phase: 'triage' } });
       line(
         `issues.opened by dana → decision: ${run.outputs.decision} · exit ${run.exitCode} · ${Math.round(run.durationMs)} ms · ${world.gh.requests.length - requestsBefore} GitHub requests`,
       );
@@ -98,7 +102,7 @@ async function triagePart(): Promise<void> {
     const total = ledgerTotals([1, 2, 3].flatMap((n) => progressOf(world, n)?.state?.ledger ?? []));
     console.log(
       dim(
-        `\n   ${world.gh.requests.length} GitHub requests, ${world.models.calls.length} model calls, ${formatUsd(total.usd)} at list prices. What a dispatched phase does next is part 2.`,
+        `\n   ${world.gh.requests.length} GitHub requests, ${world.models.calls.length} model calls, ${formatUsd(total.usd)} at list prices. In the workflow template, a clear issue goes on into planning in the same run: part 2.`,
       ),
     );
   } finally {

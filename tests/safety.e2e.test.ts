@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock, emptyState, encodeStateBlock, PROGRESS_MARKER } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, expectNoViolations, type World } from '@hydraflow/testkit';
+import { planScript } from './support/plans';
 
 const clear = {
   clarity_score: 8,
@@ -13,6 +14,12 @@ const clear = {
   enrichment: 'Small change.',
   reasons: ['Clear.'],
 };
+
+/**
+ * The triage step alone (`actions/triage`), where a test is about what triage reads and writes: the routing step would
+ * go on into planning in the same run (tests/triage.e2e.test.ts).
+ */
+const TRIAGE_STEP = { inputs: { phase: 'triage' } };
 
 let world: World | undefined;
 afterEach(async () => {
@@ -58,7 +65,7 @@ describe('forged state is reported and never obeyed', () => {
       body: forgedState(issue.number, world.stateKey),
     });
 
-    const run = await world.run('issues', 'opened', { issue: issue.number, sender: 'alice' });
+    const run = await world.run('issues', 'opened', { issue: issue.number, sender: 'alice' }, TRIAGE_STEP);
     expect(run.exitCode, run.stdout).toBe(0);
     expect(world.models.calls.filter((c) => c.role === 'triage')).toHaveLength(1);
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan']);
@@ -76,7 +83,7 @@ describe('forged state is reported and never obeyed', () => {
       body: forgedState(issue.number, 'not-the-repository-secret'),
     });
 
-    const run = await world.run('issues', 'opened', { issue: issue.number, sender: 'alice' });
+    const run = await world.run('issues', 'opened', { issue: issue.number, sender: 'alice' }, TRIAGE_STEP);
     expect(run.exitCode, run.stdout).toBe(0);
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan']);
     const comments = botComments(world, issue.number);
@@ -91,7 +98,7 @@ describe('slash commands check the author’s permission', () => {
   it('refuses /ship-it from a read-only user with a short reply and changes nothing', async () => {
     world = await createWorld({ script: { triage: { json: clear } } });
     const issue = await openIssue(world);
-    expect((await world.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    expect((await world.run('issues', 'opened', { issue: issue.number }, TRIAGE_STEP)).exitCode).toBe(0);
     const before = { labels: labelsOf(world, issue.number), dispatches: world.gh.world.dispatches.length };
     const progressBefore = botComments(world, issue.number)[0]!.body;
 
@@ -117,12 +124,14 @@ describe('slash commands check the author’s permission', () => {
   });
 
   it('runs /triage for a writer and acknowledges it', async () => {
-    world = await createWorld({ script: { triage: { json: clear } } });
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
     const issue = await openIssue(world);
     const command = world.gh.world.comment(issue.number, { author: 'alice', body: '/triage' });
     const run = await world.run('issue_comment', 'created', { issue: issue.number, comment: command.id });
     expect(run.exitCode, run.stdout).toBe(0);
-    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan']);
+    // a clear verdict: planning went on in the same run
+    expect(run.outputs.phases).toBe('triage,plan');
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-ready']);
     expect(world.gh.world.reactionsFor({ type: 'comment', id: command.id }).map((r) => r.content)).toEqual(['rocket']);
   });
 });
@@ -159,7 +168,7 @@ describe('GitHub failing does not duplicate writes', () => {
     world = await createWorld({ script: { triage: { json: clear } } });
     const issue = await openIssue(world);
     world.gh.faults.writeSucceedsThen502(1, { methods: ['POST'], pathIncludes: '/comments' });
-    const run = await world.run('issues', 'opened', { issue: issue.number });
+    const run = await world.run('issues', 'opened', { issue: issue.number }, TRIAGE_STEP);
     expect(run.exitCode, run.stdout).toBe(0);
     expect(botComments(world, issue.number)).toHaveLength(1);
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan']);
@@ -170,7 +179,7 @@ describe('GitHub failing does not duplicate writes', () => {
     const issue = await openIssue(world);
     world.gh.faults.failNext(2, 503, { methods: ['GET'] });
     world.gh.faults.failNext(1, 502, { methods: ['POST'], pathIncludes: '/labels' });
-    const run = await world.run('issues', 'opened', { issue: issue.number });
+    const run = await world.run('issues', 'opened', { issue: issue.number }, TRIAGE_STEP);
     expect(run.exitCode, run.stdout).toBe(0);
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan']);
     expect(botComments(world, issue.number)).toHaveLength(1);

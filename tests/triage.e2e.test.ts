@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock, PROGRESS_MARKER } from '@hydraflow/core';
 import { buildEvent, createWorld, expectNoViolations, runAction, type World } from '@hydraflow/testkit';
+import { planScript } from './support/plans';
 
 const clearVerdict = {
   clarity_score: 9,
@@ -20,8 +21,11 @@ function hydraflowComments(w: World, issue: number) {
   return w.gh.world.commentsOn(issue).filter((c) => c.user === 'github-actions[bot]');
 }
 
+/** The triage step alone, as `actions/triage` runs it: a step that runs one named phase dispatches the next. */
+const TRIAGE_STEP = { inputs: { phase: 'triage' } };
+
 describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened payload (%s)', (provider) => {
-  it('labels, comments once, signs state, dispatches the next phase; a re-run changes nothing', async () => {
+  it('the triage step labels, comments once, signs state, dispatches the next phase; a re-run changes nothing', async () => {
     world = await createWorld({ provider, script: { triage: { json: clearVerdict } } });
     world.gh.addUser({ login: 'alice', permission: 'write' });
     const issue = world.gh.world.issue({
@@ -32,7 +36,7 @@ describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened 
     });
 
     const requestsBefore = world.gh.requests.length;
-    const first = await world.run('issues', 'opened', { issue: issue.number });
+    const first = await world.run('issues', 'opened', { issue: issue.number }, TRIAGE_STEP);
     expect(first.exitCode, first.stdout + first.stderr).toBe(0);
     expect(first.outputs.decision).toBe('triage');
     expect(first.outputs.stage).toBe('plan');
@@ -67,14 +71,16 @@ describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened 
     });
 
     // Re-run the very same event: a re-run attempt of the same run, then a redelivery as a new run.
-    const again = await world.run('issues', 'opened', { issue: issue.number }, { runAttempt: 2 });
-    const redelivered = await world.run('issues', 'opened', { issue: issue.number });
+    const again = await world.run('issues', 'opened', { issue: issue.number }, { ...TRIAGE_STEP, runAttempt: 2 });
+    const redelivered = await world.run('issues', 'opened', { issue: issue.number }, TRIAGE_STEP);
     for (const r of [again, redelivered]) expect(r.exitCode, r.stdout).toBe(0);
     expect(hydraflowComments(world, issue.number)).toHaveLength(1);
     expect(hydraflowComments(world, issue.number)[0]!.body).toBe(comments[0]!.body);
     expect(world.gh.world.issues.get(issue.number)!.labels.sort()).toEqual(['bug', 'hydraflow-plan']);
     expect(world.gh.world.dispatches).toHaveLength(1);
-    expect(world.models.calls.filter((c) => c.role === 'triage')).toHaveLength(1);
+    // The redelivery's early call (the step trusts an opened event's payload) was not adopted: one call is ledgered.
+    const ledger = decodeStateBlock(comments[0]!.body, { key: world.stateKey, issue: issue.number });
+    expect(ledger.status === 'valid' && ledger.state.ledger).toHaveLength(1);
     expectNoViolations(world.gh);
 
     // Steady state: once the labels exist, triaging an issue takes at most five GitHub requests.
@@ -84,15 +90,43 @@ describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened 
       author: 'alice',
     });
     const before = world.gh.requests.length;
-    expect((await world.run('issues', 'opened', { issue: second.number })).exitCode).toBe(0);
+    expect((await world.run('issues', 'opened', { issue: second.number }, TRIAGE_STEP)).exitCode).toBe(0);
     expect(world.gh.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toHaveLength(5);
+  });
+
+  it('the routing step goes on from a clear triage into planning in the same run: no workflow run for the plan', async () => {
+    world = await createWorld({
+      provider,
+      script: { triage: { json: clearVerdict }, ...planScript },
+    });
+    world.gh.addUser({ login: 'alice', permission: 'write' });
+    const issue = world.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'alice' });
+
+    const run = await world.run('issues', 'opened', { issue: issue.number });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.outputs.phases).toBe('triage,plan');
+    expect(world.models.calls.map((c) => c.role)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(world.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-ready']);
+    // This world's job has no checkout, which implement works on: implement is dispatched; planning never was.
+    expect(world.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['implement']);
+    const [progress, plan, ...more] = hydraflowComments(world, issue.number);
+    expect(more).toEqual([]);
+    expect(plan!.body).toContain('hydraflow:plan');
+    const decoded = decodeStateBlock(progress!.body, { key: world.stateKey, issue: issue.number });
+    expect(decoded.status === 'valid' && [decoded.state.triage?.route, decoded.state.plan?.status]).toEqual([
+      'plan',
+      'accepted',
+    ]);
+    expectNoViolations(world.gh);
   });
 });
 
 describe('the triage call started before the state is read', () => {
   it('is cancelled when a redelivered issues.opened finds the issue triaged: nothing ledgered, posted or sent twice', async () => {
     // A latency long enough that the redelivery has read the state (and cancelled) before any answer could come.
-    world = await createWorld({ script: { triage: { json: clearVerdict, latencyMs: 1_500 } } });
+    world = await createWorld({
+      script: { triage: { json: clearVerdict, latencyMs: 1_500 }, ...planScript },
+    });
     world.gh.addUser({ login: 'alice', permission: 'write' });
     const issue = world.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'alice' });
     // GitHub redelivers the payload it first sent: the issue as it was opened, without the label triage added since.
@@ -100,7 +134,7 @@ describe('the triage call started before the state is read', () => {
     const deliver = () => runAction({ gh: world!.gh, event: 'issues', payload: original, inputs: world!.inputs() });
 
     expect((await deliver()).exitCode).toBe(0);
-    const progress = hydraflowComments(world, issue.number);
+    const progress = hydraflowComments(world, issue.number).filter((c) => c.body.includes(PROGRESS_MARKER));
     expect(progress).toHaveLength(1);
     const redelivered = await deliver();
     expect(redelivered.exitCode, redelivered.stdout).toBe(0);
@@ -112,11 +146,12 @@ describe('the triage call started before the state is read', () => {
       [200, undefined],
       [0, 'aborted'],
     ]);
-    expect(hydraflowComments(world, issue.number)).toEqual(progress);
+    expect(hydraflowComments(world, issue.number).filter((c) => c.body.includes(PROGRESS_MARKER))).toEqual(progress);
     const decoded = decodeStateBlock(progress[0]!.body, { key: world.stateKey, issue: issue.number });
-    expect(decoded.status === 'valid' && decoded.state.ledger).toHaveLength(1);
-    expect(world.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-plan']);
-    expect(world.gh.world.dispatches).toHaveLength(1);
+    expect(decoded.status === 'valid' && decoded.state.ledger.filter((e) => e.phase === 'triage')).toHaveLength(1);
+    // the first delivery went on into planning; the redelivery changed nothing
+    expect(world.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-ready']);
+    expect(world.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['implement']);
     expectNoViolations(world.gh);
   });
 });

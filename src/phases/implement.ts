@@ -76,6 +76,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const previous = state.implement;
   const mode = previous?.mode ?? 'build';
   if (previous?.pull && mode === 'build' && !ctx.forced) {
+    await session.unlock(); // held when a plan went on into implement in this run; a no-op otherwise
     return { summary: `pull request #${previous.pull} is already open for this issue`, stage: session.currentStage };
   }
   const lock = await session.acquire({ takeOver: ctx.forced });

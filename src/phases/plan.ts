@@ -348,6 +348,8 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
   const done = session.state.plan;
   if (done?.status === 'accepted' && !ctx.forced) {
+    // Reached from a forced re-triage that went on into planning, this run holds the 👀: free it (a no-op otherwise).
+    await session.unlock();
     return { summary: `issue #${issue.number} was already planned; nothing to do`, stage: session.currentStage };
   }
   const issues = ctx.issues;

@@ -68,7 +68,11 @@ function recordedPull(ctx: Ctx, trigger: PullTrigger, what: string): { impl: Imp
   return { impl, pull: impl.pull };
 }
 
-const nothing = (ctx: Ctx, summary: string): PhaseOutcome => ({ summary, stage: ctx.session.currentStage });
+/** Nothing to do: if this run holds the 👀 (the publish step went on into the review), it frees it. */
+async function nothing(ctx: Ctx, summary: string): Promise<PhaseOutcome> {
+  await ctx.session.unlock();
+  return { summary, stage: ctx.session.currentStage };
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // review

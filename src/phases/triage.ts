@@ -11,18 +11,19 @@ import {
 } from '@hydraflow/core';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { escalate } from './escalate';
+import { startNextPhase } from './next-phase';
 import { triageCall } from './triage-call';
 
 export function bodyHash(title: string, body: string): string {
   return createHash('sha256').update(`${title}\n${body}`).digest('hex');
 }
 
-function nextStep(route: PipelineStage): string {
-  if (route === 'plan') return 'Planning starts next (the plan phase was dispatched).';
-  if (route === 'groom')
-    return 'Grooming starts next: product, engineering, QA and research agents check it is ready to plan (the groom phase was dispatched).';
-  return 'Product discovery starts next: research, then a direction to choose (the discover phase was dispatched).';
-}
+/** What the progress comment calls the phase a route starts, before "starts now" / "starts next". */
+const ROUTE_WORK: Readonly<Record<string, string>> = {
+  plan: 'Planning',
+  groom: 'Grooming (product, engineering, QA and research agents check it is ready to plan)',
+  discover: 'Product discovery (research, then a direction to choose)',
+};
 
 function verdictDetails(verdict: TriageVerdict): string {
   return [
@@ -35,8 +36,8 @@ function verdictDetails(verdict: TriageVerdict): string {
 }
 
 /**
- * Triage (ADR-0031): one model call scores the issue, the route follows the clarity threshold, the next phase is
- * dispatched. A verdict that cannot be parsed (after the one repair) fails closed to HITL, never to a default route.
+ * Triage (ADR-0031): one model call scores the issue, the route follows the clarity threshold, the next phase starts
+ * (in this run when the job can run it, else dispatched). A verdict that cannot be parsed (after the one repair) fails closed to HITL, never to a default route.
  */
 export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session, config } = ctx;
@@ -114,17 +115,19 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     return { summary: `triaged; human override to ${stage} honoured`, stage };
   }
 
-  // Grooming is idempotent and checks its stage, so triage releases its lock rather than handing it over (saves the
-  // groom run two requests; docs/grooming.md, request budget).
+  // Planning goes on in this run when the job can run it (next-phase.ts): no second workflow run to queue, boot and
+  // check out. Grooming is dispatched: it is idempotent and checks its stage, so triage releases its lock rather than
+  // handing it over (saves the groom run two requests; docs/grooming.md, request budget), and its four agents get a
+  // run of their own.
   const handOff = route !== 'groom';
-  await session.dispatch(ctx.next.workflow, ctx.next.ref, route, ctx.actor, { handOff });
+  const next = await startNextPhase(ctx, route, ROUTE_WORK[route] ?? route, { handOff });
   await session.publish({
     headline: `Triaged: clarity ${verdict.clarity_score}/10, complexity ${verdict.complexity_score}/10 → ${route}`,
-    next: nextStep(route),
+    next: next.note,
     details: verdictDetails(verdict),
   });
   if (!handOff) await session.unlock();
-  return { summary: `triaged → ${route}`, stage: route, details: verdictDetails(verdict) };
+  return { summary: `triaged → ${route}`, stage: route, details: verdictDetails(verdict), ...next.outcome };
 }
 
 /**

@@ -54,6 +54,13 @@ describe('a clear issue', () => {
     const timeline = formatTimeline(jobs, { steps: true });
     const pull = [...world.gh.world.pulls.values()][0];
     expect(pull, timeline).toBeDefined();
+    // One workflow run took the issue from opened to review: triage went on into plan, plan into implement (the
+    // agent and publish steps followed), publish into the review; nothing was dispatched.
+    expect(jobs.filter((j) => j.workflow === 'hydraflow.yml').map((j) => `${j.event}.${j.action}`)).toEqual([
+      'issues.opened',
+    ]);
+    expect(jobs[0]!.steps.find((s) => s.id === 'hydraflow')!.outputs.phases).toBe('triage,plan,implement');
+    expect(world.gh.world.dispatches).toEqual([]);
     expect(pull!.head.ref).toBe(`hydraflow/issue-${issue.number}`);
     expect(world.gh.world.issues.get(pull!.number)!.body).toContain(`Fixes #${issue.number}`);
     expect(world.gh.world.issues.get(issue.number)!.labels).toContain('hydraflow-review');
@@ -201,7 +208,7 @@ describe('escalation and steering', () => {
     // the approval's run: the gate found the red check and went on into implement (fix) itself, no dispatch
     const routing = jobs[0]!.steps.find((s) => s.id === 'hydraflow')!;
     expect(routing.outputs.phases, timeline).toBe('merge,implement');
-    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['plan']);
+    expect(w.gh.world.dispatches).toEqual([]);
     // the fix was pushed to the same pull request, reviewed on its new head, and merged (alice's approval stands)
     expect(w.gh.world.pulls.size).toBe(1);
     expect(w.gh.world.pulls.get(pull.number)!.merged, timeline).toBe(true);
@@ -235,23 +242,51 @@ describe('escalation and steering', () => {
     );
   }, 180_000);
 
-  it('a human who removes the label mid-run is honoured: the dispatched phase does nothing', async () => {
+  it('a human who removes the label while triage goes on into plan in the same run is honoured', async () => {
     world = await lifecycleWorld({ triage: triageClear, plan: averagePlan, plan_review: planAccepted });
     const w = world;
     let done = false;
     w.gh.onEvent((e) => {
-      if (done || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'plan') return;
-      done = true; // while triage's run is still finishing, alice takes the issue out of the pipeline
+      // triage's last write before it goes on: its progress comment, saying planning starts in this run
+      if (done || e.name !== 'issue_comment' || e.action !== 'created' || !progressOf(w).includes('Triaged:')) return;
+      done = true;
       removeLabel(w, 'hydraflow-plan');
     });
     openIssue(w);
     const jobs = await w.lc.runUntilQuiet();
     expect(done).toBe(true);
     expect(w.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual([]);
-    expect(w.gh.world.pulls.size).toBe(0);
     expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
     expect(progressOf(w)).toContain('Taken out of the pipeline by alice');
+    expect(w.gh.world.reactionsFor({ type: 'issue', number: 1 }).filter((r) => r.user === BOT_LOGIN)).toEqual([]);
   }, 180_000);
+
+  it('a human who removes the label while the refiner’s dispatched run waits is honoured: it does nothing', async () => {
+    const firstSession = implementAverageNaN() as unknown[];
+    world = await lifecycleWorld({
+      triage: triageClear,
+      plan: averagePlan,
+      plan_review: planAccepted,
+      implement: [...firstSession, ...(refineAverage as unknown[])] as never,
+      review: [reviewCriticalNaN, reviewClean],
+    });
+    const w = world;
+    let removed: string | undefined;
+    w.gh.onEvent((e) => {
+      if (removed || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'implement') return;
+      // the review asked for changes and dispatched the refiner; alice takes the issue out before that run starts
+      removed = w.gh.world.issues.get(1)!.labels.find((l) => l.startsWith('hydraflow-'));
+      removeLabel(w, removed!);
+    });
+    openIssue(w);
+    const jobs = await w.lc.runUntilQuiet();
+    expect(removed, formatTimeline(jobs, { steps: true })).toBeDefined();
+    expect(w.gh.world.issues.get(1)!.labels).toEqual([]);
+    // the refiner never ran: the agent's calls are the first session's, and one review round was made
+    expect(w.models.calls.filter((c) => c.role === 'implement')).toHaveLength(firstSession.length);
+    expect(w.models.calls.filter((c) => c.role === 'review')).toHaveLength(1);
+    expect(progressOf(w)).toContain('Taken out of the pipeline by alice');
+  }, 240_000);
 
   it('a human who removes the label while plan goes on into implement in the same run is honoured', async () => {
     world = await lifecycleWorld({ triage: triageClear, plan: averagePlan, plan_review: planAccepted });
@@ -267,7 +302,7 @@ describe('escalation and steering', () => {
     const jobs = await w.lc.runUntilQuiet();
     expect(done).toBe(true);
     expect(w.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual([]);
-    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['plan']);
+    expect(w.gh.world.dispatches).toEqual([]);
     expect(w.gh.world.pulls.size).toBe(0);
     expect(execFileSync('git', ['branch', '--list'], { cwd: w.sample.bareRepo }).toString()).not.toContain(
       'hydraflow/',
@@ -309,16 +344,22 @@ describe('escalation and steering', () => {
       'implement',
       'review',
     ]);
-    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['plan']);
+    expect(w.gh.world.dispatches).toEqual([]);
   }, 180_000);
 
   it('a human who labels the issue while the next phase waits to start does not drop it (queue: max)', async () => {
-    world = await lifecycleWorld(clearIssueScript());
+    world = await lifecycleWorld({
+      triage: triageClear,
+      plan: averagePlan,
+      plan_review: planAccepted,
+      implement: [...(implementAverageNaN() as unknown[]), ...(refineAverage as unknown[])] as never,
+      review: [reviewCriticalNaN, reviewClean],
+    });
     const w = world;
     let done = false;
     w.gh.onEvent((e) => {
-      if (done || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'plan') return;
-      done = true; // the plan run is pending behind triage's; alice adds an unrelated label meanwhile
+      if (done || e.name !== 'workflow_dispatch' || e.inputs?.phase !== 'implement') return;
+      done = true; // the refiner's run is pending behind the review's; alice adds an unrelated label meanwhile
       w.gh.world.issues.get(1)!.labels.push('bug');
       w.gh.emitEvent({ name: 'issues', action: 'labeled', issue: 1, label: 'bug', actor: 'alice', viaToken: 'user' });
     });
@@ -329,9 +370,10 @@ describe('escalation and steering', () => {
       jobs.filter((j) => j.status === 'cancelled'),
       formatTimeline(jobs, { steps: true }),
     ).toEqual([]);
-    expect(w.gh.world.pulls.size).toBe(1);
+    // the refiner ran and the second round approved
+    expect(w.models.calls.filter((c) => c.role === 'review')).toHaveLength(2);
     expect([...w.gh.world.issues.get(1)!.labels].sort()).toEqual(['bug', 'hydraflow-review']);
-  }, 180_000);
+  }, 240_000);
 
   it('re-running every job of a finished lifecycle changes nothing: no duplicate comment, branch, PR or review', async () => {
     world = await lifecycleWorld(clearIssueScript());

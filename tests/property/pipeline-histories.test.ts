@@ -15,6 +15,9 @@
  * write; a *throwing* fetch would instead let the client retry with real sleeps and let HydraFlow's error handling go
  * on writing, which a dead process does not do).
  *
+ * A clear triage on the routing step goes on into planning in the same run (phases/next-phase.ts), so the plan's
+ * answers are scripted too; a dispatched phase is recorded, not run.
+ *
  * Failures replay: `fc.assert` prints the seed and path; the model's answers come from a generator seeded by the
  * history (only the interleaving inside a `concurrent` step depends on the event loop).
  */
@@ -37,6 +40,8 @@ import {
   type ScriptEntry,
 } from '@hydraflow/testkit';
 import { run } from '../../src/run';
+import { planCreatingFiles } from '../support/plans';
+import { planAccepted } from '../lifecycle/scenario';
 import { createRunnerIO } from '../../src/runner/io';
 
 const NUM_RUNS = Number(process.env.HYDRAFLOW_PROPERTY_RUNS ?? 1000);
@@ -593,6 +598,18 @@ function triageScript(seed: number): () => ScriptEntry {
   };
 }
 
+/**
+ * The plan phase's answers, for the triage runs that go on into planning in the same run (a clear verdict on the
+ * routing step): mostly a plan the reviewer accepts, sometimes junk from either (the plan escalates to a human).
+ */
+function planScripts(seed: number): { plan: () => ScriptEntry; plan_review: () => ScriptEntry } {
+  const random = mulberry32(seed ^ 0x5eed);
+  return {
+    plan: () => (random() < 0.2 ? { fault: 'junk' } : planCreatingFiles),
+    plan_review: () => (random() < 0.2 ? { fault: 'junk' } : planAccepted),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The checkers: the end state of the world
 
@@ -723,7 +740,7 @@ async function playHistory(history: History): Promise<Ctx> {
   const dir = mkdtempSync(join(root, 'h-'));
   try {
     const { token } = gh.addUser({ login: HUMAN, permission: 'write' });
-    models.setScript({ triage: triageScript(history.seed) });
+    models.setScript({ triage: triageScript(history.seed), ...planScripts(history.seed) });
     const ctx = new Ctx(gh, models, history, token, dir);
     for (const step of history.steps) {
       if (step.gap === 'long') vi.setSystemTime(Date.now() + LONG_GAP_MS);
@@ -741,7 +758,8 @@ async function playHistory(history: History): Promise<Ctx> {
 /**
  * Histories that once failed (fast-check's shrunk counterexamples), played before the random ones on every run: humans
  * setting stage labels while a crashed triage held the lock (their events refused), then the crashed run's re-run; a
- * redelivered `labeled` event (its payload: the issue still open) triaging an issue closed since.
+ * redelivered `labeled` event (its payload: the issue still open) triaging an issue closed since; a phase reached by
+ * going on in the same run that found its work done and kept the 👀.
  */
 const REGRESSIONS: History[] = [
   {
@@ -797,6 +815,24 @@ const REGRESSIONS: History[] = [
       { gap: 'short', op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-ready', deliver: 'later' } },
     ],
     quiesce: { gap: 'long', order: 'crashed-first' },
+  },
+  {
+    // A re-run /triage that went on into planning found the plan accepted already: the 👀 it held was left behind.
+    seed: 2109394165,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'open', issue: 0, labels: [] },
+          b: { kind: 'deliver', pick: 0 },
+          after: 0,
+        },
+      },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/triage' }, k: 1 } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
   },
 ];
 

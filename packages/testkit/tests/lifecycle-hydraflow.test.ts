@@ -121,8 +121,11 @@ describe('the sample repository under the simulator', () => {
     ]);
   });
 
-  it('HydraFlow’s template: issues.opened → triage through dist/ → workflow_dispatch to plan, run by the simulator', async () => {
+  it('HydraFlow’s template: issues.opened → triage through dist/ → workflow_dispatch to discovery, run by the simulator', async () => {
     const sim = lc!;
+    // A vague issue: triage routes it to product discovery, which runs in a workflow run of its own (a clear one goes
+    // on into planning in the same run: tests/lifecycle).
+    models.setScript({ triage: { json: { ...clearVerdict, clarity_score: 4, needs_discovery: true } } });
     const issue = gh.world.issue({
       title: 'slugify should drop accents',
       body: 'slugify("Crème brûlée") returns "cr-me-br-l-e"; it should return "creme-brulee". Add a test.',
@@ -138,9 +141,9 @@ describe('the sample repository under the simulator', () => {
       status: 'success',
     });
     const triage = jobs[0]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
-    expect(triage.outputs.stage, triage.stdout).toBe('plan');
-    // (no plan is scripted here, so the dispatched plan phase then escalates: that run is jobs[1])
-    expect(jobs[1]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))?.outputs.decision).toBe('plan');
+    expect(triage.outputs.stage, triage.stdout).toBe('discover');
+    // (this version has no discovery phase: the dispatched run says so and leaves the stage; that run is jobs[1])
+    expect(jobs[1]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))?.outputs.decision).toBe('discover');
     // the label HydraFlow set with the GITHUB_TOKEN started nothing; its dispatch did
     expect(sim.log.some((l) => /issues\.labeled by github-actions\[bot\] \(GITHUB_TOKEN\)/.test(l))).toBe(true);
     expect(jobs[1], timeline).toMatchObject({
@@ -153,7 +156,7 @@ describe('the sample repository under the simulator', () => {
     });
     expect(gh.events.find((e) => e.name === 'workflow_dispatch')?.inputs).toMatchObject({
       issue: String(issue.number),
-      phase: 'plan',
+      phase: 'discover',
     });
     // the checkout is the sample repository itself: HydraFlow read its .github/hydraflow.yml
     expect(jobs[0]!.steps[0]!.outputs.commit).toBe(sample.initialSha);
