@@ -9,13 +9,12 @@ import {
   AVERAGE_GOOD,
   clearIssueScript,
   implementAverageNaN,
-  refineAverage,
-  reviewCriticalNaN,
   AVERAGE_ISSUE,
   averagePlan,
   implementAverage,
   lifecycleWorld,
   planAccepted,
+  refineIssueScript,
   reviewClean,
   triageClear,
   type LifecycleWorld,
@@ -123,13 +122,7 @@ describe('review and refine', () => {
   }, 180_000);
 
   it('the reviewer finds a critical defect, the refiner fixes it, the next round approves, and the PR merges', async () => {
-    world = await lifecycleWorld({
-      triage: triageClear,
-      plan: averagePlan,
-      plan_review: planAccepted,
-      implement: [...(implementAverageNaN() as unknown[]), ...(refineAverage as unknown[])] as never,
-      review: [reviewCriticalNaN, reviewClean],
-    });
+    world = await lifecycleWorld(refineIssueScript());
     const issue = openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
     const pull = [...world.gh.world.pulls.values()][0]!;
@@ -263,13 +256,7 @@ describe('escalation and steering', () => {
 
   it('a human who removes the label while the refiner’s dispatched run waits is honoured: it does nothing', async () => {
     const firstSession = implementAverageNaN() as unknown[];
-    world = await lifecycleWorld({
-      triage: triageClear,
-      plan: averagePlan,
-      plan_review: planAccepted,
-      implement: [...firstSession, ...(refineAverage as unknown[])] as never,
-      review: [reviewCriticalNaN, reviewClean],
-    });
+    world = await lifecycleWorld(refineIssueScript());
     const w = world;
     let removed: string | undefined;
     w.gh.onEvent((e) => {
@@ -348,13 +335,7 @@ describe('escalation and steering', () => {
   }, 180_000);
 
   it('a human who labels the issue while the next phase waits to start does not drop it (queue: max)', async () => {
-    world = await lifecycleWorld({
-      triage: triageClear,
-      plan: averagePlan,
-      plan_review: planAccepted,
-      implement: [...(implementAverageNaN() as unknown[]), ...(refineAverage as unknown[])] as never,
-      review: [reviewCriticalNaN, reviewClean],
-    });
+    world = await lifecycleWorld(refineIssueScript());
     const w = world;
     let done = false;
     w.gh.onEvent((e) => {

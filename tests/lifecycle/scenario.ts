@@ -266,3 +266,17 @@ export const reviewCriticalNaN = {
     ],
   },
 };
+
+/**
+ * The refine lifecycle's recorded answers: the first session forgets the empty list, the review finds it (critical),
+ * the refiner (dispatched: the publish step cannot run the agent) fixes it, the second round approves.
+ */
+export function refineIssueScript(): Script {
+  return {
+    triage: triageClear,
+    plan: averagePlan,
+    plan_review: planAccepted,
+    implement: [...(implementAverageNaN() as unknown[]), ...(refineAverage as unknown[])] as never,
+    review: [reviewCriticalNaN, reviewClean],
+  };
+}
