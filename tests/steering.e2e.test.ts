@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, type World } from '@hydraflow/testkit';
+import { planScript } from './support/plans';
 
 const vague = {
   clarity_score: 3,
@@ -117,6 +118,46 @@ describe('commands and chains', () => {
     expect(run.exitCode, run.stdout).toBe(0);
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover']);
     expect(stateOf(world, issue.number).lastError).toBeUndefined();
+  });
+
+  it('/triage of an unchanged planned issue keeps its plan; after an edit, it plans anew, in the same run', async () => {
+    const clear = { ...vague, clarity_score: 9, needs_discovery: false, enrichment: 'Clear.' };
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+    world.gh.addUser({ login: 'lee', permission: 'write' });
+    const issue = world.gh.world.issue({ title: 'Export users', body: 'Add a CSV export.', author: 'lee' });
+    expect((await world.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-ready']);
+    const planned = stateOf(world, issue.number).plan!;
+    const retriage = async () => {
+      const command = world!.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
+      const run = await world!.run('issue_comment', 'created', { issue: issue.number, comment: command.id });
+      expect(run.exitCode, run.stdout).toBe(0);
+      return run;
+    };
+    // This world's job has no checkout, so each time implement is dispatched and holds the 👀 until it starts.
+    const waitsForImplement = () => {
+      const claim = stateOf(world!, issue.number).claim;
+      return [claim?.runId.startsWith('handoff:'), claim?.phase, world!.gh.world.dispatches.at(-1)?.inputs.phase];
+    };
+    expect(waitsForImplement()).toEqual([true, 'implement', 'implement']);
+
+    // Unchanged: triage routes to planning again; the plan accepted for this very text stands, without a model call.
+    const again = await retriage();
+    expect(again.outputs.phases).toBe('triage,plan');
+    expect(world.models.calls.filter((c) => c.role === 'plan')).toHaveLength(1);
+    expect(progress(world, issue.number).body).toContain('The accepted plan stands');
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-ready']);
+    expect(waitsForImplement()).toEqual([true, 'implement', 'implement']);
+
+    // Edited: the plan answered another text, so it is drafted and reviewed anew, in place of the old one.
+    world.gh.world.issues.get(issue.number)!.body = 'Add a CSV export, and a JSON one.';
+    await retriage();
+    expect(world.models.calls.filter((c) => c.role === 'plan')).toHaveLength(2);
+    const replanned = stateOf(world, issue.number).plan!;
+    expect([replanned.status, replanned.commentId]).toEqual(['accepted', planned.commentId]);
+    expect(replanned.issueHash).not.toBe(planned.issueHash);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-ready']);
+    expect(waitsForImplement()).toEqual([true, 'implement', 'implement']);
   });
 
   it('/help answers with the command list, once', async () => {

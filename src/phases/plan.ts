@@ -342,13 +342,17 @@ function details(attempt: Attempt, revisions: number, url: string): string {
  * `plan.max_revisions` times (default 2). The plan goes to ONE plan comment (updated in place); the state keeps its id,
  * hash, scores and revision count. Accepted → `hydraflow-ready` and the implement phase starts (next-phase.ts). Still short, or a
  * model answer that does not parse → a human (hydraflow-hitl), never a guessed plan. Idempotent: once accepted, a re-run
- * does nothing unless a human forces it (/retry, label).
+ * does nothing unless a human forces it (/retry, label) or the issue's title or body changed since.
  */
 export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
   const done = session.state.plan;
-  if (done?.status === 'accepted' && !ctx.forced) {
-    // Reached from a forced re-triage that went on into planning, this run holds the 👀: free it (a no-op otherwise).
+  const issueHash = bodyHash(issue.title, issue.body);
+  // An issue edited since its plan was accepted (then re-triaged) is planned anew: the old plan answers another text.
+  if (done?.status === 'accepted' && done.issueHash === issueHash && !ctx.forced) {
+    // Back at hydraflow-plan (a re-triage of the unchanged issue): the accepted plan stands and the issue goes on.
+    if (session.currentStage === 'plan') return standByAcceptedPlan(ctx, done);
+    // Reached by going on in the same run, this run holds the 👀: free it (a no-op otherwise).
     await session.unlock();
     return { summary: `issue #${issue.number} was already planned; nothing to do`, stage: session.currentStage };
   }
@@ -370,7 +374,6 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   }
   if (ctx.canContinueWith('implement')) prefetchBranch(ctx);
 
-  const issueHash = bodyHash(issue.title, issue.body);
   const history: Attempt[] = [];
   try {
     for (
@@ -430,28 +433,48 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     lastError: undefined,
   }));
   const mean = meanScore(last.review);
-  const stage = await session.moveTo('ready', `plan accepted: mean ${mean}/10 after ${step.revisions} revision(s)`);
-  const shown = details(last, step.revisions, comment.htmlUrl);
+  return goReady(ctx, {
+    reason: `plan accepted: mean ${mean}/10 after ${step.revisions} revision(s)`,
+    headline: `Planned: mean ${mean}/10 after ${step.revisions} revision${step.revisions === 1 ? '' : 's'} → ready`,
+    summary: `planned → ready (mean ${mean}/10, ${step.revisions} revision(s))`,
+    details: details(last, step.revisions, comment.htmlUrl),
+  });
+}
+
+/** The issue came back to planning unchanged: the plan accepted for this very text stands, without a model call. */
+async function standByAcceptedPlan(
+  ctx: PhaseContext,
+  done: NonNullable<IssueState['plan']>,
+): Promise<PhaseOutcome> {
+  const lock = await ctx.session.acquire();
+  if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: ctx.session.currentStage };
+  const url = ctx.session.comments.find((c) => c.id === done.commentId)?.htmlUrl;
+  return goReady(ctx, {
+    reason: `plan accepted earlier for the unchanged issue (mean ${done.mean}/10)`,
+    headline: `The accepted plan stands (the issue is unchanged) → ready`,
+    summary: `already planned for this text (mean ${done.mean}/10) → ready`,
+    details: `**Plan** accepted ${done.at} (mean ${done.mean}/10)${url ? `: ${url}` : ''}. The issue's title and body are unchanged since, so it was not planned again; edit the issue and comment \`/triage\`, or comment \`/retry\`, to plan anew.`,
+  });
+}
+
+/** An accepted plan: `hydraflow-ready`, and the implement phase starts (here or dispatched), unless a human moved it. */
+async function goReady(
+  ctx: PhaseContext,
+  text: { reason: string; headline: string; summary: string; details: string },
+): Promise<PhaseOutcome> {
+  const { session } = ctx;
+  const stage = await session.moveTo('ready', text.reason);
   if (stage !== 'ready') {
     session.releaseClaim();
     await session.publish({
       headline: `Planned, but a human moved the issue to ${stage ?? 'no stage'} meanwhile; that choice stands`,
       next: 'HydraFlow waits for the human’s next step.',
-      details: shown,
+      details: text.details,
     });
     await session.unlock();
     return { summary: `planned; human override to ${stage} honoured`, stage };
   }
   const next = await startNextPhase(ctx, 'implement', 'Implementation');
-  await session.publish({
-    headline: `Planned: mean ${mean}/10 after ${step.revisions} revision${step.revisions === 1 ? '' : 's'} → ready`,
-    next: next.note,
-    details: shown,
-  });
-  return {
-    summary: `planned → ready (mean ${mean}/10, ${step.revisions} revision(s))`,
-    stage: 'ready',
-    details: shown,
-    ...next.outcome,
-  };
+  await session.publish({ headline: text.headline, next: next.note, details: text.details });
+  return { summary: text.summary, stage: 'ready', details: text.details, ...next.outcome };
 }
