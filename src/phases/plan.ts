@@ -442,10 +442,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
 }
 
 /** The issue came back to planning unchanged: the plan accepted for this very text stands, without a model call. */
-async function standByAcceptedPlan(
-  ctx: PhaseContext,
-  done: NonNullable<IssueState['plan']>,
-): Promise<PhaseOutcome> {
+async function standByAcceptedPlan(ctx: PhaseContext, done: NonNullable<IssueState['plan']>): Promise<PhaseOutcome> {
   const lock = await ctx.session.acquire();
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: ctx.session.currentStage };
   const url = ctx.session.comments.find((c) => c.id === done.commentId)?.htmlUrl;
