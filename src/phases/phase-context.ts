@@ -15,7 +15,7 @@ export interface PhaseContext {
   next: { workflow: string; ref: string };
   /** Whether this run can run `phase` itself, right after the current one, instead of dispatching it (next-phase.ts). */
   canContinueWith: (phase: string) => boolean;
-  /** The human whose action started this chain (carried across dispatches, re-checked by commands). */
+  /** The human whose action started this chain (carried across dispatches for the record; it grants nothing). */
   actor: string | undefined;
   /** True when a human explicitly asked for this phase (e.g. /triage): redo work even if state says it is done. */
   forced: boolean;

@@ -3,7 +3,7 @@
  *
  * - HydraFlow's own writes never start work: events whose sender is one of `botLogins`, or any Bot not in
  *   `commands.allowed_bots`, are skipped (no self-loops). Exceptions: `workflow_dispatch` (HydraFlow's deliberate hop
- *   between phases; the original actor travels in the inputs and must be re-checked) and `issues.closed` cleanup.
+ *   between phases; the original actor travels in the inputs, for the record only: it grants nothing) and `issues.closed` cleanup.
  * - Pull requests seen as issues, and closed issues, are skipped except for `issues.closed` cleanup.
  * - issues.opened → triage when auto_triage (unless it was opened with a pipeline label: its `labeled` event acts).
  * - issues.labeled hydraflow-find by a human → triage; another pipeline label → override to that stage.
