@@ -165,16 +165,28 @@ export async function runMergeGate(
   const pulls = pullsOf(ctx);
   const found = recordedPull(ctx, trigger, 'merge');
   if (typeof found === 'string') return nothing(ctx, found);
-  let pull = await pulls.getPull(found.pull);
+  const review = session.state.review;
+  const previous = session.state.merge;
+  // The gate's first reads do not depend on each other: the pull request, the lock and, when a human's approval may
+  // decide, the reviews and comments that name the approver. On GitHub that is one round trip instead of three.
+  const reading = pulls.getPull(found.pull);
+  const locking = opts.locked ? undefined : session.acquire({ takeOver: ctx.forced });
+  const approvals =
+    !(previous?.approvedBy ?? trigger.approvedBy) &&
+    config.merge.policy === 'human' &&
+    review?.pull === found.pull &&
+    review.outcome === 'approve'
+      ? approvalsOf(ctx, found.pull)
+      : undefined;
+  for (const p of [locking, approvals]) p?.catch(() => undefined); // awaited below, or unused on an early exit
+  let pull = await reading;
+  const lock = (await locking) ?? { ok: true as const };
   // The gate writes only where it leaves: here on an unusual state, or after its reads, below.
   if (pull.merged || pull.state === 'closed' || ctx.issue.state === 'closed') await opts.ready;
 
-  if (pull.merged) return finishMerged(ctx, pull, found.impl, opts.locked === true);
+  if (pull.merged) return finishMerged(ctx, pull, found.impl, lock.ok);
   if (ctx.issue.state === 'closed') return nothing(ctx, `issue #${ctx.issue.number} is closed; nothing to merge`);
-  if (!opts.locked) {
-    const lock = await session.acquire({ takeOver: ctx.forced });
-    if (!lock.ok) return nothing(ctx, `skipped: ${lock.reason}`);
-  }
+  if (!lock.ok) return nothing(ctx, `skipped: ${lock.reason}`);
   if (pull.state === 'closed') {
     return escalate(ctx, {
       headline: `Pull request #${pull.number} was closed without merging; a human decides`,
@@ -182,14 +194,13 @@ export async function runMergeGate(
     });
   }
 
-  const review = session.state.review;
   const last = review?.rounds[review.rounds.length - 1];
   const reviewed = review?.pull === pull.number && last !== undefined;
   const pipelineApproved = reviewed && review.outcome === 'approve' && last.sha === pull.headSha;
 
-  const previous = session.state.merge;
   let approvedBy = previous?.approvedBy ?? trigger.approvedBy;
-  if (!approvedBy && pipelineApproved && config.merge.policy === 'human') approvedBy = await humanApprover(ctx, pull);
+  if (!approvedBy && pipelineApproved && config.merge.policy === 'human')
+    approvedBy = await humanApprover(ctx, approvals ?? approvalsOf(ctx, pull.number));
   if (approvedBy && approvedBy !== previous?.approvedBy) {
     const at = session.options.now().toISOString();
     session.update((s) => ({ ...s, merge: { ...s.merge, approvedBy, at } }));
@@ -261,19 +272,21 @@ function checksState(failing: string[], pending: string[]): Pick<ChecksSummary, 
   return { state: failing.length ? 'failure' : pending.length ? 'pending' : 'success', failing, pending };
 }
 
+/** What names a human approver of pull request `pull`: its reviews and its comments (`/ship-it`). */
+function approvalsOf(ctx: Ctx, pull: number) {
+  return Promise.all([pullsOf(ctx).listReviews(pull), ctx.issues.listComments(pull)]);
+}
+
 /**
  * A human with write permission who approved the pull request (their latest deciding review is APPROVED) or said
  * `/ship-it` on it. Bots never count. The comment scan makes `/ship-it` durable: said while HydraFlow was busy, or
  * before its own review approved, it still counts when the gate runs.
  */
-async function humanApprover(ctx: Ctx, pull: PullRequest): Promise<string | undefined> {
+async function humanApprover(ctx: Ctx, approvals: ReturnType<typeof approvalsOf>): Promise<string | undefined> {
   const bots = new Set(ctx.config.bot_logins.map((l) => l.toLowerCase()));
   const isHuman = (a: { login: string; type: string } | null): a is { login: string; type: string } =>
     a !== null && a.type !== 'Bot' && !a.login.endsWith('[bot]') && !bots.has(a.login.toLowerCase());
-  const [reviews, comments] = await Promise.all([
-    pullsOf(ctx).listReviews(pull.number),
-    ctx.issues.listComments(pull.number),
-  ]);
+  const [reviews, comments] = await approvals;
   const latest = new Map<string, Review>();
   for (const r of reviews) {
     if (!isHuman(r.author)) continue;
