@@ -6,6 +6,7 @@ import {
   labelFor,
   routeTriage,
   stagesBeside,
+  type TriageRoute,
   type TriageVerdict,
   type PipelineStage,
 } from '@hydraflow/core';
@@ -19,7 +20,7 @@ export function bodyHash(title: string, body: string): string {
 }
 
 /** What the progress comment calls the phase a route starts, before "starts now" / "starts next". */
-const ROUTE_WORK: Readonly<Record<string, string>> = {
+const ROUTE_WORK: Readonly<Record<TriageRoute, string>> = {
   plan: 'Planning',
   groom: 'Grooming (product, engineering, QA and research agents check it is ready to plan)',
   discover: 'Product discovery (research, then a direction to choose)',
@@ -37,7 +38,8 @@ function verdictDetails(verdict: TriageVerdict): string {
 
 /**
  * Triage (ADR-0031): one model call scores the issue, the route follows the clarity threshold, the next phase starts
- * (in this run when the job can run it, else dispatched). A verdict that cannot be parsed (after the one repair) fails closed to HITL, never to a default route.
+ * (in this run when the job can run it, else dispatched). A verdict that cannot be parsed (after the one repair) fails
+ * closed to HITL, never to a default route.
  */
 export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session, config } = ctx;
@@ -120,7 +122,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   // handing it over (saves the groom run two requests; docs/grooming.md, request budget), and its four agents get a
   // run of their own.
   const handOff = route !== 'groom';
-  const next = await startNextPhase(ctx, route, ROUTE_WORK[route] ?? route, { handOff });
+  const next = await startNextPhase(ctx, route, ROUTE_WORK[route], { handOff });
   await session.publish({
     headline: `Triaged: clarity ${verdict.clarity_score}/10, complexity ${verdict.complexity_score}/10 → ${route}`,
     next: next.note,
