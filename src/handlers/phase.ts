@@ -1,6 +1,7 @@
-import { isFatal, labelFor, type PipelineStage } from '@hydraflow/core';
+import { isFatal, labelFor, stagesBeside, type PipelineStage } from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
+import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, PHASES, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
@@ -42,7 +43,7 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
   const runner = PHASES[request.phase];
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
   const outcome =
-    resumption(app, ctx, request.phase) ??
+    (await resumption(app, ctx, request.phase)) ??
     (request.dispatched
       ? await runDispatched(ctx, request.phase, runner)
       : await runEscalating(ctx, request.phase, () => runner(ctx)));
@@ -126,12 +127,20 @@ function handedCall(outcome: PhaseOutcome): EarlyCall | undefined {
 
 /**
  * A re-run of a run that died after going on from its first phase into another (the claim its earlier attempt left
- * names that phase): it resumes there instead of starting over, if this step can run that phase.
+ * names that phase): it resumes there instead of starting over, if this step can run that phase. Stage labels that
+ * humans set meanwhile were refused by the dead attempt's lock: they are honoured first (refused-moves.ts), by triage
+ * itself when that is the first phase (a lone `hydraflow-find` asks it for a fresh triage).
  */
-export function resumption(app: App, ctx: PhaseContext, firstPhase: string): PhaseOutcome | undefined {
+export async function resumption(app: App, ctx: PhaseContext, firstPhase: string): Promise<PhaseOutcome | undefined> {
   const claim = ctx.session.state.claim;
   if (app.runner.runAttempt <= 1 || claim?.runId !== app.runner.runId || claim.phase === firstPhase) return undefined;
   if (!ctx.canContinueWith(claim.phase)) return undefined;
+  const refused = stagesBeside(ctx.issue.labels, ctx.session.state.stage ?? null);
+  if (refused.length > 0) {
+    return firstPhase === 'triage'
+      ? undefined
+      : runEscalating(ctx, claim.phase, () => honourMovesRefusedByLock(ctx, refused));
+  }
   return {
     summary: `resumed at ${claim.phase}, where an earlier attempt of this run had gone on to`,
     stage: ctx.session.currentStage,

@@ -44,7 +44,7 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
     ...(app.runner.job ? { ownChecks: [app.runner.job] } : {}),
   };
   const outcome =
-    resumption(app, ctx, work.phase) ??
+    (await resumption(app, ctx, work.phase)) ??
     (await runEscalating(ctx, work.phase, () =>
       work.phase === 'review' ? runReviewPhase(ctx, trigger) : runMergeGate(ctx, trigger),
     ));

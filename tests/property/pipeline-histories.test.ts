@@ -759,7 +759,8 @@ async function playHistory(history: History): Promise<Ctx> {
  * Histories that once failed (fast-check's shrunk counterexamples), played before the random ones on every run: humans
  * setting stage labels while a crashed triage held the lock (their events refused), then the crashed run's re-run; a
  * redelivered `labeled` event (its payload: the issue still open) triaging an issue closed since; a phase reached by
- * going on in the same run that found its work done and kept the 👀.
+ * going on in the same run that found its work done and kept the 👀; stage labels set while a run that had gone on into
+ * another phase held the lock, then that run's re-run.
  */
 const REGRESSIONS: History[] = [
   {
@@ -833,6 +834,26 @@ const REGRESSIONS: History[] = [
       { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/triage' }, k: 1 } },
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
+    // Humans set two stage labels while a crashed run that had gone on from triage into plan held the lock; its re-run
+    // resumed plan and left three pipeline labels.
+    seed: -343656753,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [] }, k: 6 } },
+      { gap: 'short', op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-groom', deliver: 'now' } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later' },
+          b: { kind: 'deliver', pick: 0 },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'pending-first' },
   },
 ];
 
