@@ -14,7 +14,7 @@ import { IssueSession } from '../session/issue-session';
  * tests/property/pipeline-histories: a re-run of a crashed triage labelled a closed issue).
  */
 export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
-  return openedIssue(app.runner, issueNumber, app.inputs.phase ?? '') ?? app.issues.getIssue(issueNumber);
+  return openedIssue(app.runner, issueNumber, app.inputs.phase) ?? app.issues.getIssue(issueNumber);
 }
 
 /**
@@ -25,7 +25,7 @@ export async function loadIssueAndComments(
   app: App,
   issueNumber: number,
 ): Promise<{ issue: Issue; comments?: Promise<IssueComment[]> }> {
-  const fromEvent = openedIssue(app.runner, issueNumber, app.inputs.phase ?? '');
+  const fromEvent = openedIssue(app.runner, issueNumber, app.inputs.phase);
   if (fromEvent) return { issue: fromEvent };
   const comments = app.issues.listComments(issueNumber);
   comments.catch(() => undefined); // its failure surfaces where the session awaits it, if it does

@@ -19,14 +19,14 @@ const EARLY_CALLS: Readonly<Record<string, (issue: Issue) => StructuredCall<unkn
  * started by the opening of this very issue (first attempt), so there is no state that could change the call — no
  * earlier verdict, no spend against the budget — and the model's latency hides the session's reads, the lock and the
  * rest of the start-up. A re-run, a dispatch or a human's command reads the state first, like every other phase.
- * `step` is the step's phase input ('' for the routing step): only the step the event started trusts its payload.
+ * `step` is the step's phase input (undefined for the routing step): only the step the event started trusts the payload.
  */
 export function beginEarlyCall(
   runner: RunnerContext,
   config: HydraflowConfig,
   models: Models,
   request: { phase: string; issue: number },
-  step: string,
+  step: string | undefined,
 ): EarlyCall | undefined {
   const call = EARLY_CALLS[request.phase];
   const issue = call && openedIssue(runner, request.issue, step);

@@ -103,26 +103,23 @@ export class RestIssues implements IssuesPort {
   }
 
   async createComment(issue: number, body: string, marker: string): Promise<IssueComment> {
-    try {
+    const post = async () => {
       const { data } = await this.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
         ...this.repo,
         issue_number: issue,
         body,
       });
       return toComment(data as RawComment);
+    };
+    try {
+      return await post();
     } catch (error) {
       if (!(error instanceof UncertainWriteError)) throw error;
       // GitHub may have created it before failing: look before writing again.
       const existing = (await this.listComments(issue)).find(
         (c) => c.user && this.selfLogins.includes(c.user.login) && c.body.includes(marker),
       );
-      if (existing) return existing;
-      const { data } = await this.octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
-        ...this.repo,
-        issue_number: issue,
-        body,
-      });
-      return toComment(data as RawComment);
+      return existing ?? post();
     }
   }
 

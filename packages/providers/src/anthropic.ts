@@ -14,8 +14,8 @@ import type {
   Tool,
   Usage as Usage_,
 } from '@anthropic-ai/sdk/resources/messages';
-import { schemaName } from './schema-name';
 import { nodeFetch } from '@hydraflow/http';
+import { schemaName } from './schema-name';
 import { withRetries, type RetryOptions } from './retry';
 import { anthropicStopReason, toolCallFromInput } from './tool-calls';
 import type {
