@@ -106,6 +106,10 @@ describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened 
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.outputs.phases).toBe('triage,plan');
     expect(world.models.calls.map((c) => c.role)).toEqual(['triage', 'plan', 'plan_review']);
+    // The plan's first draft went out as the verdict came, before triage wrote a thing: the planner reads meanwhile.
+    const drafted = world.models.calls[1]!.at;
+    const moved = world.gh.requests.find((r) => r.method === 'POST' && r.path.endsWith('/labels'))!.at;
+    expect(drafted).toBeLessThanOrEqual(moved);
     expect(world.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-ready']);
     // This world's job has no checkout, which implement works on: implement is dispatched; planning never was.
     expect(world.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['implement']);

@@ -96,9 +96,13 @@ export class ModelGateway {
    * Starts `call` now, checking the budget against this gateway's ledger (for an early call: an empty one, since it is
    * begun only for an issue that was just opened and has spent nothing). The phase's own gateway checks the budget
    * again against the issue's real ledger when it adopts the call, and ledgers it; a call nobody adopts is cancelled,
-   * and if the provider had already begun answering it, it may still be billed (never more than one call).
+   * and if the provider had already begun answering it, it may still be billed (never more than one call). `started`,
+   * a call begun earlier, is returned instead when it is this call, else cancelled.
    */
-  begin<T>(call: StructuredCall<T>): EarlyCall {
+  begin<T>(call: StructuredCall<T>, started?: EarlyCall): EarlyCall {
+    // A call the phase before already began (PhaseOutcome.nextCall) is taken when it is this very call.
+    if (started?.key === callKey(call)) return started;
+    started?.cancel();
     const controller = new AbortController();
     const prepared = (async () => {
       const provider = await this.options.providerFor(call.role);

@@ -14,9 +14,12 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 
 export const branchFor = (issue: number) => `hydraflow/issue-${issue}`;
 
-/** Fetches of an issue's branch begun ahead (prefetchBranch), by workspace and issue, until implement takes them. */
-const prefetched = new Map<string, Promise<boolean>>();
-const prefetchKey = (ctx: PhaseContext) => `${ctx.workspace}\0${ctx.issue.number}`;
+/**
+ * Work on an issue's branch begun ahead of the implement phase this run goes on with (prefetchBranch, then
+ * checkoutBranchAhead), by workspace and issue, until prepareImplement takes it.
+ */
+const ahead = new Map<string, { fetched: Promise<boolean>; checkout?: Promise<unknown> }>();
+const aheadKey = (ctx: PhaseContext) => `${ctx.workspace}\0${ctx.issue.number}`;
 
 /**
  * Begins fetching the issue's branch from the remote, for the implement phase this run goes on with: the plan phase
@@ -25,13 +28,35 @@ const prefetchKey = (ctx: PhaseContext) => `${ctx.workspace}\0${ctx.issue.number
  * fetches as it checks the branch out.
  */
 export function prefetchBranch(ctx: PhaseContext): void {
-  const key = prefetchKey(ctx);
-  if (prefetched.has(key)) return;
-  const fetch = GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
+  const key = aheadKey(ctx);
+  if (ahead.has(key)) return;
+  const fetched = GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
     git.fetch(branchFor(ctx.issue.number), ctx.gitToken ? { token: ctx.gitToken } : {}),
   );
-  fetch.catch(() => undefined); // checkoutBranch awaits it: a failed fetch falls back to what the checkout has
-  prefetched.set(key, fetch);
+  fetched.catch(() => undefined); // checkoutBranch awaits it: a failed fetch falls back to what the checkout has
+  ahead.set(key, { fetched });
+}
+
+/**
+ * Puts the issue's branch in place as soon as its plan is accepted, for the implement phase this run goes on with:
+ * git works while the plan is written to GitHub. The plan phase has read the working tree by then (its context and
+ * path checks) and nothing after it in this step does. A no-op unless prefetchBranch began the fetch.
+ */
+export function checkoutBranchAhead(ctx: PhaseContext): void {
+  const entry = ahead.get(aheadKey(ctx));
+  if (!entry || entry.checkout) return;
+  entry.checkout = GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
+    checkoutBranch(ctx, git, entry.fetched),
+  );
+  entry.checkout.catch(() => undefined); // prepareImplement awaits it
+}
+
+function checkoutBranch(ctx: PhaseContext, git: GitWorkspace, fetched: Promise<boolean> | undefined): Promise<unknown> {
+  return git.checkoutBranch(branchFor(ctx.issue.number), {
+    from: `origin/${ctx.next.ref}`,
+    ...(ctx.gitToken ? { token: ctx.gitToken } : {}),
+    ...(fetched ? { fetched } : {}),
+  });
 }
 
 function findingsMarkdown(findings: readonly Finding[]): string {
@@ -84,15 +109,14 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
 
   const branch = branchFor(issue.number);
   const base = ctx.next.ref;
-  const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
   // The branch is put in place while the plan is read (when it is not, the job's checkout is left on it: harmless).
-  const fetched = prefetched.get(prefetchKey(ctx));
-  prefetched.delete(prefetchKey(ctx));
-  const checkout = git.checkoutBranch(branch, {
-    from: `origin/${base}`,
-    ...(ctx.gitToken ? { token: ctx.gitToken } : {}),
-    ...(fetched ? { fetched } : {}),
-  });
+  const begun = ahead.get(aheadKey(ctx));
+  ahead.delete(aheadKey(ctx));
+  const checkout =
+    begun?.checkout ??
+    GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
+      checkoutBranch(ctx, git, begun?.fetched),
+    );
   checkout.catch(() => undefined); // awaited below, once the plan is known to be there
   const plan = await acceptedPlan(ctx);
   if (!plan) {

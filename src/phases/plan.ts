@@ -22,13 +22,13 @@ import {
   type PlanReview,
   type PlanSettings,
 } from '@hydraflow/core';
-import type { IssueComment, IssuesPort } from '@hydraflow/github';
-import type { StructuredCall } from '../agents/model-gateway';
+import type { Issue, IssueComment, IssuesPort } from '@hydraflow/github';
+import type { EarlyCall, StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { escalate } from './escalate';
 import { bodyHash } from './triage';
-import { prefetchBranch } from './implement';
+import { checkoutBranchAhead, prefetchBranch } from './implement';
 
 const PLAN_INSTRUCTIONS = `HydraFlow plan agent.
 You write the implementation plan for one GitHub issue of the repository described below. An engineer or a coding
@@ -203,9 +203,10 @@ interface Attempt {
   problems: string[];
 }
 
-function issueMessage(ctx: PhaseContext): string {
-  const { issue } = ctx;
-  const triage = ctx.session.state.triage;
+/** What the planner and the plan reviewer read of triage's verdict. */
+type TriageScores = Pick<NonNullable<IssueState['triage']>, 'clarity_score' | 'complexity_score'>;
+
+function issueMessage(issue: Issue, triage: TriageScores | undefined): string {
   return [
     `Issue #${issue.number}`,
     `Title: ${sanitizeUntrusted(issue.title, 300)}`,
@@ -229,17 +230,21 @@ function revisionNotes(previous: Attempt, shortfalls: readonly string[]): string
 }
 
 function draftCall(
-  ctx: PhaseContext,
+  issue: Issue,
+  triage: TriageScores | undefined,
   repo: RepositoryContext,
   previous: { attempt: Attempt; shortfalls: string[] } | undefined,
 ): StructuredCall<Plan> {
-  const content = [issueMessage(ctx), ...(previous ? ['', revisionNotes(previous.attempt, previous.shortfalls)] : [])];
+  const content = [
+    issueMessage(issue, triage),
+    ...(previous ? ['', revisionNotes(previous.attempt, previous.shortfalls)] : []),
+  ];
   return {
     role: 'plan',
     schema: planSchema,
     schemaName: 'plan',
     request: {
-      issue: ctx.issue.number,
+      issue: issue.number,
       system: [{ text: PLAN_INSTRUCTIONS }, { text: repo.text, cache: true }],
       messages: [{ role: 'user', content: content.join('\n') }],
       maxOutputTokens: 4_000,
@@ -255,7 +260,7 @@ async function reviewPlan(
   problems: readonly string[],
 ): Promise<PlanReview> {
   const content = [
-    issueMessage(ctx),
+    issueMessage(ctx.issue, ctx.session.state.triage),
     '',
     'The plan to review (JSON):',
     JSON.stringify(plan),
@@ -337,6 +342,23 @@ function details(attempt: Attempt, revisions: number, url: string): string {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
+ * A plan accepted for this very text (`issueHash`, triage.ts bodyHash) stands: the issue is not planned again unless a
+ * human forces it. An issue edited since (then re-triaged) is planned anew: the old plan answers another text.
+ */
+export function planStands(plan: IssueState['plan'], issueHash: string): boolean {
+  return plan?.status === 'accepted' && plan.issueHash === issueHash;
+}
+
+/**
+ * The plan's first draft, begun by triage the moment its verdict sends the issue to planning in this run, so the
+ * planner reads while triage writes its verdict; the plan phase adopts it (ModelGateway.begin, by key: the same issue
+ * text, scores and repository context), else it is cancelled.
+ */
+export function beginPlanDraft(ctx: PhaseContext, triage: TriageScores): EarlyCall {
+  return ctx.models.begin(draftCall(ctx.issue, triage, readRepositoryContext(ctx.workspace, ctx.issue), undefined));
+}
+
+/**
  * Plan (ADR-0031, engineering track): the planner drafts a plan from the issue, the triage scores and the repository
  * context; the plan reviewer scores it on seven dimensions; the planner revises while it falls short, at most
  * `plan.max_revisions` times (default 2). The plan goes to ONE plan comment (updated in place); the state keeps its id,
@@ -348,8 +370,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
   const done = session.state.plan;
   const issueHash = bodyHash(issue.title, issue.body);
-  // An issue edited since its plan was accepted (then re-triaged) is planned anew: the old plan answers another text.
-  if (done?.status === 'accepted' && done.issueHash === issueHash && !ctx.forced) {
+  if (done && planStands(done, issueHash) && !ctx.forced) {
     // Back at hydraflow-plan (a re-triage of the unchanged issue): the accepted plan stands and the issue goes on.
     if (session.currentStage === 'plan') return standByAcceptedPlan(ctx, done);
     // Reached by going on in the same run, this run holds the 👀: free it (a no-op otherwise).
@@ -362,8 +383,8 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
 
   const repo = readRepositoryContext(ctx.workspace, issue);
   // The first draft depends on nothing the lock guards (the state is read): it starts while the lock is taken (a hand-
-  // over costs three requests), and is cancelled if the lock is refused.
-  const firstDraft = ctx.models.begin(draftCall(ctx, repo, undefined));
+  // over costs three requests), and is cancelled if the lock is refused. Triage may have begun it already.
+  const firstDraft = ctx.models.begin(draftCall(issue, session.state.triage, repo, undefined), ctx.early);
   const lock = await session.acquire({ takeOver: ctx.forced }).catch((error: unknown) => {
     firstDraft.cancel();
     throw error;
@@ -383,7 +404,10 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     ) {
       const previous =
         step.step === 'revise' ? { attempt: history[history.length - 1]!, shortfalls: step.shortfalls } : undefined;
-      const plan = await ctx.models.structured({ ...draftCall(ctx, repo, previous), early: firstDraft });
+      const plan = await ctx.models.structured({
+        ...draftCall(issue, session.state.triage, repo, previous),
+        early: firstDraft,
+      });
       const problems = repo.exists ? checkPlanPaths(plan, repo.exists) : [];
       const review = await reviewPlan(ctx, repo, plan, problems);
       history.push({ plan, review, problems });
@@ -419,6 +443,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     });
   }
   if (step.step !== 'accept') throw new Error(`runPlan: unexpected step ${step.step}`);
+  checkoutBranchAhead(ctx);
 
   const body = renderPlanComment(last.plan, last.review, {
     status: 'accepted',

@@ -13,6 +13,8 @@ import { escalate } from './escalate';
 import { honourMovesRefusedByLock } from './refused-moves';
 import { startNextPhase } from './next-phase';
 import { triageCall } from './triage-call';
+import { beginPlanDraft, planStands } from './plan';
+import type { EarlyCall } from '../agents/model-gateway';
 
 export function bodyHash(title: string, body: string): string {
   return createHash('sha256').update(`${title}\n${body}`).digest('hex');
@@ -86,6 +88,27 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     groomRoute: config.grooming.route,
     groomComplexityThreshold: config.grooming.complexity_threshold,
   });
+  // Planning that goes on in this run begins its first draft now: the planner reads while the verdict is written.
+  const planDraft =
+    route === 'plan' && ctx.canContinueWith('plan') && !planStands(session.state.plan, hash)
+      ? beginPlanDraft(ctx, verdict)
+      : undefined;
+  try {
+    return await finishTriage(ctx, verdict, route, hash, planDraft);
+  } catch (error) {
+    planDraft?.cancel();
+    throw error;
+  }
+}
+
+async function finishTriage(
+  ctx: PhaseContext,
+  verdict: TriageVerdict,
+  route: TriageRoute,
+  hash: string,
+  planDraft: EarlyCall | undefined,
+): Promise<PhaseOutcome> {
+  const { session } = ctx;
   const stage = await session.moveTo(
     route,
     `triage: clarity ${verdict.clarity_score}/10, needs_discovery ${verdict.needs_discovery}`,
@@ -113,6 +136,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
       details: verdictDetails(verdict),
     });
     await session.unlock();
+    planDraft?.cancel();
     return { summary: `triaged; human override to ${stage} honoured`, stage };
   }
 
@@ -128,5 +152,11 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     details: verdictDetails(verdict),
   });
   if (!handOff) await session.unlock();
-  return { summary: `triaged → ${route}`, stage: route, details: verdictDetails(verdict), ...next.outcome };
+  return {
+    summary: `triaged → ${route}`,
+    stage: route,
+    details: verdictDetails(verdict),
+    ...next.outcome,
+    ...(planDraft ? { nextCall: planDraft } : {}),
+  };
 }
