@@ -159,3 +159,59 @@ describe('the triage call started before the state is read', () => {
     expectNoViolations(world.gh);
   });
 });
+
+describe('an issue opened by someone outside the repository (config outsider_issues)', () => {
+  async function outsiderWorld(config?: string) {
+    world = await createWorld({
+      script: { triage: { json: clearVerdict }, ...planScript },
+      ...(config ? { config } : {}),
+    });
+    world.gh.addUser({ login: 'alice', permission: 'write' });
+    world.gh.addUser({ login: 'mallory', permission: 'read' }); // author_association CONTRIBUTOR, permission read
+    const issue = world.gh.world.issue({
+      title: 'Paginate GET /users',
+      body: 'Return 50 per page.',
+      author: 'mallory',
+    });
+    return { w: world, issue };
+  }
+  const progressOf = (w: World, n: number) => hydraflowComments(w, n).find((c) => c.body.includes(PROGRESS_MARKER))!;
+
+  it('is triaged, then waits: nothing planned or dispatched, no lock left; a maintainer’s /retry plans it', async () => {
+    const { w, issue } = await outsiderWorld();
+    const run = await w.run('issues', 'opened', { issue: issue.number });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.outputs.phases).toBe('triage');
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+    expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-plan']);
+    expect(w.gh.world.dispatches).toEqual([]);
+    expect(w.gh.world.reactionsFor({ type: 'issue', number: issue.number })).toEqual([]);
+    const waiting = progressOf(w, issue.number).body;
+    expect(waiting).toContain('Planning waits for a maintainer: `mallory` is not a member or collaborator');
+    expect(waiting).toContain('Someone with write access comments `/retry`');
+    const decoded = decodeStateBlock(waiting, { key: w.stateKey, issue: issue.number });
+    expect(decoded.status === 'valid' && [decoded.state.triage?.route, decoded.state.claim]).toEqual([
+      'plan',
+      undefined,
+    ]);
+
+    // The outsider cannot send it on; a maintainer can.
+    const own = w.gh.world.comment(issue.number, { author: 'mallory', body: '/retry' });
+    await w.run('issue_comment', 'created', { issue: issue.number, comment: own.id });
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+    const retry = w.gh.world.comment(issue.number, { author: 'alice', body: '/retry' });
+    const planned = await w.run('issue_comment', 'created', { issue: issue.number, comment: retry.id });
+    expect(planned.exitCode, planned.stdout + planned.stderr).toBe(0);
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-ready']);
+    expectNoViolations(w.gh);
+  });
+
+  it('goes on like anyone’s with outsider_issues: go', async () => {
+    const { w, issue } = await outsiderWorld('outsider_issues: go\n');
+    const run = await w.run('issues', 'opened', { issue: issue.number });
+    expect(run.outputs.phases).toBe('triage,plan');
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-ready']);
+  });
+});

@@ -14,6 +14,7 @@ import { honourMovesRefusedByLock } from './refused-moves';
 import { startNextPhase } from './next-phase';
 import { triageCall } from './triage-call';
 import { beginPlanDraft, planStands } from './plan';
+import { outsiderAuthor } from './outsider';
 import type { EarlyCall } from '../agents/model-gateway';
 
 export function bodyHash(title: string, body: string): string {
@@ -26,6 +27,12 @@ const ROUTE_WORK: Readonly<Record<TriageRoute, string>> = {
   groom: 'Grooming (product, engineering, QA and research agents check it is ready to plan)',
   discover: 'Product discovery (research, then a direction to choose)',
 };
+
+/** What the progress comment says when an outsider's issue waits after triage (outsider.ts). */
+function waitingNote(ctx: PhaseContext, route: TriageRoute, author: string): string {
+  const who = author.startsWith('a ') ? author : `\`${author}\``;
+  return `${ROUTE_WORK[route]} waits for a maintainer: ${who} is not a member or collaborator of this repository, so HydraFlow spends nothing more on this issue by itself (\`outsider_issues: wait\`). Someone with ${ctx.config.commands.min_permission} access comments \`/retry\` to go on.`;
+}
 
 function verdictDetails(verdict: TriageVerdict): string {
   return [
@@ -67,6 +74,9 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   const lock = await session.acquire({ takeOver: forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
 
+  // Whether an outsider's issue must wait for a human after triage (outsider.ts): known while the model reads.
+  const outsider = outsiderAuthor(ctx);
+  outsider.catch(() => undefined); // awaited once the verdict is in
   let verdict: TriageVerdict;
   try {
     verdict = await ctx.models.structured({ ...triageCall(issue), early: ctx.early });
@@ -88,13 +98,14 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     groomRoute: config.grooming.route,
     groomComplexityThreshold: config.grooming.complexity_threshold,
   });
+  const waitsFor = await outsider;
   // Planning that goes on in this run begins its first draft now: the planner reads while the verdict is written.
   const planDraft =
-    route === 'plan' && ctx.canContinueWith('plan') && !planStands(session.state.plan, hash)
+    !waitsFor && route === 'plan' && ctx.canContinueWith('plan') && !planStands(session.state.plan, hash)
       ? beginPlanDraft(ctx, verdict)
       : undefined;
   try {
-    return await finishTriage(ctx, verdict, route, hash, planDraft);
+    return await finishTriage(ctx, verdict, { route, hash, waitsFor }, planDraft);
   } catch (error) {
     planDraft?.cancel();
     throw error;
@@ -104,8 +115,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
 async function finishTriage(
   ctx: PhaseContext,
   verdict: TriageVerdict,
-  route: TriageRoute,
-  hash: string,
+  { route, hash, waitsFor }: { route: TriageRoute; hash: string; waitsFor: string | undefined },
   planDraft: EarlyCall | undefined,
 ): Promise<PhaseOutcome> {
   const { session } = ctx;
@@ -144,8 +154,11 @@ async function finishTriage(
   // check out. Grooming is dispatched: it is idempotent and checks its stage, so triage releases its lock rather than
   // handing it over (saves the groom run two requests; docs/grooming.md, request budget), and its four agents get a
   // run of their own.
-  const handOff = route !== 'groom';
-  const next = await startNextPhase(ctx, route, ROUTE_WORK[route], { handOff });
+  const handOff = route !== 'groom' && !waitsFor;
+  const next = waitsFor
+    ? { note: waitingNote(ctx, route, waitsFor), outcome: {} }
+    : await startNextPhase(ctx, route, ROUTE_WORK[route], { handOff });
+  if (waitsFor) session.releaseClaim();
   await session.publish({
     headline: `Triaged: clarity ${verdict.clarity_score}/10, complexity ${verdict.complexity_score}/10 → ${route}`,
     next: next.note,

@@ -24,6 +24,7 @@ export function openedIssue(runner: RunnerContext, issueNumber: number, step: st
     state: fromEvent.state === 'closed' ? 'closed' : 'open',
     labels: ((fromEvent.labels ?? []) as { name?: string }[]).map((l) => l.name ?? '').filter(Boolean),
     author: fromEvent.user ? { login: fromEvent.user.login, type: fromEvent.user.type } : null,
+    authorAssociation: String(fromEvent.author_association ?? 'NONE'),
     isPullRequest: Boolean(fromEvent.pull_request),
     htmlUrl: String(fromEvent.html_url ?? ''),
   };

@@ -39,6 +39,7 @@ describe('loadConfig defaults', () => {
       clarity_threshold: 7,
       budgets: { per_run: { usd: 2, tokens: 2_000_000 }, per_issue: { usd: 10, tokens: 10_000_000 } },
       auto_triage: true,
+      outsider_issues: 'wait',
       commands: { min_permission: 'write', allowed_bots: [] },
       bot_logins: ['github-actions[bot]'],
       workflow: 'hydraflow.yml',
@@ -163,6 +164,9 @@ describe('error messages name key, value, expectation and source', () => {
     );
     expect(errorOf(() => loadConfig({ fileText: 'provider: gemini', ...none })).message).toContain(
       'provider: expected one of anthropic, openai, openai-compatible, got "gemini"',
+    );
+    expect(errorOf(() => loadConfig({ fileText: 'outsider_issues: triage', ...none })).message).toBe(
+      'outsider_issues: expected wait or go, got "triage" (from .github/hydraflow.yml)',
     );
     expect(errorOf(() => loadConfig({ fileText: 'bot_logins: []', ...none })).message).toContain(
       'bot_logins: expected at least one GitHub login',

@@ -23,6 +23,8 @@ export interface Issue {
   state: 'open' | 'closed';
   labels: string[];
   author: Author | null;
+  /** GitHub's author_association: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, NONE, ... */
+  authorAssociation: string;
   isPullRequest: boolean;
   htmlUrl: string;
 }

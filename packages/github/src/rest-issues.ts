@@ -46,6 +46,7 @@ type RawIssue = {
   state: string;
   labels: RawLabel[];
   user: { login: string; type: string } | null;
+  author_association?: string;
   pull_request?: unknown;
   html_url: string;
 };
@@ -58,6 +59,7 @@ function toIssue(data: RawIssue): Issue {
     state: data.state === 'closed' ? 'closed' : 'open',
     labels: data.labels.map((l) => toLabel(l).name),
     author: data.user ? { login: data.user.login, type: data.user.type } : null,
+    authorAssociation: data.author_association ?? 'NONE',
     isPullRequest: Boolean(data.pull_request),
     htmlUrl: data.html_url,
   };

@@ -135,6 +135,12 @@ export const configSchema = z
         .describe(
           'Triage every newly opened issue. When false, only issues labelled hydraflow-find (or /triage) are triaged.',
         ),
+      outsider_issues: z
+        .enum(['wait', 'go'], e('wait or go'))
+        .default('wait')
+        .describe(
+          "What HydraFlow does with an issue opened by someone outside the repository (not its owner, a member of its organization or a collaborator, and below commands.min_permission): wait = triage it, then wait for someone with commands.min_permission to comment /retry before planning, grooming or discovery spend on it; go = treat it like anyone's.",
+        ),
       commands: z
         .strictObject(
           {

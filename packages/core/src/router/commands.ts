@@ -46,7 +46,8 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'retry',
-    description: 'Retry the step that failed (resumes an issue from hydraflow-hitl).',
+    description:
+      "Retry the step that failed (resumes an issue from hydraflow-hitl), or start the phase an outsider's issue waits for.",
     usage: '/retry',
     minPermission: 'write',
     phase: 'retry',
