@@ -449,3 +449,31 @@ describe('failures (seed: Error handling)', () => {
     expect(bodyOf(world, issue.number)).toBe(STATS_ISSUE.body);
   });
 });
+
+describe('an outsider’s complex issue (config outsider_issues: wait)', () => {
+  it('waits in hydraflow-groom: the author’s edit or answer grooms nothing; a maintainer’s /groom grooms it', async () => {
+    world = await groomWorld({ triage: triageComplex, ...groomReady() });
+    const w = world;
+    w.gh.addUser({ login: 'mallory', permission: 'read' });
+    const issue = w.gh.world.issue({ ...STATS_ISSUE, author: 'mallory' });
+
+    const triaged = await w.run('issues', 'opened', { issue: issue.number });
+    expect(triaged.exitCode, triaged.stderr).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-groom']);
+    expect(w.gh.world.dispatches).toEqual([]);
+    expect(progress(w, issue.number)).toContain('waits for a maintainer');
+
+    // The author edits the issue and comments: neither buys a grooming.
+    const before = bodyOf(w, issue.number);
+    w.gh.world.issues.get(issue.number)!.body = `${before}\n\nAlso the median, please, for lists of any size.`;
+    await w.run('issues', 'edited', { issue: issue.number, sender: 'mallory', changes: { body: { from: before } } });
+    const answer = w.gh.world.comment(issue.number, { author: 'mallory', body: 'mean of [] should be 0' });
+    await w.run('issue_comment', 'created', { issue: issue.number, comment: answer.id, sender: 'mallory' });
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+
+    await aliceComments(w, issue.number, '/groom');
+    expect(callsOf(w, 'groom_summary')).toBe(1);
+    expect(labelsOf(w, issue.number)).toEqual(['groomed', 'hydraflow-plan']);
+    expectNoViolations(w.gh);
+  });
+});

@@ -45,6 +45,7 @@ import {
 import { UncertainWriteError, type GroomContext, type NewSubIssue } from '@hydraflow/github';
 import type { PhaseContext, PhaseOutcome } from '../phase-context';
 import { escalate } from '../escalate';
+import { outsiderAuthor } from '../outsider';
 import { runAgent, runSummary, type AgentRun, type LoopSetup } from './agents';
 import { humanComments, RELATED_LIMIT, relatedSearch, sharedContext } from './context';
 import { groomRoles, SHARED_INSTRUCTIONS, SUMMARY_BRIEF } from './prompts';
@@ -92,6 +93,15 @@ export async function runGroom(ctx: PhaseContext): Promise<PhaseOutcome> {
   const comments = humanComments(session.comments, config.bot_logins);
   const fingerprint = inputFingerprint(issue.body, comments.at(-1)?.id);
   const previous = session.state.groom;
+  // An outsider's issue that triage left waiting (outsider.ts) is not groomed because its author answered or edited
+  // it: a permitted human's /groom or /retry starts the first grooming, whose questions the author may then answer.
+  const outsider = previous ? undefined : await outsiderAuthor(ctx);
+  if (outsider) {
+    return {
+      summary: `issue #${issue.number} waits for a maintainer (${outsider} is outside the repository): not groomed`,
+      stage: stageAtStart,
+    };
+  }
   if (previous?.inputHash === fingerprint && !ctx.forced) {
     if (session.options.runAttempt > 1 && !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
     return {
