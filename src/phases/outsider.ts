@@ -6,7 +6,8 @@ import type { PhaseContext } from './phase-context';
  * `outsider_issues: wait`, the default), or undefined when HydraFlow goes on by itself. On a public repository anyone
  * can open an issue; without this, each one would buy a plan, a coding agent's session and a review (up to
  * budgets.per_issue) on text nobody trusted. Insiders (author_association OWNER, MEMBER or COLLABORATOR), authors with
- * commands.min_permission, commands.allowed_bots and a human's explicit request (/triage, /retry, a label) go on.
+ * commands.min_permission, HydraFlow itself (bot_logins: its sub-issues), commands.allowed_bots and a human's explicit
+ * request (/triage, /retry, a label) go on.
  * A permission the API cannot tell counts as none: the issue waits, and a human's /retry sends it on.
  */
 export async function outsiderAuthor(ctx: PhaseContext): Promise<string | undefined> {
@@ -14,7 +15,8 @@ export async function outsiderAuthor(ctx: PhaseContext): Promise<string | undefi
   if (config.outsider_issues === 'go' || ctx.forced) return undefined;
   const author = issue.author?.login;
   if (!author) return 'a deleted account';
-  if (isInsiderAssociation(issue.authorAssociation) || config.commands.allowed_bots.includes(author)) return undefined;
+  const bots = [...config.bot_logins, ...config.commands.allowed_bots];
+  if (isInsiderAssociation(issue.authorAssociation) || bots.includes(author)) return undefined;
   const permission = await ctx.issues.getPermission(author).catch(() => 'none' as const);
   return permissionAtLeast(permission, config.commands.min_permission) ? undefined : author;
 }
