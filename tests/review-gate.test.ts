@@ -299,6 +299,27 @@ describe('review phase → merge gate', () => {
     expect(t.w.models.calls).toHaveLength(1);
   });
 
+  it('a dispatched phase with nothing to do frees the lock handed to it instead of leaving it to expire', async () => {
+    const t = await setup({ script: { review: [changes] } });
+    await t.dispatchReview(); // hands the lock to implement, dispatched
+    expect(t.locked()).toBe(true);
+    // As if the pull request had been opened by a build that the dispatched implement finds already done.
+    const s = t.stateOf();
+    const progress = t.w.gh.world
+      .commentsOn(t.issue.number)
+      .find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!;
+    const built = { ...s, implement: { ...s.implement!, mode: 'build' as const } };
+    progress.body = `${PROGRESS_MARKER}\nimplemented\n${encodeStateBlock(built, { key: t.w.stateKey })}`;
+    const r = await t.act(
+      'workflow_dispatch',
+      buildEvent(t.w.gh, 'workflow_dispatch', undefined, {
+        inputs: { issue: String(t.issue.number), phase: 'implement', actor: 'lee' },
+      }),
+    );
+    expect(r.message).toMatch(/already open for this issue/);
+    expect(t.locked()).toBe(false);
+  });
+
   it('/ship-it on the pull request: a reader is refused; a writer approves; red checks → one fix, then a human', async () => {
     const t = await setup({ script: { review: [approve] } });
     t.check('test', 'failure');

@@ -426,10 +426,20 @@ export class IssueSession {
     this.state = releaseClaim(this.state, this.options.runId, this.options.now());
   }
 
-  /** Removes the 👀 lock unless it was handed to the next phase. Call after the final publish. */
+  /**
+   * Removes the 👀 lock unless it was handed to the next phase. A dispatched run that found nothing to do and never took
+   * the lock handed to it frees that one: else it would block the issue until the claim expires. Call after the final
+   * publish.
+   */
   async unlock(): Promise<void> {
-    if (this.lockReaction === undefined) return;
-    await this.port.removeIssueReaction(this.options.issue, this.lockReaction);
+    const claim = this.state.claim;
+    const handedHere =
+      this.options.dispatched === true &&
+      claim?.runId.startsWith(HANDOFF) === true &&
+      claim.phase === this.options.phase;
+    const reaction = this.lockReaction ?? (handedHere ? claim!.reaction : undefined);
+    if (reaction === undefined) return;
+    await this.port.removeIssueReaction(this.options.issue, reaction);
     this.lockReaction = undefined;
   }
 
