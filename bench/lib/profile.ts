@@ -50,7 +50,8 @@ const env = runnerEnv(
     gh: world.gh,
     event,
     payload,
-    inputs: world.inputs(),
+    // triage: the triage step alone, as the bench measures it (the routing step would go on into planning)
+    inputs: mode === 'triage' ? { ...world.inputs(), phase: 'triage' } : world.inputs(),
     env: mode === 'work' ? { HYDRAFLOW_AUTO_TRIAGE: 'false' } : {},
   },
   mkdtempSync(join(tmpdir(), 'hydraflow-run-')),

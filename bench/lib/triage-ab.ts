@@ -34,7 +34,13 @@ try {
       const callsBefore = world.models.calls.length;
       const requestsBefore = world.gh.requests.length;
       const started = Date.now();
-      const run = await world.run('issues', 'opened', { issue: issue.number }, { entry: join(dist, 'index.js') });
+      // The triage step alone, as the bench measures it (the routing step would go on into planning).
+      const run = await world.run(
+        'issues',
+        'opened',
+        { issue: issue.number },
+        { entry: join(dist, 'index.js'), inputs: { phase: 'triage' } },
+      );
       if (run.exitCode !== 0) throw new Error(`${dist}: exit ${run.exitCode}\n${run.stdout}\n${run.stderr}`);
       const call = world.models.calls[callsBefore];
       if (!call) throw new Error(`${dist}: no model call`);
