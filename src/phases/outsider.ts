@@ -14,7 +14,7 @@ export async function outsiderAuthor(ctx: PhaseContext): Promise<string | undefi
   const { config, issue } = ctx;
   if (config.outsider_issues === 'go' || ctx.forced) return undefined;
   const author = issue.author?.login;
-  if (!author) return 'a deleted account';
+  if (!author) return 'ghost'; // GitHub's name for a deleted account
   const bots = [...config.bot_logins, ...config.commands.allowed_bots];
   if (isInsiderAssociation(issue.authorAssociation) || bots.includes(author)) return undefined;
   const permission = await ctx.issues.getPermission(author).catch(() => 'none' as const);
