@@ -46,12 +46,16 @@ export function checkoutBranchAhead(ctx: PhaseContext): void {
   const entry = ahead.get(aheadKey(ctx));
   if (!entry || entry.checkout) return;
   entry.checkout = GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
-    checkoutBranch(ctx, git, entry.fetched),
+    checkoutIssueBranch(ctx, git, entry.fetched),
   );
   entry.checkout.catch(() => undefined); // prepareImplement awaits it
 }
 
-function checkoutBranch(ctx: PhaseContext, git: GitWorkspace, fetched: Promise<boolean> | undefined): Promise<unknown> {
+function checkoutIssueBranch(
+  ctx: PhaseContext,
+  git: GitWorkspace,
+  fetched: Promise<boolean> | undefined,
+): Promise<unknown> {
   return git.checkoutBranch(branchFor(ctx.issue.number), {
     from: `origin/${ctx.next.ref}`,
     ...(ctx.gitToken ? { token: ctx.gitToken } : {}),
@@ -101,7 +105,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const previous = state.implement;
   const mode = previous?.mode ?? 'build';
   if (previous?.pull && mode === 'build' && !ctx.forced) {
-    await session.unlock(); // held when a plan went on into implement in this run; a no-op otherwise
+    await session.unlock(); // held when a plan went on into implement in this run, or handed to this dispatched one
     return { summary: `pull request #${previous.pull} is already open for this issue`, stage: session.currentStage };
   }
   const lock = await session.acquire({ takeOver: ctx.forced });
@@ -115,7 +119,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const checkout =
     begun?.checkout ??
     GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
-      checkoutBranch(ctx, git, begun?.fetched),
+      checkoutIssueBranch(ctx, git, begun?.fetched),
     );
   checkout.catch(() => undefined); // awaited below, once the plan is known to be there
   const plan = await acceptedPlan(ctx);

@@ -373,7 +373,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   if (done && planStands(done, issueHash) && !ctx.forced) {
     // Back at hydraflow-plan (a re-triage of the unchanged issue): the accepted plan stands and the issue goes on.
     if (session.currentStage === 'plan') return standByAcceptedPlan(ctx, done);
-    // Reached by going on in the same run, this run holds the 👀: free it (a no-op otherwise).
+    // The 👀 this run holds (it went on into plan) or was handed (a dispatch) is freed; a no-op otherwise.
     await session.unlock();
     return { summary: `issue #${issue.number} was already planned; nothing to do`, stage: session.currentStage };
   }

@@ -68,7 +68,7 @@ function recordedPull(ctx: Ctx, trigger: PullTrigger, what: string): { impl: Imp
   return { impl, pull: impl.pull };
 }
 
-/** Nothing to do: if this run holds the 👀 (the publish step went on into the review), it frees it. */
+/** Nothing to do: the 👀 this run holds (the publish step went on into the review) or was handed is freed. */
 async function nothing(ctx: Ctx, summary: string): Promise<PhaseOutcome> {
   await ctx.session.unlock();
   return { summary, stage: ctx.session.currentStage };

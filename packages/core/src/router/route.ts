@@ -33,7 +33,7 @@ import { labelNames, pipelineLabelsOf } from '../pipeline/transitions';
 import { likelyAnswers, materialBodyEdit } from '../groom/triggers';
 import { openQuestions, parseQuestionsSection } from '../groom/questions';
 import { defaultCommands, parseCommand, type CommandRegistry } from './commands';
-import { stricterPermission } from './permissions';
+import { isInsiderAssociation, stricterPermission } from './permissions';
 
 export interface RouterEvent {
   /** The event name (GITHUB_EVENT_NAME), e.g. `issues`, `issue_comment`, `workflow_dispatch`. */
@@ -245,7 +245,6 @@ const routeIssueComment: EventHandler = (event, ctx) => {
 };
 
 const GROOM_LABEL = 'hydraflow-groom';
-const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
 
 function isGrooming(labels: readonly string[]): boolean {
   return labels.some((l) => l.toLowerCase() === GROOM_LABEL);
@@ -256,7 +255,7 @@ function groomOnAnswer(p: any, issue: number): Decision {
   if (!isGrooming(labelNames(p.issue?.labels ?? []))) return skip('not a command');
   const author: string = p.comment?.user?.login ?? '';
   const association = String(p.comment?.author_association ?? '').toUpperCase();
-  if (author !== p.issue?.user?.login && !TRUSTED_ASSOCIATIONS.has(association)) {
+  if (author !== p.issue?.user?.login && !isInsiderAssociation(association)) {
     return skip(`a comment by ${author || 'someone'} (${association || 'no association'}) does not re-run grooming`);
   }
   const open = openQuestions(parseQuestionsSection(String(p.issue?.body ?? '')).lines).filter(
