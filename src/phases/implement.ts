@@ -18,7 +18,7 @@ export const branchFor = (issue: number) => `hydraflow/issue-${issue}`;
  * Work on an issue's branch begun ahead of the implement phase this run goes on with (prefetchBranch, then
  * checkoutBranchAhead), by workspace and issue, until prepareImplement takes it.
  */
-const ahead = new Map<string, { fetched: Promise<boolean>; checkout?: Promise<unknown> }>();
+const ahead = new Map<string, { fetched: Promise<boolean>; checkout?: Promise<{ head: string }> }>();
 const aheadKey = (ctx: PhaseContext) => `${ctx.workspace}\0${ctx.issue.number}`;
 
 /**
@@ -55,7 +55,7 @@ function checkoutIssueBranch(
   ctx: PhaseContext,
   git: GitWorkspace,
   fetched: Promise<boolean> | undefined,
-): Promise<unknown> {
+): Promise<{ head: string }> {
   return git.checkoutBranch(branchFor(ctx.issue.number), {
     from: `origin/${ctx.next.ref}`,
     ...(ctx.gitToken ? { token: ctx.gitToken } : {}),
@@ -129,7 +129,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
       reason: 'there is no accepted plan for this issue (or its plan comment was edited); run the plan phase first',
     });
   }
-  await checkout;
+  const { head } = await checkout;
 
   const findings =
     mode === 'refine' && previous?.pull
@@ -142,6 +142,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     branch,
     ...(previous?.pull ? { pull: previous.pull } : {}),
     ...(previous?.headSha ? { headSha: previous.headSha } : {}),
+    startSha: head,
     attempts: (previous?.attempts ?? 0) + 1,
     mode,
     fixAttempts: previous?.fixAttempts ?? 0,

@@ -8,7 +8,7 @@ import {
   type ChangedFile as CheckedFile,
   type OutputProblem,
 } from '@hydraflow/core';
-import { GitWorkspace } from '@hydraflow/git';
+import { GitWorkspace, type BranchFile } from '@hydraflow/git';
 import type { PullRequest } from '@hydraflow/github';
 import type { EarlyCall } from '../agents/model-gateway';
 import { escalate } from './escalate';
@@ -32,8 +32,18 @@ function diffLines(diff: string): Map<string, number> {
   return lines;
 }
 
+/**
+ * Stages everything the working tree holds against `start`, the commit the agent started from: HEAD is put back there
+ * first, so what the agent's commands committed or staged themselves is part of the change like the rest (and is
+ * checked like it), and the commit made from this index has `start` as its parent: their own commits are never pushed.
+ */
+async function stageFrom(git: GitWorkspace, start: string): Promise<void> {
+  await Promise.all([git.detachHead(start), git.stageAll()]);
+}
+
+/** The staged change, file by file, and its text to search for secrets: the diff plus every added file's content. */
 async function describeChanges(git: GitWorkspace, root: string): Promise<{ files: CheckedFile[]; text: string }> {
-  const [changed, diff] = await Promise.all([git.changedFiles(), git.diff()]);
+  const [changed, diff] = await Promise.all([git.changedFiles(), git.diff({ staged: true })]);
   const lines = diffLines(diff);
   const files: CheckedFile[] = [];
   let text = diff;
@@ -85,9 +95,14 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   if (!record)
     return { summary: 'nothing to publish: implement was not prepared in this run', stage: session.currentStage };
   const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
-  // Reading the working tree changes nothing: it goes on while the lock is taken.
-  const described = describeChanges(git, ctx.workspace);
-  described.catch(() => undefined); // awaited below once the lock is held
+  // Staging and reading the change touch only this job's checkout: they go on while the lock is taken. So does the
+  // diff the review this step goes on with reads (handed to it only if the change passes the checks below).
+  const staged = record.startSha ? stageFrom(git, record.startSha) : undefined;
+  const described = staged?.then(() => describeChanges(git, ctx.workspace));
+  const reviewFiles = ctx.canContinueWith('review')
+    ? staged?.then(() => git.branchFiles(`origin/${ctx.next.ref}`, { staged: true }))
+    : undefined;
+  for (const pending of [described, reviewFiles]) pending?.catch(() => undefined); // awaited below, where they count
   // So is the pull request to update, if there is one (unused if the change goes to a human instead).
   const lookup = record.pull ? ctx.pulls.getPull(record.pull) : ctx.pulls.findOpenPull(record.branch);
   lookup.catch(() => undefined); // awaited below; a failure surfaces there
@@ -102,6 +117,13 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   }
   const result = readHandoff(resultPath(ctx.tempDir), implementResultSchema, 'implement result');
   session.record(result.ledger);
+  if (!described) {
+    return escalate(ctx, {
+      headline: 'HydraFlow cannot check the agent’s change',
+      reason:
+        'the implement record has no start commit (it was prepared by an older HydraFlow); nothing was pushed. `/retry` prepares it again',
+    });
+  }
 
   const { files, text } = await described;
   const problems = checkChanges(files, {
@@ -133,19 +155,15 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   }
 
   const testsPass = result.testExitCode === null || result.testExitCode === 0;
-  const staged = git.stageAll();
-  const commit = staged
-    .then(() =>
-      git.commitStaged(
-        `${issue.title} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
-        AUTHOR,
-      ),
+  const commit = git
+    .commitStaged(
+      `${issue.title} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
+      AUTHOR,
     )
     .then((sha) => sha ?? git.headSha());
-  // The review this step goes on with begins as soon as the validated change is staged, from the local diff: the model
-  // reads while git commits and pushes and GitHub opens the pull request. It is handed to the review (nextCall) or
-  // cancelled.
-  const review = testsPass && ctx.canContinueWith('review') ? reviewAhead(ctx, git, lookup, staged, commit) : undefined;
+  // The review this step goes on with begins as soon as the change passed, from the local diff: the model reads while
+  // git commits and pushes and GitHub opens the pull request. It is handed to the review (nextCall) or cancelled.
+  const review = testsPass && reviewFiles ? reviewAhead(ctx, lookup, reviewFiles, commit) : undefined;
   let handed = false;
   try {
     const headSha = await commit;
@@ -167,20 +185,18 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
 }
 
 /**
- * Begins the review of the commit this step pushes (review.ts, beginReview), from the staged change against the base
- * branch, which is the commit's diff before the commit exists; undefined when it cannot (the review then asks for
- * itself, as it would have anyway).
+ * Begins the review of the commit this step pushes (review.ts, beginReview), from `staged`: the staged change against
+ * the base branch, which is the commit's diff before the commit exists; undefined when it cannot (the review then asks
+ * for itself, as it would have anyway).
  */
 async function reviewAhead(
   ctx: PhaseContext,
-  git: GitWorkspace,
   lookup: Promise<PullRequest | undefined>,
-  staged: Promise<void>,
+  staged: Promise<BranchFile[]>,
   commit: Promise<string>,
 ): Promise<EarlyCall | undefined> {
   const head = async (): Promise<ReviewHead> => {
-    await staged;
-    const [existing, files] = await Promise.all([lookup, git.branchFiles(`origin/${ctx.next.ref}`, { staged: true })]);
+    const [existing, files] = await Promise.all([lookup, staged]);
     const open = existing?.state === 'open' ? existing : undefined;
     return { pull: open?.number, title: open?.title ?? ctx.issue.title, headSha: commit, files };
   };

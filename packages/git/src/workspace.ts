@@ -13,9 +13,9 @@
  * - branch names are checked (`[A-Za-z0-9._/-]`, no leading `-`, `git check-ref-format --branch`), so a model-chosen
  *   name can never become a flag of `git push` / `git checkout`.
  *
- * Not covered here (see the report): a repository-local `url.<x>.insteadOf` or `http.proxy` written by an agent's
- * command still applies to our push; the header being origin-scoped means it is not sent to a rewritten host, but the
- * robust fix is to push from a separate step or a fresh clone that the agent never touched.
+ * Not covered here (docs/architecture.md, known limits): a repository-local `url.<x>.insteadOf`, `http.proxy` or filter
+ * driver written by an agent's command still applies to our git calls (the header being origin-scoped, it is not sent
+ * to a rewritten host); the robust fix is to run the agent's commands as another user or in a container.
  */
 import { execFile } from 'node:child_process';
 import { HydraflowError } from '@hydraflow/core';
@@ -303,6 +303,15 @@ export class GitWorkspace {
     return { resumed: fromRemote !== undefined, head };
   }
 
+  /**
+   * Point HEAD at `sha` (detached), leaving the index and the working tree as they are: what differs from `sha` then
+   * shows as changed, whatever commits were made, and the next commit's parent is `sha`.
+   */
+  async detachHead(sha: string): Promise<void> {
+    if (!/^[0-9a-f]{40}$/.test(sha)) throw new GitError(`Refusing commit ${JSON.stringify(sha)}`, [], null, '');
+    await this.run(['update-ref', '--no-deref', 'HEAD', sha]);
+  }
+
   /** Staged, unstaged and untracked (not ignored) changes, one entry per path. */
   async changedFiles(): Promise<ChangedFile[]> {
     const r = await this.run(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']);
@@ -337,14 +346,24 @@ export class GitWorkspace {
     return out;
   }
 
-  /** Unified diff of tracked files: the working tree against the index, or (`staged`) the index against HEAD. */
+  /**
+   * Unified diff of tracked files: the working tree against the index, or (`staged`) the index against HEAD. Binary
+   * files are diffed as text (a search of the diff sees their bytes too), with no renames and the standard `a/` `b/`
+   * prefixes whatever the repository's config says, since the agent's commands could have changed it.
+   */
   async diff(options: { staged?: boolean } = {}): Promise<string> {
     return (
       await this.run([
+        '-c',
+        'core.quotePath=false',
         'diff',
         '--no-color',
         '--no-ext-diff',
         '--no-textconv',
+        '--text',
+        '--no-renames',
+        '--src-prefix=a/',
+        '--dst-prefix=b/',
         ...(options.staged ? ['--cached'] : []),
         '--',
       ])

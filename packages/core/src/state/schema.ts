@@ -134,6 +134,14 @@ export const implementRecordSchema = z.object({
     .string()
     .regex(/^[0-9a-f]{40}$/)
     .optional(),
+  /**
+   * The commit the coding agent started from (the branch as the routing step put it in place). The publish step checks
+   * everything since it and commits on it, so what the agent's commands commit themselves is never pushed unchecked.
+   */
+  startSha: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/)
+    .optional(),
   /** Implement runs so far (first build, refines, fixes). */
   attempts: z.number().int().nonnegative(),
   /** Why the next implement run happens: build, refine (review findings) or fix (red checks / conflict). */
