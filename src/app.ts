@@ -1,4 +1,4 @@
-import type { HydraflowConfig } from '@hydraflow/core';
+import { secretValuesOf, type HydraflowConfig } from '@hydraflow/core';
 import {
   createRestClient,
   GraphqlGrooming,
@@ -40,16 +40,21 @@ export function createApp(
   options: {
     workflowFromConfig: boolean;
     io: RunnerIO;
+    /** The step's environment: its secret values are masked in everything sent to GitHub. */
+    env: NodeJS.ProcessEnv;
     fetch?: typeof fetch;
     /** The run's model side, if it was made before the GitHub side (run.ts: an early model call already uses it). */
     models?: Models;
     sleep?: (ms: number) => Promise<void>;
   },
 ): App {
+  // Whatever a phase writes, no secret of this run's environment reaches GitHub (the canary test plants one).
+  const redact = secretValuesOf(options.env);
   const octokit = createRestClient({
     token: inputs.githubToken,
     baseUrl: runner.apiUrl,
     log: options.io.warning,
+    redact,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const repo = { owner: runner.owner, repo: runner.repo };
@@ -60,6 +65,7 @@ export function createApp(
         token: inputs.pushToken,
         baseUrl: runner.apiUrl,
         log: options.io.warning,
+        redact,
         ...(options.fetch ? { fetch: options.fetch } : {}),
       })
     : undefined;

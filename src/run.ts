@@ -84,6 +84,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     const app = createApp(runner, inputs, config, {
       workflowFromConfig: 'workflow' in loaded.sources,
       io,
+      env,
       models,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.sleep ? { sleep: options.sleep } : {}),

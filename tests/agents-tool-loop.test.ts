@@ -370,6 +370,29 @@ describe('tool loop edge cases (anthropic wire)', () => {
     expect(toolset.refusals).toEqual([]);
   });
 
+  it('secret values are masked in tool results before the model reads them (redact)', async () => {
+    const { server, gateway, toolset } = await world('anthropic', {
+      coder: [
+        { toolCalls: [{ name: 'write_file', input: { path: 'found.txt', content: 'KEY=sk-ant-found-0123456789\n' } }] },
+        { toolCalls: [{ name: 'read_file', input: { path: 'found.txt' } }] },
+        { text: 'ok' },
+      ],
+    });
+    await runToolLoop({
+      gateway,
+      role: 'coder',
+      issue: 4,
+      system: SYSTEM,
+      task: 'Issue #4',
+      tools: toolset.tools,
+      limits: LIMITS,
+      redact: ['sk-ant-found-0123456789'],
+    });
+    const results = server.calls[2]!.request!.toolResults.map((r) => r.content);
+    expect(results.find((c) => c.includes('KEY='))).toContain('KEY=***');
+    expect(JSON.stringify(server.calls.map((c) => c.request?.toolResults))).not.toContain('sk-ant-found-0123456789');
+  });
+
   it('an answer in prose instead of the submit tool is sent back once, asking for the tool', async () => {
     const submit = defineTool({
       name: 'submit_answer',

@@ -12,7 +12,7 @@
  *   `error.toolLoop` (see `partialToolLoop`), so the caller can still report the work.
  */
 import { z } from 'zod';
-import { BudgetExceededError } from '@hydraflow/core';
+import { BudgetExceededError, redactSecrets } from '@hydraflow/core';
 import type {
   StopReason,
   ToolCall,
@@ -105,6 +105,11 @@ export interface ToolLoopArgs {
   afterTools?: (context: ToolContext) => void;
   /** The submit tool that ends the task: an answer without any tool call is sent back once, asking for it. */
   finalTool?: string;
+  /**
+   * Secret values masked (`***`) in every tool result before the model reads it: a command's output or a file it wrote
+   * can hold what repository code found in the process table, and a model that never sees a secret cannot repeat it.
+   */
+  redact?: readonly string[];
 }
 
 export interface ToolCallRecord {
@@ -251,7 +256,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
           : now() >= deadline
             ? { content: 'Not run: the time limit of this task was reached.', isError: true }
             : await runOne(byName, call, { deadline, remainingMs: deadline - now() });
-      const content = capText(outcome.content, maxResult);
+      const content = capText(redactSecrets(outcome.content, args.redact ?? []), maxResult);
       const isError = outcome.isError === true;
       if (!isError && 'final' in outcome && final === undefined) final = { value: outcome.final };
       conversation.push({ role: 'tool', toolCallId: call.id, content, ...(isError ? { isError } : {}) });

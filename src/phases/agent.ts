@@ -1,4 +1,10 @@
-import { BudgetExceededError, CreditExhaustedError, type LedgerEntry } from '@hydraflow/core';
+import {
+  BudgetExceededError,
+  CreditExhaustedError,
+  redactSecrets,
+  secretValuesOf,
+  type LedgerEntry,
+} from '@hydraflow/core';
 import { ModelGateway, type LedgerSink } from '../agents/model-gateway';
 import { runToolLoop } from '../agents/tool-loop';
 import { createWorkspaceTools } from '../agents/tools/index';
@@ -81,6 +87,9 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
     protectedPaths: task.protectedPaths,
     testAhead: app.config.implement.test_ahead,
   });
+  // This step's own secrets (the model keys, and whatever the runner's environment holds) are masked in what the model
+  // reads and in the result the publish step reports from; that step masks its own in everything it sends to GitHub.
+  const secrets = secretValuesOf(process.env);
   const write = (result: Omit<ImplementResult, 'v' | 'issue' | 'ledger' | 'refusals'>) =>
     writeHandoff(resultPath(tempDir), {
       v: 1,
@@ -88,6 +97,8 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
       ledger: ledger.added,
       refusals: toolset.refusals,
       ...result,
+      summary: redactSecrets(result.summary, secrets),
+      testOutput: redactSecrets(result.testOutput, secrets),
     });
   try {
     const loop = await runToolLoop({
@@ -103,6 +114,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
         maxTokens: app.config.budgets.per_run.tokens,
       },
       afterTools: toolset.afterTools,
+      redact: secrets,
     });
     const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
     const test = tested

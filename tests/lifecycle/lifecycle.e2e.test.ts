@@ -492,6 +492,30 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     );
   }, 180_000);
 
+  it('nothing the agent step reports reaches GitHub with a secret in it: failing tests that print the environment', async () => {
+    // A "test" that fails with the secrets it found up the process tree as its message: the publish step pushes the
+    // branch for a human and reports the tests' output on the issue, which must not carry them.
+    world = await lifecycleWorld(
+      {
+        triage: triageClear,
+        plan: averagePlan,
+        plan_review: planAccepted,
+        implement: agentRunningScript(
+          `${READ_ANCESTOR_ENVIRONMENTS}const found = out.split('\\0').filter((v) => /CANARY|TOKEN|KEY/.test(v)).join(' ');\nconsole.log(found);\nprocess.exit(1);\n`,
+        ),
+      },
+      { HYDRAFLOW_CANARY: CANARY },
+      undefined,
+    );
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    expect(world.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
+    const published = everythingPublished(world);
+    expect(published).toContain('The tests still fail');
+    expect(published).toContain('HYDRAFLOW_CANARY='); // the output was reported, with the value masked
+    expect(published).not.toContain(CANARY);
+  }, 180_000);
+
   it('a harmless change the agent’s commands committed is pushed in HydraFlow’s one commit, on the commit it started from', async () => {
     world = await lifecycleWorld(
       {

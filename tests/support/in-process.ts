@@ -42,5 +42,5 @@ export function dispatchedApp(
   };
   const inputs = parseInputs(env, quietIO);
   const config = loadConfig({ env: {}, inputs: inputs.configOverrides });
-  return createApp(readRunnerContext(env), inputs, config, { workflowFromConfig: false, io: quietIO });
+  return createApp(readRunnerContext(env), inputs, config, { workflowFromConfig: false, io: quietIO, env });
 }

@@ -3,6 +3,7 @@ import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { RequestError } from '@octokit/request-error';
 import { HydraflowError } from '@hydraflow/core';
 import { nodeFetch } from '@hydraflow/http';
+import { redactRequest } from './redact';
 
 // Requests name their route ('GET /repos/{owner}/{repo}/issues/{issue_number}'): the REST endpoint-methods plugin
 // would parse and build a map of every GitHub endpoint (~85 KB) in each step's process for the 26 used here.
@@ -21,6 +22,8 @@ export interface ClientOptions {
   log?: (message: string) => void;
   /** The fetch Octokit uses (default: nodeFetch from @hydraflow/http, which is much cheaper per request). */
   fetch?: typeof fetch;
+  /** Secret values masked (`***`) wherever they appear in what is sent (redact.ts): the run's own secrets. */
+  redact?: readonly string[];
 }
 
 /**
@@ -78,7 +81,9 @@ export function createRestClient(options: ClientOptions): RestClient {
     log: { debug: () => {}, info: () => {}, warn: options.log ?? (() => {}), error: options.log ?? (() => {}) },
   });
 
+  const secrets = options.redact ?? [];
   octokit.hook.wrap('request', async (request, requestOptions) => {
+    if (secrets.length > 0) redactRequest(requestOptions, secrets);
     const method = String(requestOptions.method).toUpperCase();
     const url = String(requestOptions.url);
     const waitForRateLimit = async (headers: Record<string, unknown> | undefined, attempt: number) => {

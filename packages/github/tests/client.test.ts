@@ -44,6 +44,25 @@ describe('the GitHub client’s request policy', () => {
     expect(gh.world.commentsOn(issue.number)).toHaveLength(1);
   });
 
+  it('masks the run’s secret values in everything it sends: a comment’s body, a label', async () => {
+    gh = await startGitHubEmulator({ owner: 'acme', repo: 'widgets' });
+    const secret = 'hf-secret-5d1c9a7e';
+    const octokit = createRestClient({ token: gh.botToken, baseUrl: gh.url, redact: [secret] });
+    const issues = new RestIssues(octokit, { owner: 'acme', repo: 'widgets' }, ['github-actions[bot]']);
+    const issue = gh.world.issue({ title: 't', body: 'b', author: 'acme' });
+    const comment = await issues.createComment(issue.number, `the tests printed ${secret} <!-- m -->`, '<!-- m -->');
+    await octokit.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+      owner: 'acme',
+      repo: 'widgets',
+      issue_number: issue.number,
+      labels: [`x-${secret}`],
+    });
+    expect(gh.world.commentsOn(issue.number).map((c) => c.body)).toEqual(['the tests printed *** <!-- m -->']);
+    expect(comment.body).toBe('the tests printed *** <!-- m -->');
+    expect([...gh.world.issues.get(issue.number)!.labels]).toEqual(['x-***']);
+    expect(JSON.stringify(gh.requests.map((r) => r.body ?? null))).not.toContain(secret);
+  });
+
   it('never repeats a comment GitHub wrote before failing', async () => {
     const { gh, issues, issue } = await setup();
     gh.faults.writeSucceedsThen502(1, { methods: ['POST'], pathIncludes: '/comments' });

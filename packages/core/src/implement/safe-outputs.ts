@@ -94,6 +94,17 @@ export function findSecrets(text: string, knownSecrets: readonly string[]): stri
   return [...new Set(found)];
 }
 
+/**
+ * `text` with every known secret value (8 characters or more, as in findSecrets) replaced by `***`, as GitHub masks
+ * them in logs. Longer values first, so one that contains another is masked whole.
+ */
+export function redactSecrets(text: string, knownSecrets: readonly string[]): string {
+  let out = text;
+  for (const secret of [...knownSecrets].filter((s) => s.length >= 8).sort((a, b) => b.length - a.length))
+    if (out.includes(secret)) out = out.split(secret).join('***');
+  return out;
+}
+
 /** Values of environment variables that look like secrets: what the publishing step must never write anywhere. */
 export function secretValuesOf(env: Readonly<Record<string, string | undefined>>): string[] {
   return Object.entries(env)
