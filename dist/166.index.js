@@ -1,4 +1,4 @@
-const D=166,P=[166],v={8166:(($,f,o)=>{o.d(f,{runAgentStep:()=>I});var i=o(1935),_=o(775),p=o(7730),g=o(826),r=o(9061);const y=`HydraFlow implement agent.
+const D=166,P=[166],v={8166:(($,f,o)=>{o.d(f,{runAgentStep:()=>I});var i=o(4915),_=o(775),p=o(7730),g=o(826),r=o(9061);const y=`HydraFlow implement agent.
 You are a careful software engineer working in a checked-out git repository. Implement the task with the smallest
 change that fully satisfies the plan, following the repository's conventions, and add or update tests.
 

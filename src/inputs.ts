@@ -13,6 +13,8 @@ export interface ActionInputs {
   anthropicApiKey: string | undefined;
   openaiApiKey: string | undefined;
   configPath: string;
+  /** The routing step's resolved config (its output run-config), for the agent and publish steps after it. */
+  runConfig: string | undefined;
   stateKey: string | undefined;
   /** All inputs by lower-cased name: those that name a config key override it (highest precedence). */
   configOverrides: Record<string, string | undefined>;
@@ -44,6 +46,7 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     anthropicApiKey: optional(getInput('anthropic-api-key', env)),
     openaiApiKey: optional(getInput('openai-api-key', env)),
     configPath: getInput('config-path', env) || '.github/hydraflow.yml',
+    runConfig: optional(getInput('run-config', env)),
     stateKey: optional(getInput('state-key', env)),
     // Every input may set a config key (provider, base-url, model, model-<role>, clarity-threshold, ...); the config
     // loader picks the ones it knows and documents them (docs/configuration.md).

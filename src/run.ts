@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { CreditExhaustedError, UserError, loadConfigDetailed, readConfigFile, route } from '@hydraflow/core';
+import {
+  CreditExhaustedError,
+  UserError,
+  handOffConfig,
+  loadConfigDetailed,
+  readConfigFile,
+  readHandedConfig,
+  route,
+  type LoadedConfig,
+} from '@hydraflow/core';
 import type { Decision } from './execute';
 import { parseInputs } from './inputs';
 import { createModels } from './models';
@@ -39,13 +48,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
   try {
     const runner = readRunnerContext(env);
     const inputs = parseInputs(env, io);
-    const file = await readConfigFile(runner.workspace, inputs.configPath);
-    const loaded = loadConfigDetailed({
-      fileText: file?.text,
-      filePath: file?.path ?? inputs.configPath,
-      env,
-      inputs: inputs.configOverrides,
-    });
+    const loaded = await loadRunConfig(runner.workspace, inputs, env);
     for (const warning of loaded.warnings) io.warning(warning);
     const config = loaded.config;
 
@@ -93,6 +96,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     io.info(`HydraFlow: ${outcome.summary}`);
     if (outcome.stage !== undefined && outcome.stage !== null) io.setOutput('stage', outcome.stage);
     for (const [name, value] of Object.entries(outcome.outputs ?? {})) io.setOutput(name, value);
+    if (outcome.outputs?.agent) io.setOutput('run-config', handOffConfig(loaded));
     if (outcome.phases) io.setOutput('phases', outcome.phases.map((p) => p.phase).join(','));
     io.appendSummary(summaryMarkdown(decision, outcome));
     if (outcome.failed) io.error(outcome.summary);
@@ -102,6 +106,31 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
   } finally {
     early?.cancel(); // not adopted (the work was done already, or another run holds the issue): stop paying for it
   }
+}
+
+/**
+ * The config this step runs with. The publish step goes by the routing step's (input run-config, handoff.ts): after the
+ * agent's commands ran, neither the working tree nor the environment is HydraFlow's to trust. The agent step takes it
+ * too when given (its checkout is the issue's branch, whose file may differ); every other step resolves its own.
+ */
+async function loadRunConfig(
+  workspace: string,
+  inputs: ReturnType<typeof parseInputs>,
+  env: NodeJS.ProcessEnv,
+): Promise<LoadedConfig> {
+  if (inputs.runConfig !== undefined) return readHandedConfig(inputs.runConfig);
+  if (inputs.phase === 'publish') {
+    throw new UserError(
+      'input run-config: the publish step needs the routing step’s output run-config (`run-config: ${{ steps.hydraflow.outputs.run-config }}`); update your workflow from workflows-templates/hydraflow.yml',
+    );
+  }
+  const file = await readConfigFile(workspace, inputs.configPath);
+  return loadConfigDetailed({
+    fileText: file?.text,
+    filePath: file?.path ?? inputs.configPath,
+    env,
+    inputs: inputs.configOverrides,
+  });
 }
 
 /** The publish step learns its issue from the task the routing step wrote in this job. */

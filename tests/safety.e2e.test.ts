@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock, emptyState, encodeStateBlock, PROGRESS_MARKER } from '@hydraflow/core';
-import { BOT_LOGIN, createWorld, expectNoViolations, type World } from '@hydraflow/testkit';
+import { BOT_LOGIN, createWorld, expectNoViolations, runAction, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
 
 const clear = {
@@ -91,6 +91,24 @@ describe('forged state is reported and never obeyed', () => {
     expect(comments[0]!.body).toMatch(/Ignored a state block in comment \d+ by `github-actions\[bot\]`: .*signature/i);
     const decoded = decodeStateBlock(comments[0]!.body, { key: world.stateKey, issue: issue.number });
     expect(decoded.status).toBe('valid');
+  });
+});
+
+describe('the publish step trusts no configuration read after the agent ran', () => {
+  it('without the routing step’s run-config it refuses, naming the fix, and writes nothing', async () => {
+    world = await createWorld();
+    const issue = await openIssue(world);
+    const run = await runAction({
+      gh: world.gh,
+      event: 'workflow_dispatch',
+      payload: { inputs: { issue: String(issue.number), phase: 'publish' } },
+      inputs: { ...world.inputs(), phase: 'publish', issue: String(issue.number) },
+      config: 'merge:\n  policy: auto\n',
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('input run-config: the publish step needs the routing step’s output run-config');
+    expect(botComments(world, issue.number)).toEqual([]);
+    expect(labelsOf(world, issue.number)).toEqual([]);
   });
 });
 

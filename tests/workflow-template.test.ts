@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import {
   agentStepInputs,
   checkActionRunScripts,
@@ -144,8 +145,16 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     const agentAction = parseActionText(readFileSync(join(ROOT, 'actions', 'agent', 'action.yml'), 'utf8'));
     const declared = (agentAction.template?.inputs ?? []).map((i) => i.id);
     expect(declared).not.toContain('github-token');
-    expect(agentStepInputs(root).sort()).toEqual(['anthropic-api-key', 'openai-api-key']);
+    expect(agentStepInputs(root).sort()).toEqual(['anthropic-api-key', 'openai-api-key', 'run-config']);
     expect(agentStepInputs(root).filter((k) => !declared.includes(k))).toEqual([]);
+  });
+
+  it('the agent and publish steps run with the routing step’s run-config, never one read after the agent’s commands', async () => {
+    const steps = (parse(template) as { jobs: { hydraflow: { steps: { with?: Record<string, string> }[] } } }).jobs
+      .hydraflow.steps;
+    const after = steps.filter((s) => s.with?.['phase'] === 'publish' || s.with?.['run-config'] !== undefined);
+    expect(after).toHaveLength(2);
+    for (const step of after) expect(step.with?.['run-config']).toBe('${{ steps.hydraflow.outputs.run-config }}');
   });
 
   it('one concurrency group per issue: issue events, dispatches and HydraFlow’s pull request share it', async () => {

@@ -544,6 +544,31 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     expect(git('log', '--all', '--format=%s')).not.toContain('agent-made commit');
   }, 180_000);
 
+  it('the agent’s commands cannot change the configuration the steps after them use (merge policy, limits)', async () => {
+    // The "test" rewrites .github/hydraflow.yml to merge without a human, hidden from git (skip-worktree), so that no
+    // change to it is ever committed or refused: the publish step must go by the configuration the routing step read.
+    world = await lifecycleWorld(
+      {
+        triage: triageClear,
+        plan: averagePlan,
+        plan_review: planAccepted,
+        implement: agentRunningScript(
+          `if (!fs.existsSync('CHANGELOG.md')) {\nfs.writeFileSync('CHANGELOG.md', 'average() added\\n');\nrequire('child_process').execFileSync('git', ['update-index', '--skip-worktree', '.github/hydraflow.yml']);\nfs.writeFileSync('.github/hydraflow.yml', 'implement:\\n  commands:\\n    test: npm test\\nmerge:\\n  policy: auto\\n');\n}\n`,
+        ),
+        review: reviewClean,
+      },
+      {},
+      undefined,
+    );
+    const main = execFileSync('git', ['rev-parse', 'main'], { cwd: world.sample.bareRepo }).toString().trim();
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    expect(world.gh.world.pulls.size, formatTimeline(jobs, { steps: true })).toBe(1);
+    expect([...world.gh.world.pulls.values()][0]!.merged).toBe(false); // merge.policy human: it waits for alice
+    expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-review']);
+    expect(execFileSync('git', ['rev-parse', 'main'], { cwd: world.sample.bareRepo }).toString().trim()).toBe(main);
+  }, 180_000);
+
   it('an edit to .github/workflows/ or outside the workspace is refused and reported', async () => {
     world = await lifecycleWorld(
       {

@@ -11,8 +11,10 @@ import {
   configSchema,
   loadConfig,
   loadConfigDetailed,
+  handOffConfig,
   modelFor,
   readConfigFile,
+  readHandedConfig,
   suggest,
 } from '../src/index';
 import { SCHEMA_PATH, renderConfigSchema } from '../../../scripts/generate-config-schema';
@@ -271,5 +273,31 @@ pricing: { my-model: { input: 1, output: 2, cached_input: 0.1 }, default: { inpu
     for (const [name, [z, a]] of Object.entries(verdicts)) expect({ name, ajv: a }).toEqual({ name, ajv: z });
     expect(verdicts.full).toEqual([true, true]);
     expect(verdicts.unknownKey).toEqual([false, false]);
+  });
+});
+
+describe('run-config: the config a routing step hands to the steps after the agent', () => {
+  it('comes back exactly as resolved, sources included, without reading a file or the environment', () => {
+    const loaded = loadConfigDetailed({
+      fileText: 'merge:\n  policy: human\nimplement:\n  protected_paths: ["infra/**"]\n',
+      env: { HYDRAFLOW_BOT_LOGINS: 'app-bot[bot]' },
+      inputs: { model: 'claude-sonnet-4-6' },
+    });
+    const back = readHandedConfig(handOffConfig(loaded));
+    expect(back.config).toEqual(loaded.config);
+    expect(back.sources).toEqual(loaded.sources);
+  });
+
+  it('refuses anything else with a UserError that names the input', () => {
+    for (const text of [
+      'not json',
+      '{"v":1}',
+      JSON.stringify({ v: 1, config: { merge: { policy: 'yolo' } }, sources: {} }),
+    ]) {
+      expect(() => readHandedConfig(text)).toThrow(UserError);
+      expect(() => readHandedConfig(text)).toThrow(
+        /input run-config: expected the run-config output of the routing step/,
+      );
+    }
   });
 });
