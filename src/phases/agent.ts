@@ -19,6 +19,7 @@ import {
   type ImplementTask,
 } from './implement-handoff';
 import type { PhaseOutcome } from './phase-context';
+import { watchStepFiles } from '../runner/step-files';
 
 const SYSTEM = `HydraFlow implement agent.
 You are a careful software engineer working in a checked-out git repository. Implement the task with the smallest
@@ -74,6 +75,7 @@ export type AgentStepContext = Pick<App, 'runner' | 'config' | 'now' | 'provider
  * talks to no GitHub API; what it produced is the working tree plus a result file the publish step validates.
  */
 export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome> {
+  const stepFiles = watchStepFiles(process.env);
   const { tempDir, workspace, runId } = app.runner;
   const task = readHandoff(taskPath(tempDir), implementTaskSchema, 'implement task');
   const ledger = new StepLedger(task.ledger);
@@ -100,46 +102,61 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
       summary: redactSecrets(result.summary, secrets),
       testOutput: redactSecrets(result.testOutput, secrets),
     });
+  let outcome: PhaseOutcome | undefined;
   try {
-    const loop = await runToolLoop({
-      gateway,
-      role: 'implement',
-      issue: task.issue,
-      system: [{ text: SYSTEM, cache: true }],
-      task: taskText(task),
-      tools: toolset.tools,
-      limits: {
-        maxTurns: task.limits.maxTurns,
-        maxMs: task.limits.maxMinutes * 60_000,
-        maxTokens: app.config.budgets.per_run.tokens,
-      },
-      afterTools: toolset.afterTools,
-      redact: secrets,
-    });
-    const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
-    const test = tested
-      ? { exitCode: exitCodeOf(tested.content), tail: tested.content.slice(-FINAL_TEST_TAIL) }
-      : { exitCode: null, tail: '' };
-    const summary = loop.outcome === 'finished' ? loop.summary : `${loop.detail}\n\n${loop.lastText}`.trim();
-    write({
-      status: loop.outcome === 'finished' ? 'done' : 'cap',
-      ...(loop.outcome === 'capped' ? { cap: loop.cap } : {}),
-      summary: summary.slice(0, 8_000),
-      turns: loop.turns,
-      testExitCode: test.exitCode,
-      testOutput: test.tail,
-    });
-    return {
-      summary: `agent ${loop.outcome} after ${loop.turns} turns${test.exitCode === null ? '' : `, tests exit ${test.exitCode}`}`,
-      stage: null,
-    };
-  } catch (error) {
-    // The publish step reports it on the issue; credit exhaustion also fails this step (never swallowed).
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    write({ status: 'failed', summary: message.slice(0, 8_000), turns: 0, testExitCode: null, testOutput: '' });
-    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
-    return { summary: `agent failed: ${message}`, stage: null, failed: true };
+    outcome = await work();
   } finally {
     await toolset.dispose();
+    // After dispose: the commands' process groups are gone, so what they wrote is all there is to undo.
+    const written = stepFiles.restore();
+    if (written.length > 0) {
+      const summary = `the agent's commands wrote to ${written.join(', ')}, through which they would have reached the steps after this one (the publish step holds the GitHub token); HydraFlow emptied ${written.length === 1 ? 'it' : 'them'} and publishes nothing`;
+      write({ status: 'failed', summary, turns: 0, testExitCode: null, testOutput: '' });
+      outcome = { summary: `agent failed: ${summary}`, stage: null, failed: true };
+    }
+  }
+  return outcome;
+
+  async function work(): Promise<PhaseOutcome> {
+    try {
+      const loop = await runToolLoop({
+        gateway,
+        role: 'implement',
+        issue: task.issue,
+        system: [{ text: SYSTEM, cache: true }],
+        task: taskText(task),
+        tools: toolset.tools,
+        limits: {
+          maxTurns: task.limits.maxTurns,
+          maxMs: task.limits.maxMinutes * 60_000,
+          maxTokens: app.config.budgets.per_run.tokens,
+        },
+        afterTools: toolset.afterTools,
+        redact: secrets,
+      });
+      const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
+      const test = tested
+        ? { exitCode: exitCodeOf(tested.content), tail: tested.content.slice(-FINAL_TEST_TAIL) }
+        : { exitCode: null, tail: '' };
+      const summary = loop.outcome === 'finished' ? loop.summary : `${loop.detail}\n\n${loop.lastText}`.trim();
+      write({
+        status: loop.outcome === 'finished' ? 'done' : 'cap',
+        ...(loop.outcome === 'capped' ? { cap: loop.cap } : {}),
+        summary: summary.slice(0, 8_000),
+        turns: loop.turns,
+        testExitCode: test.exitCode,
+        testOutput: test.tail,
+      });
+      return {
+        summary: `agent ${loop.outcome} after ${loop.turns} turns${test.exitCode === null ? '' : `, tests exit ${test.exitCode}`}`,
+        stage: null,
+      };
+    } catch (error) {
+      // The publish step reports it on the issue; credit exhaustion also fails this step (never swallowed).
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      write({ status: 'failed', summary: message.slice(0, 8_000), turns: 0, testExitCode: null, testOutput: '' });
+      if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
+      return { summary: `agent failed: ${message}`, stage: null, failed: true };
+    }
   }
 }

@@ -3,6 +3,9 @@
  * dist/, a real git remote with a sample project whose tests really run. Assertions are on the world's end state.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BOT_LOGIN, formatTimeline, type ScriptEntry } from '@hydraflow/testkit';
 import {
@@ -567,6 +570,33 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     expect([...world.gh.world.pulls.values()][0]!.merged).toBe(false); // merge.policy human: it waits for alice
     expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-review']);
     expect(execFileSync('git', ['rev-parse', 'main'], { cwd: world.sample.bareRepo }).toString().trim()).toBe(main);
+  }, 180_000);
+
+  it('the agent’s commands cannot reach the steps after them through GITHUB_PATH or GITHUB_ENV', async () => {
+    // The "test" finds the runner's step files in its ancestors' environment and puts a git of its own first on the
+    // job's PATH (it would run in the publish step, beside the GitHub token) and a HOME of its own in the job's env.
+    const trap = mkdtempSync(join(tmpdir(), 'hf-trap-'));
+    const fakeGit = `#!/bin/sh\necho "$PPID" >> ${join(trap, 'ran')}\nexec /usr/bin/env -u PATH git "$@"\n`;
+    world = await lifecycleWorld(
+      {
+        triage: triageClear,
+        plan: averagePlan,
+        plan_review: planAccepted,
+        implement: agentRunningScript(
+          `${READ_ANCESTOR_ENVIRONMENTS}const vars = Object.fromEntries(out.split('\\0').filter((v) => v.includes('=')).map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]));\nfs.writeFileSync('${join(trap, 'git')}', ${JSON.stringify(fakeGit)}, { mode: 0o755 });\nfs.appendFileSync(vars.GITHUB_PATH, '${trap}\\n');\nfs.appendFileSync(vars.GITHUB_ENV, 'HOME=${trap}\\n');\n`,
+        ),
+        review: reviewClean,
+      },
+      {},
+      undefined,
+    );
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    expect(world.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
+    expect(existsSync(join(trap, 'git'))).toBe(true); // the trap was laid…
+    expect(existsSync(join(trap, 'ran'))).toBe(false); // …and nothing after the agent step ran it
+    expect(world.gh.world.pulls.size).toBe(0);
+    expect(progressOf(world)).toContain('wrote to GITHUB_ENV, GITHUB_PATH');
   }, 180_000);
 
   it('an edit to .github/workflows/ or outside the workspace is refused and reported', async () => {

@@ -3,7 +3,8 @@
  * (`gh.events`) are routed to the repository's real workflow files the way GitHub routes them — GITHUB_TOKEN events
  * start nothing but workflow_dispatch, `on:`/`types:`/`branches:` filters, job `if:`, `concurrency` groups with the
  * one-pending-run rule (or `queue: max`, every pending run in order) — and each job runs its steps for real: `actions/checkout` clones the bare repository, HydraFlow
- * steps run the built `dist/index.js`, `run:` steps run bash in the workspace. After each job, pushes to the bare
+ * steps run the built `dist/index.js`, `run:` steps run bash in the workspace; what a step appends to GITHUB_ENV and
+ * GITHUB_PATH applies to the job's later steps, as on a runner. After each job, pushes to the bare
  * repository become events (`gh.syncGit`) and the job reports a check run, so the next phase sees what a user would.
  */
 import { spawn } from 'node:child_process';
@@ -18,7 +19,7 @@ import { checkRunJson, pullJson, repoJson, reviewJson, userJson } from '../githu
 import { BOT_LOGIN, type EmulatedEvent, type TokenKind } from '../github/world';
 import { GitRepo, runGit, ZERO_SHA } from '../github/git';
 import type { ModelServer } from '../models/index';
-import { DIST_ENTRY, REPO_ROOT, parseOutputFile, runAction, runnerEnv } from '../runner/run-action';
+import { DIST_ENTRY, REPO_ROOT, parseOutputFile, readRunnerFiles, runAction, runnerEnv } from '../runner/run-action';
 import { evaluateBoolean, evaluateString, interpolate, type Contexts } from './expressions';
 import { loadWorkflows, tokenHelpers, type LoadedJob, type LoadedStep, type LoadedWorkflow } from './workflows';
 
@@ -29,6 +30,13 @@ export * from './expressions';
 export * from './workflows';
 
 type Json = Record<string, unknown>;
+
+/** What a job's steps appended to GITHUB_ENV and GITHUB_PATH so far (the runner applies them to the later steps). */
+interface JobRunnerFiles {
+  env: Record<string, string>;
+  /** Directories to put first on PATH, most recent first. */
+  path: string[];
+}
 
 export interface LifecycleOptions {
   gh: GitHubEmulator;
@@ -627,6 +635,16 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
 
   // -- running ----------------------------------------------------------------------------------------------------
 
+  /**
+   * GITHUB_ENV and GITHUB_PATH as the runner applies them to a job's later steps, with its refusals: NODE_OPTIONS is
+   * not accepted, and the default GITHUB_* and RUNNER_* variables cannot be overwritten.
+   */
+  function applyRunnerFiles(job: JobRunnerFiles, files: { envFile: Record<string, string>; pathFile: string[] }) {
+    for (const [name, value] of Object.entries(files.envFile))
+      if (name !== 'NODE_OPTIONS' && !/^(GITHUB|RUNNER)_/.test(name)) job.env[name] = value;
+    job.path.unshift(...[...files.pathFile].reverse());
+  }
+
   function actionDefaults(dir: string, contexts: Contexts): Record<string, string> {
     const file = ['action.yml', 'action.yaml'].map((f) => join(dir, f)).find((f) => existsSync(f));
     if (!file) throw new Error(`no action.yml in ${dir}`);
@@ -679,9 +697,16 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     job: LoadedJob,
     step: LoadedStep,
     contexts: Contexts,
-    env: Record<string, string>,
+    stepEnvVars: Record<string, string>,
     workspace: string,
+    jobFiles: JobRunnerFiles,
   ): Promise<Omit<StepRecord, 'id' | 'name'>> {
+    // What earlier steps appended to GITHUB_ENV and GITHUB_PATH applies to this one; the step's own env: wins.
+    const env: Record<string, string> = {
+      ...jobFiles.env,
+      ...(jobFiles.path.length > 0 ? { PATH: [...jobFiles.path, process.env.PATH ?? ''].join(':') } : {}),
+      ...stepEnvVars,
+    };
     const timeoutMs = options.stepTimeoutMs ?? 120_000;
     const withInputs: Record<string, string> = {};
     for (const [k, t] of Object.entries(step.with)) withInputs[k] = tokenValue(t, contexts);
@@ -748,6 +773,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}),
         },
       });
+      applyRunnerFiles(jobFiles, result);
       return {
         outcome: result.exitCode === 0 ? 'success' : 'failure',
         outputs: result.outputs,
@@ -763,6 +789,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     try {
       const stepEnv = { ...runnerEnv({ ...base }, dir), ...runnerVars, ...env };
       const r = await runShell(script, workspace, stepEnv, timeoutMs);
+      applyRunnerFiles(jobFiles, readRunnerFiles(stepEnv));
       return {
         outcome: r.code === 0 ? 'success' : 'failure',
         outputs: parseOutputFile(readFileSync(stepEnv.GITHUB_OUTPUT!, 'utf8')),
@@ -826,6 +853,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     // a fresh, empty workspace per job; actions/checkout clones into it
     const workspace = mkdtempSync(join(tmpdir(), `hydraflow-ws-${job.id}-`));
     const stepsCtx: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }> = {};
+    const jobFiles: JobRunnerFiles = { env: {}, path: [] };
     let failed = false;
     try {
       for (const step of job.steps) {
@@ -857,7 +885,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         }
         if (step.uses && /^actions\/checkout@/i.test(step.uses)) rmSync(workspace, { recursive: true, force: true });
         const startedAt = Date.now();
-        const r = await runStep(run, job, step, contexts, env, workspace);
+        const r = await runStep(run, job, step, contexts, env, workspace, jobFiles);
         rec.steps.push({ id: step.id, name: step.name, ...r, startedAt, endedAt: Date.now() });
         const conclusion = r.outcome === 'failure' && step.continueOnError ? 'success' : r.outcome;
         stepsCtx[step.id] = { outputs: r.outputs, outcome: r.outcome, conclusion };

@@ -40,6 +40,9 @@ export interface ActionRun {
   stderr: string;
   outputs: Record<string, string>;
   summary: string;
+  /** What the step appended to GITHUB_ENV and GITHUB_PATH, for the job's later steps (the simulator applies them). */
+  envFile: Record<string, string>;
+  pathFile: string[];
   durationMs: number;
 }
 
@@ -63,6 +66,16 @@ export function parseOutputFile(text: string): Record<string, string> {
   return outputs;
 }
 
+/** GITHUB_ENV and GITHUB_PATH as the runner reads them once a step has ended. */
+export function readRunnerFiles(env: Record<string, string>): { envFile: Record<string, string>; pathFile: string[] } {
+  return {
+    envFile: parseOutputFile(readFileSync(env.GITHUB_ENV!, 'utf8')),
+    pathFile: readFileSync(env.GITHUB_PATH!, 'utf8')
+      .split(/\r?\n/)
+      .filter((line) => line.trim() !== ''),
+  };
+}
+
 /** The environment the runner gives a step, for this emulated repository and event. */
 export function runnerEnv(options: RunActionOptions, dir: string): Record<string, string> {
   const { gh } = options;
@@ -76,6 +89,8 @@ export function runnerEnv(options: RunActionOptions, dir: string): Record<string
   const summaryPath = join(dir, 'summary');
   writeFileSync(outputPath, '');
   writeFileSync(summaryPath, '');
+  writeFileSync(join(dir, 'env'), '');
+  writeFileSync(join(dir, 'path'), '');
   const workflowFile = options.workflowFile ?? '.github/workflows/hydraflow.yml';
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -91,6 +106,8 @@ export function runnerEnv(options: RunActionOptions, dir: string): Record<string
     GITHUB_EVENT_PATH: eventPath,
     GITHUB_OUTPUT: outputPath,
     GITHUB_STEP_SUMMARY: summaryPath,
+    GITHUB_ENV: join(dir, 'env'),
+    GITHUB_PATH: join(dir, 'path'),
     GITHUB_WORKSPACE: workspace,
     GITHUB_RUN_ID: options.runId ?? String(1_000_000 + ++runCounter),
     GITHUB_RUN_ATTEMPT: String(options.runAttempt ?? 1),
@@ -134,6 +151,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     stderr,
     outputs: parseOutputFile(readFileSync(env.GITHUB_OUTPUT!, 'utf8')),
     summary: readFileSync(env.GITHUB_STEP_SUMMARY!, 'utf8'),
+    ...readRunnerFiles(env),
     durationMs: performance.now() - started,
   };
 }
