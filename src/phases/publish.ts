@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   checkChanges,
@@ -19,8 +19,9 @@ import { startNextPhase } from './next-phase';
 import { beginReview, type ReviewHead } from './review';
 
 const AUTHOR = { name: 'hydraflow[bot]', email: 'hydraflow[bot]@users.noreply.github.com' };
+const MAX_FILE_BYTES = 1_000_000;
 
-/** Lines added and removed per file, from the unified diff of tracked files; untracked files count all their lines. */
+/** Lines added and removed per file, from a unified diff. */
 function diffLines(diff: string): Map<string, number> {
   const lines = new Map<string, number>();
   let file: string | undefined;
@@ -41,29 +42,36 @@ async function stageFrom(git: GitWorkspace, start: string): Promise<void> {
   await Promise.all([git.detachHead(start), git.stageAll()]);
 }
 
-/** The staged change, file by file, and its text to search for secrets: the diff plus every added file's content. */
-async function describeChanges(git: GitWorkspace, root: string): Promise<{ files: CheckedFile[]; text: string }> {
-  const [changed, diff] = await Promise.all([git.changedFiles(), git.diff({ staged: true })]);
-  const lines = diffLines(diff);
+/**
+ * The staged change, file by file, and the text to search for secrets: the staged diff, binary files as text, which is
+ * what the commit will hold (a symlink as its target's path). Nothing is read through the working tree, where a link
+ * the agent's commands left could lead anywhere: to a pipe nobody writes, a read that never returns. A diff too large
+ * to read is fine when a file over the size limit explains it (the change is refused for that); else it is an error.
+ */
+async function describeChanges(
+  git: GitWorkspace,
+  root: string,
+  maxFileBytes: number,
+): Promise<{ files: CheckedFile[]; text: string }> {
+  const [changed, diff] = await Promise.all([
+    git.changedFiles(),
+    git.diff({ staged: true }).catch((error: unknown) => ({ error })),
+  ]);
   const files: CheckedFile[] = [];
-  let text = diff;
+  const lines = typeof diff === 'string' ? diffLines(diff) : new Map<string, number>();
   for (const f of changed) {
-    const deleted = f.status === 'deleted';
-    const bytes = deleted
-      ? 0
-      : await stat(join(root, f.path)).then(
-          (s) => s.size,
-          () => 0,
-        );
-    let count = lines.get(f.path) ?? 0;
-    if (f.status === 'untracked' || f.status === 'added') {
-      const content = bytes <= 1_000_000 ? await readFile(join(root, f.path), 'utf8').catch(() => '') : '';
-      count = content.split('\n').length;
-      text += `\n${content}`;
-    }
-    files.push({ path: f.path, status: f.status, lines: count, bytes });
+    // lstat: a link's size is its target's path, as committed
+    const bytes =
+      f.status === 'deleted'
+        ? 0
+        : await lstat(join(root, f.path)).then(
+            (s) => s.size,
+            () => 0,
+          );
+    files.push({ path: f.path, status: f.status, lines: lines.get(f.path) ?? 0, bytes });
   }
-  return { files, text };
+  if (typeof diff !== 'string' && !files.some((f) => f.bytes > maxFileBytes)) throw diff.error;
+  return { files, text: typeof diff === 'string' ? diff : '' };
 }
 
 function problemList(problems: readonly OutputProblem[]): string {
@@ -98,7 +106,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   // Staging and reading the change touch only this job's checkout: they go on while the lock is taken. So does the
   // diff the review this step goes on with reads (handed to it only if the change passes the checks below).
   const staged = record.startSha ? stageFrom(git, record.startSha) : undefined;
-  const described = staged?.then(() => describeChanges(git, ctx.workspace));
+  const described = staged?.then(() => describeChanges(git, ctx.workspace, MAX_FILE_BYTES));
   const reviewFiles = ctx.canContinueWith('review')
     ? staged?.then(() => git.branchFiles(`origin/${ctx.next.ref}`, { staged: true }))
     : undefined;
@@ -129,7 +137,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const problems = checkChanges(files, {
     maxFiles: config.implement.max_files,
     maxLines: config.implement.max_lines,
-    maxFileBytes: 1_000_000,
+    maxFileBytes: MAX_FILE_BYTES,
     protectedPaths: config.implement.protected_paths,
   });
   for (const r of result.refusals)

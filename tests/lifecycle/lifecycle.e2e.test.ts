@@ -599,6 +599,55 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     expect(progressOf(world)).toContain('wrote to GITHUB_ENV, GITHUB_PATH');
   }, 180_000);
 
+  it('a symlink the agent’s commands leave is checked as what git commits (its target’s path), never followed', async () => {
+    // A link to a named pipe nobody writes: reading through it never returns. What git commits is the link's target
+    // path, and that is what the publish step must look at, as it would for a link to a secret file.
+    const fifo = join(mkdtempSync(join(tmpdir(), 'hf-fifo-')), 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    world = await lifecycleWorld(
+      {
+        triage: triageClear,
+        plan: averagePlan,
+        plan_review: planAccepted,
+        implement: agentRunningScript(
+          `if (!fs.existsSync('pipe')) fs.symlinkSync('${fifo}', 'pipe');\n`,
+          [],
+          'Linked.',
+        ),
+        review: reviewClean,
+      },
+      {},
+      undefined,
+    );
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    expect(world.gh.world.pulls.size, formatTimeline(jobs, { steps: true })).toBe(1);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: world!.sample.bareRepo }).toString();
+    expect(git('cat-file', '-p', 'hydraflow/issue-1:pipe')).toBe(fifo);
+  }, 180_000);
+
+  it('a file over the size limit is refused by name, even one too large for git’s diff to be read at all', async () => {
+    world = await lifecycleWorld(
+      {
+        triage: triageClear,
+        plan: averagePlan,
+        plan_review: planAccepted,
+        implement: agentRunningScript(
+          `if (!fs.existsSync('dump.txt')) fs.writeFileSync('dump.txt', 'x'.repeat(70 * 1024 * 1024));\n`,
+          [],
+          'Saved the dump.',
+        ),
+      },
+      {},
+      undefined,
+    );
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    expect(world.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
+    expect(progressOf(world)).toContain('`dump.txt`: 73400320 bytes, more than the 1000000 allowed per file');
+    expect(world.gh.world.pulls.size).toBe(0);
+  }, 180_000);
+
   it('an edit to .github/workflows/ or outside the workspace is refused and reported', async () => {
     world = await lifecycleWorld(
       {
