@@ -1,10 +1,15 @@
 /**
  * The files the three steps of an implement run pass each other in RUNNER_TEMP: the routing step (GitHub token and
  * model keys, runs no repository code) writes the task; the agent step (model keys only, no GitHub token) runs the
- * coding agent and writes the result; the publish step (GitHub token, no model keys) validates the result and only
- * then commits, pushes and opens the pull request.
+ * coding agent and writes the result; the publish step (GitHub token; a model key only for the review after it)
+ * validates the result and only then commits, pushes and opens the pull request.
+ *
+ * RUNNER_TEMP is open to the agent's commands too, so a file may be anything by the time a step looks: a named pipe
+ * (opening it for reading or writing waits forever), a link, a huge file. Writes go to a fresh file renamed into
+ * place; reads take only a small regular file, opened without following a link or waiting on a pipe.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ledgerEntrySchema, UserError } from '@hydraflow/core';
@@ -55,13 +60,30 @@ export const resultPath = (tempDir: string) => join(dirOf(tempDir), 'implement.r
 
 export function writeHandoff(path: string, value: ImplementTask | ImplementResult): void {
   mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, JSON.stringify(value, null, 2));
+  const fresh = `${path}.${randomUUID()}`;
+  writeFileSync(fresh, JSON.stringify(value, null, 2), { flag: 'wx' });
+  renameSync(fresh, path);
+}
+
+/** Hand-off files hold a task or a result: a few kilobytes. */
+const MAX_HANDOFF_BYTES = 4_000_000;
+
+function readSmallRegularFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new Error('not a regular file');
+    if (stats.size > MAX_HANDOFF_BYTES) throw new Error(`${stats.size} bytes, more than ${MAX_HANDOFF_BYTES}`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function readHandoff<T>(path: string, schema: z.ZodType<T>, what: string): T {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readSmallRegularFile(path));
   } catch (error) {
     throw new UserError(
       `${what} ${path}: expected the file the previous HydraFlow step writes (${(error as Error).message})`,

@@ -606,6 +606,19 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     expect(world.gh.world.pulls.size).toBe(0);
   }, 180_000);
 
+  it('a pipe the agent’s commands put where the agent step’s result goes is replaced, never waited on', async () => {
+    world = await agentWorld(
+      agentRunningScript(
+        `${READ_ANCESTOR_ENVIRONMENTS}const temp = out.split('\\0').find((v) => v.startsWith('RUNNER_TEMP=')).slice('RUNNER_TEMP='.length);\nif (!fs.existsSync(temp + '/hydraflow/implement.result.json')) require('child_process').execFileSync('mkfifo', [temp + '/hydraflow/implement.result.json']);\nfs.writeFileSync('NOTES.md', 'Sums are fine.\\n');\n`,
+      ),
+      { review: reviewClean },
+    );
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    expect(world.gh.world.pulls.size, formatTimeline(jobs, { steps: true })).toBe(1);
+    expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-review']);
+  }, 180_000);
+
   it('an edit to .github/workflows/ or outside the workspace is refused and reported', async () => {
     world = await agentWorld([
       {
