@@ -760,9 +760,29 @@ async function playHistory(history: History): Promise<Ctx> {
  * setting stage labels while a crashed triage held the lock (their events refused), then the crashed run's re-run; a
  * redelivered `labeled` event (its payload: the issue still open) triaging an issue closed since; a phase reached by
  * going on in the same run that found its work done and kept the 👀; stage labels set while a run that had gone on into
- * another phase held the lock, then that run's re-run.
+ * another phase held the lock, then that run's re-run; a close after a human took out the label triage had just set,
+ * the lock handed to a dispatched phase.
  */
 const REGRESSIONS: History[] = [
+  {
+    // A human took out the label triage had just set (discover), the lock went to the dispatched discover run, and the
+    // issue was closed: the close event's payload carries the 👀 count, so the close cleans the lock up.
+    seed: 370991337,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'open', issue: 0, labels: ['hydraflow-find'] },
+          b: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-discover', deliver: 'now' },
+          after: 4,
+        },
+      },
+      { gap: 'short', op: { kind: 'close', issue: 0 } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
   {
     seed: -462570870,
     provider: 'anthropic',

@@ -102,7 +102,13 @@ export function buildEvent(
     const issue = number !== undefined ? w.issues.get(number) : undefined;
     if (!issue) throw new Error(`buildEvent(${name}): no issue ${number ?? ''} in the world`);
     const issueFresh = issueJson(w, issue);
-    payload.issue = { ...adapt(payload.issue, issueFresh), labels: issueFresh.labels };
+    // The recorded issues.closed example predates the reactions rollup, which GitHub's webhook schema requires of
+    // every issue (HydraFlow's router reads its 👀 count on close): the world's own goes in whatever the example has.
+    payload.issue = {
+      ...adapt(payload.issue, issueFresh),
+      labels: issueFresh.labels,
+      reactions: issueFresh.reactions,
+    };
     if (issue.isPullRequest) (payload.issue as Json).pull_request = issueFresh.pull_request;
     else delete (payload.issue as Json).pull_request;
     sender ??= issue.user;
