@@ -10,7 +10,7 @@ import {
   type LoadedConfig,
 } from '@hydraflow/core';
 import type { Decision } from './execute';
-import { parseInputs } from './inputs';
+import { parseInputs, type ActionInputs } from './inputs';
 import { createModels } from './models';
 import { beginEarlyCall } from './phases/early-calls';
 import { phaseSpansBlock, type PhaseOutcome } from './phases/phase-context';
@@ -113,11 +113,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
  * agent's commands ran, neither the working tree nor the environment is HydraFlow's to trust. The agent step takes it
  * too when given (its checkout is the issue's branch, whose file may differ); every other step resolves its own.
  */
-async function loadRunConfig(
-  workspace: string,
-  inputs: ReturnType<typeof parseInputs>,
-  env: NodeJS.ProcessEnv,
-): Promise<LoadedConfig> {
+async function loadRunConfig(workspace: string, inputs: ActionInputs, env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
   if (inputs.runConfig !== undefined) return readHandedConfig(inputs.runConfig);
   if (inputs.phase === 'publish') {
     throw new UserError(

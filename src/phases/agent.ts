@@ -102,9 +102,46 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
       summary: redactSecrets(result.summary, secrets),
       testOutput: redactSecrets(result.testOutput, secrets),
     });
-  let outcome: PhaseOutcome | undefined;
+  let outcome: PhaseOutcome;
   try {
-    outcome = await work();
+    const loop = await runToolLoop({
+      gateway,
+      role: 'implement',
+      issue: task.issue,
+      system: [{ text: SYSTEM, cache: true }],
+      task: taskText(task),
+      tools: toolset.tools,
+      limits: {
+        maxTurns: task.limits.maxTurns,
+        maxMs: task.limits.maxMinutes * 60_000,
+        maxTokens: app.config.budgets.per_run.tokens,
+      },
+      afterTools: toolset.afterTools,
+      redact: secrets,
+    });
+    const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
+    const test = tested
+      ? { exitCode: exitCodeOf(tested.content), tail: tested.content.slice(-FINAL_TEST_TAIL) }
+      : { exitCode: null, tail: '' };
+    const summary = loop.outcome === 'finished' ? loop.summary : `${loop.detail}\n\n${loop.lastText}`.trim();
+    write({
+      status: loop.outcome === 'finished' ? 'done' : 'cap',
+      ...(loop.outcome === 'capped' ? { cap: loop.cap } : {}),
+      summary: summary.slice(0, 8_000),
+      turns: loop.turns,
+      testExitCode: test.exitCode,
+      testOutput: test.tail,
+    });
+    outcome = {
+      summary: `agent ${loop.outcome} after ${loop.turns} turns${test.exitCode === null ? '' : `, tests exit ${test.exitCode}`}`,
+      stage: null,
+    };
+  } catch (error) {
+    // The publish step reports it on the issue; credit exhaustion also fails this step (never swallowed).
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    write({ status: 'failed', summary: message.slice(0, 8_000), turns: 0, testExitCode: null, testOutput: '' });
+    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
+    outcome = { summary: `agent failed: ${message}`, stage: null, failed: true };
   } finally {
     await toolset.dispose();
     // After dispose: the commands' process groups are gone, so what they wrote is all there is to undo.
@@ -116,47 +153,4 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
     }
   }
   return outcome;
-
-  async function work(): Promise<PhaseOutcome> {
-    try {
-      const loop = await runToolLoop({
-        gateway,
-        role: 'implement',
-        issue: task.issue,
-        system: [{ text: SYSTEM, cache: true }],
-        task: taskText(task),
-        tools: toolset.tools,
-        limits: {
-          maxTurns: task.limits.maxTurns,
-          maxMs: task.limits.maxMinutes * 60_000,
-          maxTokens: app.config.budgets.per_run.tokens,
-        },
-        afterTools: toolset.afterTools,
-        redact: secrets,
-      });
-      const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
-      const test = tested
-        ? { exitCode: exitCodeOf(tested.content), tail: tested.content.slice(-FINAL_TEST_TAIL) }
-        : { exitCode: null, tail: '' };
-      const summary = loop.outcome === 'finished' ? loop.summary : `${loop.detail}\n\n${loop.lastText}`.trim();
-      write({
-        status: loop.outcome === 'finished' ? 'done' : 'cap',
-        ...(loop.outcome === 'capped' ? { cap: loop.cap } : {}),
-        summary: summary.slice(0, 8_000),
-        turns: loop.turns,
-        testExitCode: test.exitCode,
-        testOutput: test.tail,
-      });
-      return {
-        summary: `agent ${loop.outcome} after ${loop.turns} turns${test.exitCode === null ? '' : `, tests exit ${test.exitCode}`}`,
-        stage: null,
-      };
-    } catch (error) {
-      // The publish step reports it on the issue; credit exhaustion also fails this step (never swallowed).
-      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      write({ status: 'failed', summary: message.slice(0, 8_000), turns: 0, testExitCode: null, testOutput: '' });
-      if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
-      return { summary: `agent failed: ${message}`, stage: null, failed: true };
-    }
-  }
 }

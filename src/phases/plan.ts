@@ -345,7 +345,7 @@ function details(attempt: Attempt, revisions: number, url: string): string {
  * A plan accepted for this very text (`issueHash`, triage.ts bodyHash) stands: the issue is not planned again unless a
  * human forces it. An issue edited since (then re-triaged) is planned anew: the old plan answers another text.
  */
-export function planStands(plan: IssueState['plan'], issueHash: string): boolean {
+export function planStands(plan: IssueState['plan'], issueHash: string): plan is NonNullable<IssueState['plan']> {
   return plan?.status === 'accepted' && plan.issueHash === issueHash;
 }
 
@@ -370,7 +370,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
   const done = session.state.plan;
   const issueHash = bodyHash(issue.title, issue.body);
-  if (done && planStands(done, issueHash) && !ctx.forced) {
+  if (planStands(done, issueHash) && !ctx.forced) {
     // Back at hydraflow-plan (a re-triage of the unchanged issue): the accepted plan stands and the issue goes on.
     if (session.currentStage === 'plan') return standByAcceptedPlan(ctx, done);
     // The 👀 this run holds (it went on into plan) or was handed (a dispatch) is freed; a no-op otherwise.

@@ -48,11 +48,7 @@ async function stageFrom(git: GitWorkspace, start: string): Promise<void> {
  * the agent's commands left could lead anywhere: to a pipe nobody writes, a read that never returns. A diff too large
  * to read is fine when a file over the size limit explains it (the change is refused for that); else it is an error.
  */
-async function describeChanges(
-  git: GitWorkspace,
-  root: string,
-  maxFileBytes: number,
-): Promise<{ files: CheckedFile[]; text: string }> {
+async function describeChanges(git: GitWorkspace, root: string): Promise<{ files: CheckedFile[]; text: string }> {
   const [changed, diff] = await Promise.all([
     git.changedFiles(),
     git.diff({ staged: true }).catch((error: unknown) => ({ error })),
@@ -70,7 +66,7 @@ async function describeChanges(
           );
     files.push({ path: f.path, status: f.status, lines: lines.get(f.path) ?? 0, bytes });
   }
-  if (typeof diff !== 'string' && !files.some((f) => f.bytes > maxFileBytes)) throw diff.error;
+  if (typeof diff !== 'string' && !files.some((f) => f.bytes > MAX_FILE_BYTES)) throw diff.error;
   return { files, text: typeof diff === 'string' ? diff : '' };
 }
 
@@ -106,7 +102,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   // Staging and reading the change touch only this job's checkout: they go on while the lock is taken. So does the
   // diff the review this step goes on with reads (handed to it only if the change passes the checks below).
   const staged = record.startSha ? stageFrom(git, record.startSha) : undefined;
-  const described = staged?.then(() => describeChanges(git, ctx.workspace, MAX_FILE_BYTES));
+  const described = staged?.then(() => describeChanges(git, ctx.workspace));
   const reviewFiles = ctx.canContinueWith('review')
     ? staged?.then(() => git.branchFiles(`origin/${ctx.next.ref}`, { staged: true }))
     : undefined;

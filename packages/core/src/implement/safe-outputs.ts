@@ -71,6 +71,9 @@ export function checkChanges(files: readonly ChangedFile[], limits: OutputLimits
   return problems;
 }
 
+/** Known secret values shorter than this are ignored: they would match ordinary text by accident. */
+const MIN_SECRET_LENGTH = 8;
+
 /** Shapes of credentials worth refusing on sight, whoever they belong to. */
 const SECRET_PATTERNS: readonly { name: string; pattern: RegExp }[] = [
   { name: 'GitHub token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b/ },
@@ -87,7 +90,7 @@ const SECRET_PATTERNS: readonly { name: string; pattern: RegExp }[] = [
 export function findSecrets(text: string, knownSecrets: readonly string[]): string[] {
   const found: string[] = [];
   for (const secret of knownSecrets) {
-    if (secret.length >= 8 && text.includes(secret)) found.push('a secret value of this workflow');
+    if (secret.length >= MIN_SECRET_LENGTH && text.includes(secret)) found.push('a secret value of this workflow');
   }
   for (const { name, pattern } of SECRET_PATTERNS)
     if (pattern.test(text)) found.push(`something shaped like a ${name}`);
@@ -95,12 +98,14 @@ export function findSecrets(text: string, knownSecrets: readonly string[]): stri
 }
 
 /**
- * `text` with every known secret value (8 characters or more, as in findSecrets) replaced by `***`, as GitHub masks
+ * `text` with every known secret value (MIN_SECRET_LENGTH or longer, as in findSecrets) replaced by `***`, as GitHub masks
  * them in logs. Longer values first, so one that contains another is masked whole.
  */
 export function redactSecrets(text: string, knownSecrets: readonly string[]): string {
   let out = text;
-  for (const secret of [...knownSecrets].filter((s) => s.length >= 8).sort((a, b) => b.length - a.length))
+  for (const secret of [...knownSecrets]
+    .filter((s) => s.length >= MIN_SECRET_LENGTH)
+    .sort((a, b) => b.length - a.length))
     if (out.includes(secret)) out = out.split(secret).join('***');
   return out;
 }
