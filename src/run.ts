@@ -14,7 +14,6 @@ import { parseInputs, type ActionInputs } from './inputs';
 import { createModels } from './models';
 import { beginEarlyCall } from './phases/early-calls';
 import { phaseSpansBlock, type PhaseOutcome } from './phases/phase-context';
-import { implementTaskSchema, readHandoff, taskPath } from './phases/implement-handoff';
 import { readRunnerContext } from './runner/context';
 import { createRunnerIO, type RunnerIO } from './runner/io';
 
@@ -56,18 +55,13 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
       // The coding agent's own step: no GitHub token, no routing; it works on the task the routing step left.
       const { runAgentStep } = await import('./phases/agent');
       const outcome = await runAgentStep({ runner, config, now: () => new Date(), ...createModels(inputs, config) });
+      for (const [name, value] of Object.entries(outcome.outputs)) io.setOutput(name, value);
       io.info(`HydraFlow: ${outcome.summary}`);
       if (outcome.failed) io.error(outcome.summary);
       return { decision: 'agent', failed: outcome.failed === true, message: outcome.summary };
     }
     const decision: Decision = inputs.phase
-      ? explicitPhase(
-          inputs.phase,
-          inputs.issue ??
-            runner.payload.issue?.number ??
-            (inputs.phase === 'publish' ? taskIssue(runner.tempDir) : undefined),
-          runner.payload.sender?.login,
-        )
+      ? explicitPhase(inputs.phase, inputs.issue ?? runner.payload.issue?.number, runner.payload.sender?.login)
       : route(
           { name: runner.eventName, action: runner.payload.action, payload: runner.payload },
           { botLogins: config.bot_logins, config },
@@ -117,7 +111,7 @@ async function loadRunConfig(workspace: string, inputs: ActionInputs, env: NodeJ
   if (inputs.runConfig !== undefined) return readHandedConfig(inputs.runConfig);
   if (inputs.phase === 'publish') {
     throw new UserError(
-      'input run-config: the publish step needs the routing step’s output run-config (`run-config: ${{ steps.hydraflow.outputs.run-config }}`); update your workflow from workflows-templates/hydraflow.yml',
+      'input run-config: the publish job needs the routing job’s output run-config (`run-config: ${{ needs.hydraflow.outputs.run-config }}`); update your workflow from workflows-templates/hydraflow.yml',
     );
   }
   const file = await readConfigFile(workspace, inputs.configPath);
@@ -127,11 +121,6 @@ async function loadRunConfig(workspace: string, inputs: ActionInputs, env: NodeJ
     env,
     inputs: inputs.configOverrides,
   });
-}
-
-/** The publish step learns its issue from the task the routing step wrote in this job. */
-function taskIssue(tempDir: string): number {
-  return readHandoff(taskPath(tempDir), implementTaskSchema, 'implement task').issue;
 }
 
 function explicitPhase(phase: string, issue: number | undefined, actor: string | undefined): Decision {

@@ -1,3 +1,4 @@
+import { globToRegExp } from '@hydraflow/core';
 import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,6 @@ import {
   commandEnv,
   createReadOnlyTools,
   createWorkspaceTools,
-  globToRegExp,
   type WorkspaceToolset,
 } from '../src/agents/tools/index';
 

@@ -1,19 +1,29 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   BudgetExceededError,
   CreditExhaustedError,
+  MAX_FILE_BYTES,
   redactSecrets,
   secretValuesOf,
+  UserError,
   type LedgerEntry,
 } from '@hydraflow/core';
+import { GitWorkspace } from '@hydraflow/git';
 import { ModelGateway, type LedgerSink } from '../agents/model-gateway';
 import { runToolLoop } from '../agents/tool-loop';
 import { createWorkspaceTools } from '../agents/tools/index';
 import type { App } from '../app';
 import {
+  artifactName,
   implementTaskSchema,
+  patchFile,
   readHandoff,
-  resultPath,
-  taskPath,
+  resultDir,
+  resultFile,
+  taskDir,
+  taskFile,
   writeHandoff,
   type ImplementResult,
   type ImplementTask,
@@ -71,13 +81,50 @@ function exitCodeOf(content: string): number | null {
 export type AgentStepContext = Pick<App, 'runner' | 'config' | 'now' | 'providerFor' | 'prices'>;
 
 /**
- * Step 2 of implement: the coding agent, in a step that holds model keys but no GitHub token and no state key. It
- * talks to no GitHub API; what it produced is the working tree plus a result file the publish step validates.
+ * The agent's change, as a binary patch from the start commit to the working tree (through a throwaway index, so
+ * what the commands staged or committed themselves counts like the rest), written to `file`. A file over the size
+ * limit is left out and reported, so that the publish job refuses the change by the file's name.
  */
-export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome> {
+async function writeChange(workspace: string, start: string, file: string) {
+  const git = await GitWorkspace.open(workspace);
+  const scratch = mkdtempSync(join(tmpdir(), 'hydraflow-index-'));
+  try {
+    const index = join(scratch, 'index');
+    await git.snapshot(start, index);
+    const large = (await git.stagedEntries(start, { index })).filter((e) => e.bytes > MAX_FILE_BYTES);
+    await git.writePatch(start, file, { index, leaveOut: large.map((e) => e.path) });
+    return large.map((e) => ({
+      tool: 'commit',
+      path: e.path,
+      reason: `${e.bytes} bytes, more than the ${MAX_FILE_BYTES} allowed per file: left out of the change`,
+    }));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The agent job's checkout must be the start commit the routing job recorded: the patch is against it. */
+async function assertAtStart(workspace: string, start: string): Promise<void> {
+  const head = await (await GitWorkspace.open(workspace)).headSha().catch(() => 'no commit');
+  if (head !== start) {
+    throw new UserError(
+      `the agent job's checkout is at ${head}, expected the start commit ${start}: check out \`ref: \${{ needs.hydraflow.outputs.start-sha }}\` as workflows-templates/hydraflow.yml does`,
+    );
+  }
+}
+
+/**
+ * Implement in the agent job: the coding agent, on a runner of its own that holds the model key but no GitHub token
+ * and no state key. It talks to no GitHub API; what it produced — the change as a patch against the start commit and
+ * a result record — goes to a directory the workflow uploads as an artifact (outputs artifact-name, artifact-path),
+ * which the publish job validates as data before anything is committed or pushed.
+ */
+export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome & { outputs: Record<string, string> }> {
   const stepFiles = watchStepFiles(process.env);
-  const { tempDir, workspace, runId } = app.runner;
-  const task = readHandoff(taskPath(tempDir), implementTaskSchema, 'implement task');
+  const { tempDir, workspace, runId, runAttempt } = app.runner;
+  const task = readHandoff(taskFile(taskDir(tempDir)), implementTaskSchema, 'implement task');
+  await assertAtStart(workspace, task.startSha);
+  const out = resultDir(tempDir);
   const ledger = new StepLedger(task.ledger);
   // Ledgered under the routing step's run id (the run that started implement).
   const gateway = ModelGateway.forRun({ ...app, runner: { runId: task.runId || runId } }, 'implement', ledger);
@@ -88,16 +135,21 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
     commands: task.commands,
     protectedPaths: task.protectedPaths,
     testAhead: app.config.implement.test_ahead,
+    extraEnv: app.config.implement.env,
+    allowEnv: app.config.implement.pass_env,
+    ...(process.env.HOME ? { home: process.env.HOME } : {}),
   });
   // This step's own secrets (the model keys, and whatever the runner's environment holds) are masked in what the model
   // reads and in the result the publish step reports from; that step masks its own in everything it sends to GitHub.
   const secrets = secretValuesOf(process.env);
-  const write = (result: Omit<ImplementResult, 'v' | 'issue' | 'ledger' | 'refusals'>) =>
-    writeHandoff(resultPath(tempDir), {
-      v: 1,
+  const refusals = toolset.refusals;
+  const write = (result: Omit<ImplementResult, 'v' | 'issue' | 'startSha' | 'ledger' | 'refusals'>) =>
+    writeHandoff(resultFile(out), {
+      v: 2,
       issue: task.issue,
+      startSha: task.startSha,
       ledger: ledger.added,
-      refusals: toolset.refusals,
+      refusals,
       ...result,
       summary: redactSecrets(result.summary, secrets),
       testOutput: redactSecrets(result.testOutput, secrets),
@@ -124,6 +176,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
       ? { exitCode: exitCodeOf(tested.content), tail: tested.content.slice(-FINAL_TEST_TAIL) }
       : { exitCode: null, tail: '' };
     const summary = loop.outcome === 'finished' ? loop.summary : `${loop.detail}\n\n${loop.lastText}`.trim();
+    refusals.push(...(await writeChange(workspace, task.startSha, patchFile(out))));
     write({
       status: loop.outcome === 'finished' ? 'done' : 'cap',
       ...(loop.outcome === 'capped' ? { cap: loop.cap } : {}),
@@ -152,5 +205,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome>
       outcome = { summary: `agent failed: ${summary}`, stage: null, failed: true };
     }
   }
-  return outcome;
+  const files = [resultFile(out), patchFile(out)].filter((f) => f !== patchFile(out) || existsSync(f));
+  const name = artifactName('result', task.issue, runId, runAttempt, files);
+  return { ...outcome, outputs: { 'artifact-name': name, 'artifact-path': out } };
 }

@@ -1,21 +1,24 @@
 /**
- * The files the three steps of an implement run pass each other in RUNNER_TEMP: the routing step (GitHub token and
- * model keys, runs no repository code) writes the task; the agent step (model keys only, no GitHub token) runs the
- * coding agent and writes the result; the publish step (GitHub token; a model key only for the review after it)
- * validates the result and only then commits, pushes and opens the pull request.
+ * What the three jobs of an implement run hand each other, as Actions artifacts (immutable once uploaded, named by
+ * issue, run and content digest): the routing job (GitHub token and model keys, runs no repository code) writes the
+ * task; the agent job (model keys only, its own runner) runs the coding agent and writes its result — a record and the
+ * change as a binary patch against the start commit; the publish job (GitHub token, a fresh runner) downloads that
+ * result, validates it as data and only then commits, pushes and opens the pull request. Each job writes its hand-off
+ * to a directory of RUNNER_TEMP and names it in its outputs; the workflow's upload step publishes it, the next job's
+ * download step puts it in the same place of its own RUNNER_TEMP. See docs/adr/0001-agent-job.md.
  *
- * RUNNER_TEMP is open to the agent's commands too, so a file may be anything by the time a step looks: a named pipe
- * (opening it for reading or writing waits forever), a link, a huge file. Writes go to a fresh file renamed into
- * place; reads take only a small regular file, opened without following a link or waiting on a pipe.
+ * Whatever the agent job hands on was in reach of the agent's commands: a file may be anything by the time it is read
+ * (a named pipe, a link, a huge file). Writes go to a fresh file renamed into place; reads take only a small regular
+ * file, opened without following a link or waiting on a pipe.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ledgerEntrySchema, UserError } from '@hydraflow/core';
 
 export const implementTaskSchema = z.object({
-  v: z.literal(1),
+  v: z.literal(2),
   issue: z.number().int().positive(),
   title: z.string(),
   /** Sanitised issue body. */
@@ -26,6 +29,8 @@ export const implementTaskSchema = z.object({
   findings: z.string(),
   branch: z.string(),
   base: z.string(),
+  /** The commit the agent starts from (also in the issue's signed state): the patch it hands back is against it. */
+  startSha: z.string().regex(/^[0-9a-f]{40}$/),
   commands: z.record(z.string(), z.string()),
   protectedPaths: z.array(z.string()),
   limits: z.object({ maxTurns: z.number(), maxMinutes: z.number() }),
@@ -36,8 +41,10 @@ export const implementTaskSchema = z.object({
 export type ImplementTask = z.infer<typeof implementTaskSchema>;
 
 export const implementResultSchema = z.object({
-  v: z.literal(1),
+  v: z.literal(2),
   issue: z.number().int().positive(),
+  /** The start commit the patch is against (the publish job refuses a result for another one). */
+  startSha: z.string(),
   /** done: the agent finished; cap: a turn/time/token cap stopped it; failed: the agent step itself failed. */
   status: z.enum(['done', 'cap', 'failed']),
   cap: z.string().optional(),
@@ -53,10 +60,13 @@ export const implementResultSchema = z.object({
 });
 export type ImplementResult = z.infer<typeof implementResultSchema>;
 
-const dirOf = (tempDir: string) => join(tempDir, 'hydraflow');
-/** One implement run per job, so fixed names: the agent step needs no input to find its task. */
-export const taskPath = (tempDir: string) => join(dirOf(tempDir), 'implement.task.json');
-export const resultPath = (tempDir: string) => join(dirOf(tempDir), 'implement.result.json');
+/** The directories hand-offs live in, in the RUNNER_TEMP of the job that writes them and of the job that reads them. */
+export const taskDir = (tempDir: string) => join(tempDir, 'hydraflow-task');
+export const resultDir = (tempDir: string) => join(tempDir, 'hydraflow-result');
+export const taskFile = (dir: string) => join(dir, 'task.json');
+export const resultFile = (dir: string) => join(dir, 'result.json');
+/** The agent's change: `git diff --binary` from the start commit to its final tree. */
+export const patchFile = (dir: string) => join(dir, 'change.patch');
 
 export function writeHandoff(path: string, value: ImplementTask | ImplementResult): void {
   mkdirSync(join(path, '..'), { recursive: true });
@@ -65,16 +75,27 @@ export function writeHandoff(path: string, value: ImplementTask | ImplementResul
   renameSync(fresh, path);
 }
 
-/** Hand-off files hold a task or a result: a few kilobytes. */
+/**
+ * The artifact name of a hand-off: what it is, the issue, the run and attempt, and a digest of its files' contents, so
+ * a name is never reused for other contents (artifacts are immutable per name within a run).
+ */
+export function artifactName(kind: 'task' | 'result', issue: number, runId: string, attempt: number, files: string[]) {
+  const digest = createHash('sha256');
+  for (const file of files) digest.update(readFileSync(file)).update('\0');
+  return `hydraflow-${kind}-issue-${issue}-run-${runId}-${attempt}-${digest.digest('hex').slice(0, 16)}`;
+}
+
+/** Hand-off records hold a task or a result: a few kilobytes. */
 const MAX_HANDOFF_BYTES = 4_000_000;
 
-function readSmallRegularFile(path: string): string {
+/** The bytes of a small regular file, opened without following a link or waiting on a pipe. */
+export function readSmallRegularFile(path: string, maxBytes = MAX_HANDOFF_BYTES): Buffer {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new Error('not a regular file');
-    if (stats.size > MAX_HANDOFF_BYTES) throw new Error(`${stats.size} bytes, more than ${MAX_HANDOFF_BYTES}`);
-    return readFileSync(fd, 'utf8');
+    if (stats.size > maxBytes) throw new Error(`${stats.size} bytes, more than ${maxBytes}`);
+    return readFileSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -83,10 +104,10 @@ function readSmallRegularFile(path: string): string {
 export function readHandoff<T>(path: string, schema: z.ZodType<T>, what: string): T {
   let raw: unknown;
   try {
-    raw = JSON.parse(readSmallRegularFile(path));
+    raw = JSON.parse(readSmallRegularFile(path).toString('utf8'));
   } catch (error) {
     throw new UserError(
-      `${what} ${path}: expected the file the previous HydraFlow step writes (${(error as Error).message})`,
+      `${what} ${path}: expected the file the previous HydraFlow job hands on (${(error as Error).message})`,
     );
   }
   const parsed = schema.safeParse(raw);

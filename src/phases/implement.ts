@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import {
   planAsMarkdown,
   readReviewFindings,
@@ -9,7 +8,7 @@ import {
 import { GitWorkspace } from '@hydraflow/git';
 import { acceptedPlan } from './accepted-plan';
 import { escalate } from './escalate';
-import { resultPath, taskPath, writeHandoff, type ImplementTask } from './implement-handoff';
+import { artifactName, taskDir, taskFile, writeHandoff, type ImplementTask } from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 
 export const branchFor = (issue: number) => `hydraflow/issue-${issue}`;
@@ -95,9 +94,9 @@ async function fixReason(ctx: PhaseContext, record: ImplementRecord): Promise<st
 }
 
 /**
- * Step 1 of implement (the routing step: GitHub token and model keys, runs no repository code). Takes the lock, puts
- * the branch in place, and writes the task for the agent step, which gets no GitHub token. Output `agent=implement`
- * starts that step in the user's workflow.
+ * Implement in the routing job (GitHub token and model keys, runs no repository code): takes the lock, puts the branch
+ * in place, records the start commit in signed state and writes the task for the agent job, which gets no GitHub token
+ * (implement-handoff.ts). Output `agent=implement` starts the agent and publish jobs of the user's workflow.
  */
 export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { session, issue } = ctx;
@@ -151,7 +150,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   session.update((s) => ({ ...s, implement: record }));
 
   const task: ImplementTask = {
-    v: 1,
+    v: 2,
     issue: issue.number,
     title: sanitizeUntrusted(issue.title, 300),
     body: sanitizeUntrusted(issue.body),
@@ -159,13 +158,16 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     findings,
     branch,
     base,
+    startSha: head,
     commands: ctx.config.implement.commands,
     protectedPaths: ctx.config.implement.protected_paths,
     limits: { maxTurns: ctx.config.implement.max_turns, maxMinutes: ctx.config.implement.max_minutes },
     ledger: [...session.state.ledger],
     runId: session.options.runId,
   };
-  writeHandoff(taskPath(ctx.tempDir), task);
+  const dir = taskDir(ctx.tempDir);
+  writeHandoff(taskFile(dir), task);
+  const { runId, runAttempt } = session.options;
 
   const what =
     mode === 'build' ? 'implementing the plan' : mode === 'refine' ? 'addressing the review' : 'fixing the checks';
@@ -176,11 +178,14 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   return {
     summary: `implement prepared on ${branch} (${mode}, attempt ${record.attempts})`,
     stage: session.currentStage,
-    outputs: { agent: 'implement', issue: String(issue.number) },
+    outputs: {
+      agent: 'implement',
+      issue: String(issue.number),
+      // The workflow uploads the task as an artifact under this name, for the agent job to download.
+      'task-artifact': artifactName('task', issue.number, runId, runAttempt, [taskFile(dir)]),
+      'task-path': dir,
+      // The agent job checks it out: the patch it hands back is against it.
+      'start-sha': head,
+    },
   };
-}
-
-/** True when the agent step left a result for the publish step (it may have died without one). */
-export function agentResultExists(tempDir: string): boolean {
-  return existsSync(resultPath(tempDir));
 }

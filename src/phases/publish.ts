@@ -1,25 +1,33 @@
-import { lstat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import {
   checkChanges,
   findSecrets,
+  MAX_FILE_BYTES,
   neutralizeText,
   secretValuesOf,
   type ChangedFile as CheckedFile,
   type OutputProblem,
 } from '@hydraflow/core';
-import { GitWorkspace, type BranchFile } from '@hydraflow/git';
+import { GitError, GitWorkspace, type BranchFile } from '@hydraflow/git';
 import type { PullRequest } from '@hydraflow/github';
 import type { EarlyCall } from '../agents/model-gateway';
 import { escalate } from './escalate';
-import { implementResultSchema, readHandoff, resultPath, type ImplementResult } from './implement-handoff';
-import { agentResultExists } from './implement';
+import {
+  implementResultSchema,
+  patchFile,
+  readHandoff,
+  readSmallRegularFile,
+  resultDir,
+  resultFile,
+  type ImplementResult,
+} from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { beginReview, type ReviewHead } from './review';
 
 const AUTHOR = { name: 'hydraflow[bot]', email: 'hydraflow[bot]@users.noreply.github.com' };
-const MAX_FILE_BYTES = 1_000_000;
+/** The agent's patch, read whole: files over MAX_FILE_BYTES are left out of it by the agent job (binary as base85). */
+const MAX_PATCH_BYTES = 64 * 1024 * 1024;
 
 /** Lines added and removed per file, from a unified diff. */
 function diffLines(diff: string): Map<string, number> {
@@ -34,40 +42,56 @@ function diffLines(diff: string): Map<string, number> {
 }
 
 /**
- * Stages everything the working tree holds against `start`, the commit the agent started from: HEAD is put back there
- * first, so what the agent's commands committed or staged themselves is part of the change like the rest (and is
- * checked like it), and the commit made from this index has `start` as its parent: their own commits are never pushed.
+ * The agent job's result, as data: its record and its patch, from the artifact the workflow downloaded into this
+ * job's RUNNER_TEMP. Undefined when there is none (the agent job died before uploading one); an error message when it
+ * is there but unreadable, for another start commit, or not a patch git can apply.
  */
-async function stageFrom(git: GitWorkspace, start: string): Promise<void> {
-  await Promise.all([git.detachHead(start), git.stageAll()]);
+function readResult(tempDir: string): { result: ImplementResult; patch: Buffer } | { error: string } | undefined {
+  const dir = resultDir(tempDir);
+  if (!existsSync(resultFile(dir))) return undefined;
+  try {
+    const result = readHandoff(resultFile(dir), implementResultSchema, 'implement result');
+    const patch = existsSync(patchFile(dir)) ? readSmallRegularFile(patchFile(dir), MAX_PATCH_BYTES) : Buffer.alloc(0);
+    return { result, patch };
+  } catch (error) {
+    return { error: `the agent job's result cannot be read: ${(error as Error).message}` };
+  }
 }
 
 /**
- * The staged change, file by file, and the text to search for secrets: the staged diff, binary files as text, which is
- * what the commit will hold (a symlink as its target's path). Nothing is read through the working tree, where a link
- * the agent's commands left could lead anywhere: to a pipe nobody writes, a read that never returns. A diff too large
- * to read is fine when a file over the size limit explains it (the change is refused for that); else it is an error.
+ * The staged change, file by file (modes and sizes from git's object database), and the text to search for secrets:
+ * the staged diff, binary files as text, which is what the commit will hold. Nothing is read through the working tree.
  */
-async function describeChanges(git: GitWorkspace, root: string): Promise<{ files: CheckedFile[]; text: string }> {
-  const [changed, diff] = await Promise.all([
-    git.changedFiles(),
-    git.diff({ staged: true }).catch((error: unknown) => ({ error })),
-  ]);
-  const files: CheckedFile[] = [];
-  const lines = typeof diff === 'string' ? diffLines(diff) : new Map<string, number>();
-  for (const f of changed) {
-    // lstat: a link's size is its target's path, as committed
-    const bytes =
-      f.status === 'deleted'
-        ? 0
-        : await lstat(join(root, f.path)).then(
-            (s) => s.size,
-            () => 0,
-          );
-    files.push({ path: f.path, status: f.status, lines: lines.get(f.path) ?? 0, bytes });
+async function describeChanges(git: GitWorkspace, start: string): Promise<{ files: CheckedFile[]; text: string }> {
+  const [entries, diff] = await Promise.all([git.stagedEntries(start), git.diff({ staged: true })]);
+  const lines = diffLines(diff);
+  const status = { A: 'added', D: 'deleted', M: 'modified', T: 'typechange' } as Record<string, string>;
+  const files = entries.map((e) => ({
+    path: e.path,
+    status: status[e.status] ?? e.status,
+    lines: lines.get(e.path) ?? 0,
+    bytes: e.bytes,
+    oldMode: e.oldMode,
+    newMode: e.newMode,
+  }));
+  return { files, text: diff };
+}
+
+/**
+ * Applies the agent's patch to a fresh index on the start commit (git parses it as data; the working tree is never
+ * written), then describes what the commit would hold. A patch git cannot apply is reported as a problem.
+ */
+async function stagePatch(git: GitWorkspace, start: string, patch: Buffer, token: string | undefined) {
+  await git.resetIndexTo(start, token ? { token } : {});
+  if (patch.length > 0) {
+    try {
+      await git.applyToIndex(patch);
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      return { files: [], text: '', unapplied: `the agent's patch does not apply to the start commit: ${error.message}` };
+    }
   }
-  if (typeof diff !== 'string' && !files.some((f) => f.bytes > MAX_FILE_BYTES)) throw diff.error;
-  return { files, text: typeof diff === 'string' ? diff : '' };
+  return { ...(await describeChanges(git, start)), unapplied: undefined };
 }
 
 function problemList(problems: readonly OutputProblem[]): string {
@@ -87,11 +111,12 @@ function pullBody(issue: number, result: ImplementResult): string {
 }
 
 /**
- * Step 3 of implement (GitHub token; a model key only for the review it goes on with; runs no agent and no repository
- * code): validates what the agent left in the working tree — changed paths, size, anything shaped like a secret — and
- * only then commits, pushes and opens or updates the pull request, moves the issue to review and starts the review
- * (in this run, begun from the local diff while it pushes, or dispatched). Anything wrong goes to a human, with the
- * diagnosis; nothing is pushed.
+ * Implement in the publish job (GitHub token; a model key only for the review it goes on with): a fresh runner that
+ * runs nothing the agent produced. It takes the agent job's result as data — the record and the patch — applies the
+ * patch to a fresh index on the start commit recorded in signed state, validates what the commit would hold (paths,
+ * protected paths, modes, size, anything shaped like a secret) and only then commits, pushes and opens or updates the
+ * pull request, moves the issue to review and starts the review (in this run, begun from the staged diff while it
+ * pushes, or dispatched). Anything wrong goes to a human, with the diagnosis; nothing is pushed.
  */
 export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { session, issue, config } = ctx;
@@ -99,43 +124,56 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   if (!record)
     return { summary: 'nothing to publish: implement was not prepared in this run', stage: session.currentStage };
   const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
+  const agentResult = readResult(ctx.tempDir);
   // Staging and reading the change touch only this job's checkout: they go on while the lock is taken. So does the
   // diff the review this step goes on with reads (handed to it only if the change passes the checks below).
-  const staged = record.startSha ? stageFrom(git, record.startSha) : undefined;
-  const described = staged?.then(() => describeChanges(git, ctx.workspace));
+  const staged =
+    record.startSha && agentResult && 'patch' in agentResult
+      ? stagePatch(git, record.startSha, agentResult.patch, ctx.gitToken)
+      : undefined;
   const reviewFiles = ctx.canContinueWith('review')
     ? staged?.then(() => git.branchFiles(`origin/${ctx.next.ref}`, { staged: true }))
     : undefined;
-  for (const pending of [described, reviewFiles]) pending?.catch(() => undefined); // awaited below, where they count
+  for (const pending of [staged, reviewFiles]) pending?.catch(() => undefined); // awaited below, where they count
   // So is the pull request to update, if there is one (unused if the change goes to a human instead).
   const lookup = record.pull ? ctx.pulls.getPull(record.pull) : ctx.pulls.findOpenPull(record.branch);
   lookup.catch(() => undefined); // awaited below; a failure surfaces there
   const lock = await session.acquire();
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
-  if (!agentResultExists(ctx.tempDir)) {
+  if (!agentResult) {
     return escalate(ctx, {
       headline: 'The coding agent did not finish',
       reason:
-        'the agent step left no result (it was cancelled or crashed before writing one); see the workflow run log',
+        'the agent job handed on no result (it was cancelled or crashed before uploading one); see the workflow run log',
     });
   }
-  const result = readHandoff(resultPath(ctx.tempDir), implementResultSchema, 'implement result');
+  if ('error' in agentResult) {
+    return escalate(ctx, { headline: 'HydraFlow refused the agent job’s result', reason: agentResult.error });
+  }
+  const { result } = agentResult;
   session.record(result.ledger);
-  if (!described) {
+  if (!staged) {
     return escalate(ctx, {
       headline: 'HydraFlow cannot check the agent’s change',
       reason:
         'the implement record has no start commit (it was prepared by an older HydraFlow); nothing was pushed. `/retry` prepares it again',
     });
   }
+  if (result.issue !== issue.number || result.startSha !== record.startSha) {
+    return escalate(ctx, {
+      headline: 'HydraFlow refused the agent job’s result',
+      reason: `it is for issue #${result.issue} at ${result.startSha.slice(0, 12)}, not #${issue.number} at ${record.startSha?.slice(0, 12)}; nothing was pushed`,
+    });
+  }
 
-  const { files, text } = await described;
+  const { files, text, unapplied } = await staged;
   const problems = checkChanges(files, {
     maxFiles: config.implement.max_files,
     maxLines: config.implement.max_lines,
     maxFileBytes: MAX_FILE_BYTES,
     protectedPaths: config.implement.protected_paths,
   });
+  if (unapplied) problems.push({ problem: unapplied });
   for (const r of result.refusals)
     problems.push({ path: r.path, problem: `the agent tried to ${r.tool} it: ${r.reason}` });
   const secrets = findSecrets(`${text}\n${result.summary}`, secretValuesOf(process.env));

@@ -8,5 +8,6 @@ export {
   type ChangeStatus,
   type GitIdentity,
   type GitWorkspaceOptions,
+  type StagedEntry,
 } from './workspace';
 export type { BranchFile } from './branch-files';

@@ -52,6 +52,23 @@ export interface ChangedFile {
   code: string;
 }
 
+/** One path of a staged change, as `git diff --cached --raw` reports it, with its new content's size. */
+export interface StagedEntry {
+  path: string;
+  /** `A` added, `M` modified, `D` deleted, `T` type changed. */
+  status: string;
+  /** Git's file modes: 100644 file, 100755 executable, 120000 symbolic link, 160000 submodule, 000000 none. */
+  oldMode: string;
+  newMode: string;
+  blob: string;
+  /** Size of the new content in bytes (0 when deleted). */
+  bytes: number;
+}
+
+function assertSha(sha: string): void {
+  if (!/^[0-9a-f]{40}$/.test(sha)) throw new GitError(`Refusing commit ${JSON.stringify(sha)}`, [], null, '');
+}
+
 export interface GitWorkspaceOptions {
   /** The git executable (default `git` from PATH). */
   gitPath?: string;
@@ -182,14 +199,15 @@ export class GitWorkspace {
   /** Run git; throws GitError (redacted) on a non-zero exit unless allowFail. */
   private run(
     args: string[],
-    opts: { allowFail?: boolean; config?: string[]; stdin?: string } = {},
+    opts: { allowFail?: boolean; config?: string[]; stdin?: string | Buffer; index?: string } = {},
   ): Promise<{ code: number; stdout: string; stderr: string }> {
     const full = [...HARDENING, ...(opts.config ?? []), ...args];
+    const env = opts.index ? { ...this.env, GIT_INDEX_FILE: opts.index } : this.env;
     return new Promise((resolve, reject) => {
       const child = execFile(
         this.git,
         full,
-        { cwd: this.dir, env: this.env, timeout: this.timeoutMs, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+        { cwd: this.dir, env, timeout: this.timeoutMs, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
           if (error && (!opts.allowFail || code === -1)) {
@@ -308,8 +326,101 @@ export class GitWorkspace {
    * shows as changed, whatever commits were made, and the next commit's parent is `sha`.
    */
   async detachHead(sha: string): Promise<void> {
-    if (!/^[0-9a-f]{40}$/.test(sha)) throw new GitError(`Refusing commit ${JSON.stringify(sha)}`, [], null, '');
+    assertSha(sha);
     await this.run(['update-ref', '--no-deref', 'HEAD', sha]);
+  }
+
+  /**
+   * Stages the whole working tree (untracked files included, ignored ones not) into `index`, a throwaway index file,
+   * on top of `start`'s tree: the repository's own index, which the agent's commands may have written, is not used.
+   */
+  async snapshot(start: string, index: string): Promise<void> {
+    assertSha(start);
+    await this.run(['read-tree', start], { index });
+    await this.run(['add', '--all', '--', '.'], { index });
+  }
+
+  /**
+   * What the index (or `index`, a throwaway one) holds against the commit `against`, one entry per path: modes and
+   * the new content's size read from git's object database, never through the working tree. Renames off.
+   */
+  async stagedEntries(against: string, options: { index?: string } = {}): Promise<StagedEntry[]> {
+    assertSha(against);
+    const raw = await this.run(['diff', '--cached', '--raw', '-z', '--no-renames', '--abbrev=40', against, '--'], {
+      ...(options.index ? { index: options.index } : {}),
+    });
+    const fields = raw.stdout.split('\0');
+    const entries: StagedEntry[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const m = /^:(\d{6}) (\d{6}) [0-9a-f]+ ([0-9a-f]+) ([A-Z])/.exec(fields[i]!);
+      if (!m) continue;
+      entries.push({ path: fields[i + 1]!, oldMode: m[1]!, newMode: m[2]!, blob: m[3]!, status: m[4]!, bytes: 0 });
+    }
+    // Sizes of the new blobs in one git process (a gitlink names a commit of another repository: missing here).
+    const blobs = entries.filter((e) => e.status !== 'D' && e.newMode !== '160000');
+    if (blobs.length > 0) {
+      const sizes = await this.run(['cat-file', '--batch-check=%(objectsize)'], {
+        stdin: blobs.map((e) => `${e.blob}\n`).join(''),
+      });
+      sizes.stdout
+        .trim()
+        .split('\n')
+        .forEach((line, i) => (blobs[i]!.bytes = Number(line) || 0));
+    }
+    return entries;
+  }
+
+  /**
+   * Writes the change from the commit `against` to `index` (a throwaway index) as a binary patch to `file`: full
+   * object names, no renames, fixed `a/` `b/` prefixes, no external diff or textconv whatever the repository's config
+   * says. `leaveOut`: paths not to include.
+   */
+  async writePatch(against: string, file: string, options: { index: string; leaveOut?: string[] }): Promise<void> {
+    assertSha(against);
+    await this.run(
+      [
+        '-c',
+        'core.quotePath=false',
+        'diff',
+        '--cached',
+        '--binary',
+        '--full-index',
+        '--no-renames',
+        '--no-color',
+        '--no-ext-diff',
+        '--no-textconv',
+        '--src-prefix=a/',
+        '--dst-prefix=b/',
+        `--output=${file}`,
+        against,
+        '--',
+        '.',
+        ...(options.leaveOut ?? []).map((p) => `:(exclude,literal)${p}`),
+      ],
+      { index: options.index },
+    );
+  }
+
+  /**
+   * HEAD detached at `sha` and the index reset to its tree, fetching the commit first if this clone lacks it. The
+   * working tree is left as it is: nothing HydraFlow does after this reads it.
+   */
+  async resetIndexTo(sha: string, options: { token?: string } = {}): Promise<void> {
+    assertSha(sha);
+    if (!(await this.commitOf(sha))) {
+      await this.run(['fetch', '--no-tags', '--quiet', this.pushTarget, sha], { config: this.auth(options.token) });
+    }
+    await this.run(['update-ref', '--no-deref', 'HEAD', sha]);
+    await this.run(['read-tree', sha]);
+  }
+
+  /**
+   * Applies a patch to the index only (`git apply --cached`): git parses it as data and writes blobs and index
+   * entries, never a file of the working tree, so no filter, hook or link of the change runs or is followed. Throws
+   * GitError with git's reason when the patch does not apply.
+   */
+  async applyToIndex(patch: Buffer): Promise<void> {
+    await this.run(['apply', '--cached', '--binary', '--whitespace=nowarn', '--recount', '-'], { stdin: patch });
   }
 
   /** Staged, unstaged and untracked (not ignored) changes, one entry per path. */

@@ -42,9 +42,13 @@ export function isDeniedEnv(name: string): boolean {
 
 export function commandEnv(args: {
   home: string;
+  /** TMPDIR (default the home directory). */
+  tmp?: string;
   source?: NodeJS.ProcessEnv;
   /** Extra names to pass through (still subject to the deny list). */
   allow?: readonly string[];
+  /** Extra variables by value (still subject to the deny list). */
+  values?: Readonly<Record<string, string>>;
 }): Record<string, string> {
   const source = args.source ?? process.env;
   const out: Record<string, string> = {};
@@ -52,8 +56,9 @@ export function commandEnv(args: {
     const value = source[name];
     if (value !== undefined && !isDeniedEnv(name)) out[name] = value;
   }
+  for (const [name, value] of Object.entries(args.values ?? {})) if (!isDeniedEnv(name)) out[name] = value;
   out.HOME = args.home;
-  out.TMPDIR = args.home;
+  out.TMPDIR = args.tmp ?? args.home;
   out.CI = 'true';
   out.GIT_TERMINAL_PROMPT = '0';
   out.GIT_CONFIG_NOSYSTEM = '1';

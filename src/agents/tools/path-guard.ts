@@ -8,42 +8,18 @@
  */
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { protectedMatch, secretFileMatch } from '@hydraflow/core';
 
 export type AccessMode = 'read' | 'write';
 
 export type GuardResult = { ok: true; abs: string; rel: string } | { ok: false; reason: string };
 
-/** A gitignore-flavoured glob: `*`, `?`, `**`; no slash → matches at any depth; trailing slash → everything under it. */
-export function globToRegExp(glob: string): RegExp {
-  let g = glob.trim().replace(/^\.\//, '');
-  if (g.endsWith('/')) g += '**';
-  if (!g.includes('/')) g = `**/${g}`;
-  if (g.startsWith('/')) g = g.slice(1);
-  let re = '';
-  for (let i = 0; i < g.length; i++) {
-    const c = g[i] as string;
-    if (c === '*' && g[i + 1] === '*') {
-      const slash = g[i + 2] === '/';
-      re += slash ? '(?:.*/)?' : '.*';
-      i += slash ? 2 : 1;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  // A glob naming a directory also covers what is inside it.
-  return new RegExp(`^${re}(?:/.*)?$`, 'i');
-}
-
 export class PathGuard {
-  private readonly protectedRes: { glob: string; re: RegExp }[];
-
   private constructor(
     /** The workspace root, as a real path. */
     readonly root: string,
-    protectedGlobs: readonly string[],
-  ) {
-    this.protectedRes = protectedGlobs.map((glob) => ({ glob, re: globToRegExp(glob) }));
-  }
+    private readonly protectedGlobs: readonly string[],
+  ) {}
 
   static async create(root: string, protectedGlobs: readonly string[] = []): Promise<PathGuard> {
     return new PathGuard(await realpath(resolve(root)), protectedGlobs);
@@ -54,12 +30,14 @@ export class PathGuard {
     const posix = rel.split(sep).join('/');
     const segments = posix.split('/').filter((s) => s !== '' && s !== '.');
     if (segments.some((s) => s.toLowerCase() === '.git')) return 'the .git directory is off limits';
-    if (mode === 'write') {
-      if (segments[0]?.toLowerCase() === '.github') return '.github/ is protected (workflows and repository settings)';
-      const hit = this.protectedRes.find((p) => p.re.test(segments.join('/')));
-      if (hit) return `the path matches the protected pattern '${hit.glob}'`;
+    const path = segments.join('/');
+    if (mode === 'read') {
+      const secret = secretFileMatch(path);
+      return secret ? `files matching '${secret}' hold credentials by convention; they are not for reading` : null;
     }
-    return null;
+    if (segments[0]?.toLowerCase() === '.github') return '.github/ is protected (workflows and repository settings)';
+    const hit = protectedMatch(path, this.protectedGlobs);
+    return hit ? `the path matches the protected pattern '${hit}'` : null;
   }
 
   private inside(abs: string): string | undefined {

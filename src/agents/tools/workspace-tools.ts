@@ -13,6 +13,7 @@ import { lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { secretFileMatch } from '@hydraflow/core';
 import { defineTool, type AgentTool, type ToolContext, type ToolOutcome } from '../tool-loop';
 import { runCommand } from './command';
 import { commandEnv } from './env';
@@ -42,6 +43,13 @@ export interface WorkspaceToolsOptions {
   maxSearchResults?: number;
   /** Extra environment variable names commands receive (the deny list still applies). */
   allowEnv?: readonly string[];
+  /** Variables commands receive by value (implement.env; the deny list still applies). */
+  extraEnv?: Readonly<Record<string, string>>;
+  /**
+   * The commands' HOME: default a fresh temporary directory. The agent job gives its own runner's HOME, where setup
+   * steps put toolchains and caches (nothing of HydraFlow's is there: that job holds no token).
+   */
+  home?: string;
   /** Where the allowed variables come from (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Start the `test` command in the background when a turn changed the tree (test-runs.ts; default off). */
@@ -119,14 +127,18 @@ export async function createReadOnlyTools(options: WorkspaceToolsOptions): Promi
 async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise<WorkspaceToolset> {
   const guard = await PathGuard.create(options.root, options.protectedPaths ?? []);
   const root = guard.root;
-  const home = await mkdtemp(join(tmpdir(), 'hydraflow-agent-home-'));
+  // A fresh directory for TMPDIR (and HOME, unless one is given), removed when the toolset is disposed.
+  const scratch = await mkdtemp(join(tmpdir(), 'hydraflow-agent-home-'));
+  const home = options.home ?? scratch;
   const refusals: Refusal[] = [];
   const commands = options.commands ?? {};
   const names = Object.keys(commands);
   const env = commandEnv({
     home,
+    tmp: scratch,
     ...(options.env ? { source: options.env } : {}),
     ...(options.allowEnv ? { allow: options.allowEnv } : {}),
+    ...(options.extraEnv ? { values: options.extraEnv } : {}),
   });
   const maxOutputChars = options.maxOutputChars ?? 20_000;
   const commandTimeoutMs = options.commandTimeoutMs ?? 600_000;
@@ -251,7 +263,8 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
       if (out.code === 1) return { content: 'No matches.' };
       if (out.code !== 0)
         return { content: `search failed: ${out.stderr.trim() || `exit ${out.code}`}`, isError: true };
-      const lines = out.stdout.split('\n').filter(Boolean);
+      // Files that hold credentials by convention are not for reading (path-guard.ts), nor for searching.
+      const lines = out.stdout.split('\n').filter((l) => l && !secretFileMatch(l.slice(0, l.indexOf(':'))));
       const shown = lines.slice(0, maxMatches).map((l) => (l.length > 300 ? `${l.slice(0, 300)}…` : l));
       return {
         content:
@@ -342,7 +355,7 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
     finalTest: async (timeoutMs) => (testLine === undefined ? undefined : tests.final(timeoutMs)),
     dispose: async () => {
       await tests.dispose();
-      await rm(home, { recursive: true, force: true });
+      await rm(scratch, { recursive: true, force: true });
     },
   };
 }

@@ -7,6 +7,11 @@
  */
 import { z } from 'zod';
 import { planConfigSchema } from '../plan/gate';
+import { DEFAULTS_TOKEN } from '../implement/safe-outputs';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Names the agent's commands never get (src/agents/tools/env.ts drops them as well). */
+const SECRET_ENV_NAME = /TOKEN|KEY|SECRET|PASSW|CREDENTIAL|^GITHUB_|^ACTIONS_|^RUNNER_|^INPUT_|^HYDRAFLOW_/i;
 
 export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
 export type ConfigProvider = (typeof PROVIDERS)[number];
@@ -259,8 +264,10 @@ export const configSchema = z
           protected_paths: z
             .array(z.string(e('a path glob such as "infra/**"')).min(1).max(200))
             .max(100)
-            .default([])
-            .describe('Globs the agent may not change, in addition to .github/** and .git/** (always protected).'),
+            .default([DEFAULTS_TOKEN])
+            .describe(
+              'Globs the agent may not change, in addition to .github/ and .git (always protected). The default, `@defaults`, is a list of CI definitions, git metadata and hooks, package manifests and lockfiles, and credential files (docs/configuration.md); a list of your own replaces it unless it contains `@defaults`.',
+            ),
           max_turns: z
             .number(e('a whole number from 1 to 200'))
             .int()
@@ -288,6 +295,34 @@ export const configSchema = z
             .max(50_000)
             .default(1_500)
             .describe('Lines one change may add and remove.'),
+          env: z
+            .record(
+              z
+                .string()
+                .regex(ENV_NAME, e('an environment variable name (letters, digits, _)'))
+                .refine((name) => !SECRET_ENV_NAME.test(name), {
+                  message: 'a name that looks like a secret (TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL): pass secrets to your setup steps, never to the agent',
+                }),
+              z.string(e('a string value')).max(4_000),
+            )
+            .default({})
+            .describe(
+              "Environment variables the agent's commands get, by name and value (non-secret: e.g. a test database's URL from a service container).",
+            ),
+          pass_env: z
+            .array(
+              z
+                .string()
+                .regex(ENV_NAME, e('an environment variable name (letters, digits, _)'))
+                .refine((name) => !SECRET_ENV_NAME.test(name), {
+                  message: 'a name that looks like a secret (TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL): pass secrets to your setup steps, never to the agent',
+                }),
+            )
+            .max(100)
+            .default([])
+            .describe(
+              "Names of variables the agent's commands get from the agent job's environment, as your setup steps left them (e.g. JAVA_HOME, GOPATH set through GITHUB_ENV). PATH and HOME always pass.",
+            ),
           test_ahead: z
             .boolean(e('true or false'))
             .default(true)

@@ -10,6 +10,9 @@ export interface ChangedFile {
   lines: number;
   /** Size in bytes of the new content (0 when deleted). */
   bytes: number;
+  /** Git file modes before and after (100644, 100755, 120000 link, 160000 submodule; 000000 none), when known. */
+  oldMode?: string;
+  newMode?: string;
 }
 
 export interface OutputLimits {
@@ -24,37 +27,116 @@ export interface OutputProblem {
   problem: string;
 }
 
-/** Paths no agent may change, whatever the config says: CI definitions and git internals. */
-export const ALWAYS_PROTECTED = ['.github/**', '.git/**'] as const;
+/** Per changed file: larger is refused (and left out of the agent's patch). */
+export const MAX_FILE_BYTES = 1_000_000;
 
-/** Minimal glob: `**` any depth, `*` within a segment, `?` one character. */
+/** Paths no agent may change, whatever the config says: CI definitions and git internals. */
+export const ALWAYS_PROTECTED = ['.github/', '.git/'] as const;
+
+/** Stands for DEFAULT_PROTECTED_PATHS inside a configured `implement.protected_paths` list. */
+export const DEFAULTS_TOKEN = '@defaults';
+
+/**
+ * `implement.protected_paths` by default: what runs in the user's own CI, often with its secrets, or changes what git
+ * does with the repository (docs/configuration.md says why each is here). A user's list replaces it; `@defaults`
+ * inside that list keeps it.
+ */
+// prettier-ignore
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = [
+  // CI and build definitions of other systems
+  '.gitlab-ci.yml', '.circleci/', '.buildkite/', '.travis.yml', '.drone.yml', 'azure-pipelines.yml',
+  'bitbucket-pipelines.yml', 'Jenkinsfile', '.woodpecker/', '.woodpecker.yml', 'Makefile', 'Dockerfile',
+  // git metadata and hooks
+  '.gitattributes', '.gitmodules', '.husky/', '.githooks/', '.pre-commit-config.yaml', 'lefthook.yml', '.lefthook.yml',
+  // package manifests and lockfiles: their scripts and dependencies run at install time in CI
+  'package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'yarn.lock',
+  '.yarnrc', '.yarnrc.yml', '.npmrc', '.pnpmfile.cjs', 'bun.lock', 'bun.lockb',
+  'pyproject.toml', 'setup.py', 'setup.cfg', 'requirements*.txt', 'Pipfile', 'Pipfile.lock', 'poetry.lock', 'uv.lock',
+  'Cargo.toml', 'Cargo.lock', 'build.rs', 'go.mod', 'go.sum', 'Gemfile', 'Gemfile.lock', '*.gemspec', 'Rakefile',
+  'pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts', 'gradlew', 'gradlew.bat',
+  'gradle/wrapper/', 'mvnw', '.mvn/',
+  // ownership and credentials
+  'CODEOWNERS', '.env', '.env.*', '*.pem', '*.key',
+];
+
+/** The configured list with `@defaults` expanded. */
+export function protectedPathsOf(configured: readonly string[]): string[] {
+  return configured.flatMap((glob) => (glob === DEFAULTS_TOKEN ? DEFAULT_PROTECTED_PATHS : [glob]));
+}
+
+/**
+ * A gitignore-flavoured glob, case-insensitive (macOS and Windows file systems are): `*`, `?`, `**`; a glob without a
+ * slash matches at any depth; a trailing slash, or a glob naming a directory, covers everything under it. The one
+ * matcher of protected paths, for the agent's tools and the publish check alike.
+ */
 export function globToRegExp(glob: string): RegExp {
+  let g = glob.trim().replace(/^\.\//, '');
+  if (g.endsWith('/')) g += '**';
+  if (!g.includes('/')) g = `**/${g}`;
+  if (g.startsWith('/')) g = g.slice(1);
   let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === '*' && glob[i + 1] === '*') {
-      re += glob[i + 2] === '/' ? '(?:.*/)?' : '.*';
-      i += glob[i + 2] === '/' ? 2 : 1;
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i] as string;
+    if (c === '*' && g[i + 1] === '*') {
+      const slash = g[i + 2] === '/';
+      re += slash ? '(?:.*/)?' : '.*';
+      i += slash ? 2 : 1;
     } else if (c === '*') re += '[^/]*';
     else if (c === '?') re += '[^/]';
     else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  return new RegExp(`^${re}$`);
+  return new RegExp(`^${re}(?:/.*)?$`, 'i');
+}
+
+/** The always-protected or configured glob `path` matches (`/`-separated, relative to the root), if any. */
+export function protectedMatch(path: string, protectedPaths: readonly string[]): string | undefined {
+  const segments = path.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.some((s) => s.toLowerCase() === '.git')) return '.git/';
+  const rel = segments.join('/');
+  return [ALWAYS_PROTECTED[0], ...protectedPathsOf(protectedPaths)].find((glob) => globToRegExp(glob).test(rel));
+}
+
+/**
+ * Files that hold credentials by convention, which the agent's read tools refuse (a setup step may have written one):
+ * examples and templates of them are fine.
+ */
+const SECRET_FILES = ['.env', '.env.*', '*.pem', '*.key', '*.p12', '*.pfx', 'id_rsa*', 'id_ed25519*', '.netrc', '.npmrc', '.pypirc'];
+const SECRET_FILE_EXAMPLE = /\.(example|sample|template|dist)$/i;
+
+/** The credential-file glob `path` matches, unless it is an example of one. */
+export function secretFileMatch(path: string): string | undefined {
+  if (SECRET_FILE_EXAMPLE.test(path)) return undefined;
+  return SECRET_FILES.find((glob) => globToRegExp(glob).test(path));
 }
 
 export function isProtected(path: string, protectedPaths: readonly string[]): boolean {
-  return [...ALWAYS_PROTECTED, ...protectedPaths].some((glob) => globToRegExp(glob).test(path));
+  return protectedMatch(path, protectedPaths) !== undefined;
 }
 
 function isOutsideWorkspace(path: string): boolean {
   return path.startsWith('/') || path.split('/').includes('..') || path === '';
 }
 
+const LINK_MODE = '120000';
+const SUBMODULE_MODE = '160000';
+
+/** Why a file's mode is refused: links and submodules point outside the change; a mode change makes code runnable. */
+function modeProblem(f: ChangedFile): string | undefined {
+  if (f.newMode === LINK_MODE) return 'a symbolic link (HydraFlow pushes regular files only)';
+  if (f.newMode === SUBMODULE_MODE) return 'a submodule (HydraFlow pushes regular files only)';
+  if (f.oldMode && f.newMode && f.oldMode !== '000000' && f.newMode !== '000000' && f.oldMode !== f.newMode)
+    return `a mode change (${f.oldMode} → ${f.newMode})`;
+  return undefined;
+}
+
 export function checkChanges(files: readonly ChangedFile[], limits: OutputLimits): OutputProblem[] {
   const problems: OutputProblem[] = [];
   for (const f of files) {
+    const glob = isOutsideWorkspace(f.path) ? undefined : protectedMatch(f.path, limits.protectedPaths);
     if (isOutsideWorkspace(f.path)) problems.push({ path: f.path, problem: 'outside the workspace' });
-    else if (isProtected(f.path, limits.protectedPaths)) problems.push({ path: f.path, problem: 'a protected path' });
+    else if (glob) problems.push({ path: f.path, problem: `a protected path (${glob})` });
+    const mode = modeProblem(f);
+    if (mode) problems.push({ path: f.path, problem: mode });
     if (f.bytes > limits.maxFileBytes) {
       problems.push({
         path: f.path,

@@ -645,10 +645,13 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     job.path.unshift(...[...files.pathFile].reverse());
   }
 
-  function actionDefaults(dir: string, contexts: Contexts): Record<string, string> {
+  function readActionMeta(dir: string): ActionMeta {
     const file = ['action.yml', 'action.yaml'].map((f) => join(dir, f)).find((f) => existsSync(f));
     if (!file) throw new Error(`no action.yml in ${dir}`);
-    const meta = parseYaml(readFileSync(file, 'utf8')) as { inputs?: Record<string, { default?: unknown } | null> };
+    return (parseYaml(readFileSync(file, 'utf8')) ?? {}) as ActionMeta;
+  }
+
+  function actionDefaults(meta: ActionMeta, contexts: Contexts): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, def] of Object.entries(meta.inputs ?? {})) {
       if (def?.default === undefined || def.default === null) continue;
@@ -657,7 +660,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     return out;
   }
 
-  /** The HydraFlow action a `uses:` names: the root action or a phase action; undefined if it is not HydraFlow. */
+  /** The HydraFlow action a `uses:` names: the root action or one under actions/; undefined if it is not HydraFlow. */
   function hydraflowAction(uses: string): { dir: string; phase?: string } | undefined {
     if (/^hydraflow\/hydraflow@/i.test(uses) || uses === './' || uses === '.') return { dir: actionRoot };
     const phase = /^(?:[\w.-]+\/[\w.-]+\/|\.\/)actions\/([\w-]+)(?:@.+)?$/.exec(uses);
@@ -669,47 +672,67 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     return undefined;
   }
 
-  async function runShell(script: string, cwd: string, env: Record<string, string>, timeoutMs: number) {
-    const dir = mkdtempSync(join(tmpdir(), 'hydraflow-step-'));
-    const file = join(dir, 'step.sh');
+  const SHELLS: Record<string, string[]> = {
+    bash: ['bash', '--noprofile', '--norc', '-eo', 'pipefail'],
+    sh: ['sh', '-e'],
+  };
+
+  async function runShell(
+    rt: JobRunner,
+    script: string,
+    shell: string,
+    env: Record<string, string>,
+    timeoutMs: number,
+    stepDir: string,
+  ) {
+    const file = join(stepDir, 'step.sh');
     writeFileSync(file, script);
-    try {
-      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', file], { cwd, env });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const code = await new Promise<number>((resolve) => {
-        const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-        child.on('close', (c) => {
-          clearTimeout(timer);
-          resolve(c ?? 1);
-        });
-      });
-      return { code, stdout, stderr };
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const [cmd, ...args] = SHELLS[shell]!;
+    const child = spawn(cmd!, [...args, file], { cwd: rt.workspace, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await waitForStep(child, timeoutMs, () => {
+      stderr += `\nthe step did not finish within ${timeoutMs} ms: killed\n`;
+      return 1;
+    });
+    return { code, stdout, stderr };
   }
 
-  async function runStep(
-    run: Run,
-    job: LoadedJob,
-    step: LoadedStep,
-    contexts: Contexts,
-    stepEnvVars: Record<string, string>,
-    workspace: string,
-    jobFiles: JobRunnerFiles,
-  ): Promise<Omit<StepRecord, 'id' | 'name'>> {
+  function artifactContext(rt: JobRunner, uses: string, inputs: Record<string, string>): ArtifactStepContext {
+    const { run } = rt;
+    return {
+      store: artifacts,
+      owner: w.owner,
+      repo: w.repo,
+      runId: run.id,
+      attempt: run.attempt,
+      job: rt.job.id,
+      headBranch: run.info.headRef ?? run.info.ref.replace(/^refs\/heads\//, ''),
+      headSha: run.info.headSha,
+      workspace: rt.workspace,
+      home: rt.home,
+      uses,
+      inputs,
+      now: () => new Date(w.clock()),
+    };
+  }
+
+  /**
+   * One step, its inputs and script already evaluated: `uses:` an action the simulator knows, or `run:` a script in
+   * the job's workspace, with the job's HOME, RUNNER_TEMP and RUNNER_TRACKING_ID.
+   */
+  async function runStep(rt: JobRunner, spec: StepSpec, contexts: Contexts, depth = 0): Promise<StepResult> {
+    const { run, job } = rt;
     // What earlier steps appended to GITHUB_ENV and GITHUB_PATH applies to this one; the step's own env: wins.
     const env: Record<string, string> = {
-      ...jobFiles.env,
-      ...(jobFiles.path.length > 0 ? { PATH: [...jobFiles.path, process.env.PATH ?? ''].join(':') } : {}),
-      ...stepEnvVars,
+      ...rt.files.env,
+      ...(rt.files.path.length > 0 ? { PATH: [...rt.files.path, process.env.PATH ?? ''].join(':') } : {}),
+      ...spec.env,
     };
-    const timeoutMs = options.stepTimeoutMs ?? 120_000;
-    const withInputs: Record<string, string> = {};
-    for (const [k, t] of Object.entries(step.with)) withInputs[k] = tokenValue(t, contexts);
+    const timeoutMs = Math.max(1_000, Math.min(options.stepTimeoutMs ?? 120_000, rt.deadline - Date.now()));
+    const stepDir = mkdtempSync(join(rt.dir, '_runner_file_commands', 'step-'));
     const base = {
       gh,
       event: run.event.name,
@@ -717,8 +740,9 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       runId: String(run.id),
       runAttempt: run.attempt,
       workflowFile: run.workflow.path,
-      workspace,
+      workspace: rt.workspace,
       timeoutMs,
+      stepDir,
     };
     const runnerVars: Record<string, string> = {
       GITHUB_REF: run.info.ref,
@@ -732,79 +756,224 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       GITHUB_WORKFLOW: run.workflow.name,
       GITHUB_RUN_NUMBER: String(run.number),
     };
-
-    if (step.uses !== undefined) {
-      const uses = step.uses;
-      if (/^actions\/checkout@/i.test(uses)) {
-        // A local clone: no credentials exist anywhere (persist-credentials has nothing to persist).
-        const ref = withInputs.ref || run.info.sha;
-        // One git process where it can (a branch): each costs ~10 ms of the lifecycle the bench measures.
-        const branchSha = new GitRepo(options.repoDir).refs().get(`refs/heads/${ref}`);
-        if (branchSha) runGit(['clone', '--quiet', '--branch', ref, options.repoDir, workspace]);
-        else {
-          runGit(['clone', '--quiet', '--no-checkout', options.repoDir, workspace]);
-          runGit(['checkout', '--quiet', '--detach', ref], { cwd: workspace });
-        }
-        const head =
-          branchSha ??
-          (/^[0-9a-f]{40}$/.test(ref) ? ref : runGit(['rev-parse', 'HEAD'], { cwd: workspace }).stdout.trim());
-        return { outcome: 'success', outputs: { ref, commit: head }, stdout: `checked out ${ref} at ${head}\n` };
-      }
-      const hf = hydraflowAction(uses);
-      if (!hf) {
-        throw new Error(
-          `${run.workflow.file}: job ${job.id}: uses: ${uses} is not simulated (supported: actions/checkout@*, ` +
-            `hydraflow/hydraflow@*, ./, <owner>/<repo>/actions/<phase>@*)`,
-        );
-      }
-      const inputs = { ...actionDefaults(hf.dir, contexts), ...withInputs };
-      // RUNNER_TEMP is one directory per job, shared by its steps (HydraFlow's implement steps hand files over in it).
-      const runnerTemp = `${workspace}-runner-temp`;
-      mkdirSync(runnerTemp, { recursive: true });
-      const result = await runAction({
-        ...base,
-        inputs,
-        entry: options.actionRoot ? join(actionRoot, 'dist/index.js') : DIST_ENTRY,
-        env: {
-          ...env,
-          ...actionEnv,
-          ...runnerVars,
-          RUNNER_TEMP: runnerTemp,
-          ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}),
-        },
-      });
-      applyRunnerFiles(jobFiles, result);
-      return {
-        outcome: result.exitCode === 0 ? 'success' : 'failure',
-        outputs: result.outputs,
-        stdout: result.stdout,
-        ...(result.stderr ? { stderr: result.stderr } : {}),
-        ...(result.summary ? { summary: result.summary } : {}),
-      };
-    }
-
-    // run:
-    const script = tokenValue(step.run!, contexts);
-    const dir = mkdtempSync(join(tmpdir(), 'hydraflow-runstep-'));
+    // What the runner sets for every step and no step can change.
+    const machine: Record<string, string> = {
+      RUNNER_TEMP: rt.temp,
+      RUNNER_TRACKING_ID: rt.trackingId,
+      ...(spec.actionPath !== undefined ? { GITHUB_ACTION_PATH: spec.actionPath } : {}),
+    };
     try {
-      const stepEnv = { ...runnerEnv({ ...base }, dir), ...runnerVars, ...env };
-      const r = await runShell(script, workspace, stepEnv, timeoutMs);
-      applyRunnerFiles(jobFiles, readRunnerFiles(stepEnv));
+      if (spec.uses !== undefined) {
+        const uses = spec.uses;
+        if (/^actions\/checkout@/i.test(uses)) {
+          // A local clone: no credentials exist anywhere (persist-credentials has nothing to persist).
+          rmSync(rt.workspace, { recursive: true, force: true });
+          const ref = spec.with.ref || run.info.sha;
+          // One git process where it can (a branch): each costs ~10 ms of the lifecycle the bench measures.
+          const branchSha = new GitRepo(options.repoDir).refs().get(`refs/heads/${ref}`);
+          if (branchSha) runGit(['clone', '--quiet', '--branch', ref, options.repoDir, rt.workspace]);
+          else {
+            runGit(['clone', '--quiet', '--no-checkout', options.repoDir, rt.workspace]);
+            runGit(['checkout', '--quiet', '--detach', ref], { cwd: rt.workspace });
+          }
+          const head =
+            branchSha ??
+            (/^[0-9a-f]{40}$/.test(ref) ? ref : runGit(['rev-parse', 'HEAD'], { cwd: rt.workspace }).stdout.trim());
+          return { outcome: 'success', outputs: { ref, commit: head }, stdout: `checked out ${ref} at ${head}\n` };
+        }
+        if (/^actions\/upload-artifact@/i.test(uses)) return uploadArtifact(artifactContext(rt, uses, spec.with));
+        if (/^actions\/download-artifact@/i.test(uses)) return downloadArtifact(artifactContext(rt, uses, spec.with));
+        const hf = hydraflowAction(uses);
+        if (!hf) {
+          throw new Error(
+            `${run.workflow.file}: job ${job.id}: ${spec.where}uses: ${uses} is not simulated (supported: ` +
+              `actions/checkout@*, actions/upload-artifact@*, actions/download-artifact@*, hydraflow/hydraflow@*, ./, ` +
+              `<owner>/<repo>/actions/<name>@*)`,
+          );
+        }
+        const meta = readActionMeta(hf.dir);
+        const inputs = { ...actionDefaults(meta, contexts), ...spec.with };
+        if (meta.runs?.using === 'composite') {
+          return await runComposite(rt, hf.dir, meta, inputs, spec.env, contexts, depth);
+        }
+        // A node action: the built bundle as a child process of node, the way the runner starts it.
+        const result = await runAction({
+          ...base,
+          inputs,
+          entry: join(hf.dir, meta.runs?.main ?? 'dist/index.js'),
+          env: {
+            HOME: rt.home,
+            ...env,
+            ...actionEnv,
+            ...runnerVars,
+            ...machine,
+            ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}),
+          },
+        });
+        applyRunnerFiles(rt.files, result);
+        return {
+          outcome: result.exitCode === 0 ? 'success' : 'failure',
+          outputs: result.outputs,
+          stdout: result.stdout,
+          ...(result.stderr ? { stderr: result.stderr } : {}),
+          ...(result.summary ? { summary: result.summary } : {}),
+        };
+      }
+
+      // run: (inside a HydraFlow composite action, with the environment HydraFlow's steps get)
+      const shell = spec.shell ?? 'bash';
+      if (!SHELLS[shell]) {
+        throw new Error(`${run.workflow.file}: job ${job.id}: ${spec.where}shell: ${shell} is not simulated (bash, sh)`);
+      }
+      const stepEnv = {
+        ...runnerEnv({ ...base, env: { HOME: rt.home } }, stepDir),
+        ...runnerVars,
+        ...env,
+        ...(spec.actionPath !== undefined ? actionEnv : {}),
+        ...machine,
+      };
+      const r = await runShell(rt, spec.run ?? '', shell, stepEnv, timeoutMs, stepDir);
+      applyRunnerFiles(rt.files, readRunnerFiles(stepEnv));
+      const summary = readFileSync(stepEnv.GITHUB_STEP_SUMMARY!, 'utf8');
       return {
         outcome: r.code === 0 ? 'success' : 'failure',
         outputs: parseOutputFile(readFileSync(stepEnv.GITHUB_OUTPUT!, 'utf8')),
         stdout: r.stdout,
         ...(r.stderr ? { stderr: r.stderr } : {}),
+        ...(summary ? { summary } : {}),
       };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(stepDir, { recursive: true, force: true });
     }
+  }
+
+  /** A composite step's `if:` as the runner reads it: `${{ }}` optional, `success() &&` unless a status function. */
+  function compositeCondition(raw: unknown): string {
+    if (raw === undefined || raw === null || String(raw).trim() === '') return 'success()';
+    let expr = String(raw).trim();
+    const wrapped = /^\$\{\{([\s\S]*)\}\}$/.exec(expr);
+    if (wrapped) expr = wrapped[1]!.trim();
+    return /\b(success|failure|always|cancelled)\s*\(/.test(expr) ? expr : `success() && (${expr})`;
+  }
+
+  /**
+   * A composite action's steps, for real: `inputs` (with: over the defaults), `github.action_path`, the outer step's
+   * env under each step's own env:, `if:`, `id`s and their outputs, continue-on-error, and the action's `outputs:`
+   * (`value: ${{ steps.x.outputs.y }}`) as the outer step's outputs. No `secrets` context, as on GitHub.
+   */
+  async function runComposite(
+    rt: JobRunner,
+    dir: string,
+    meta: ActionMeta,
+    inputs: Record<string, string>,
+    outerEnv: Record<string, string>,
+    outer: Contexts,
+    depth: number,
+  ): Promise<StepResult> {
+    const where = `action ${relative(actionRoot, dir) || '.'}: `;
+    if (depth >= 9) throw new Error(`${rt.run.workflow.file}: job ${rt.job.id}: ${where}composite actions nest too deep`);
+    const stepsCtx: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }> = {};
+    const jobFailed = (outer.job as { status?: string } | undefined)?.status === 'failure';
+    const github = { ...(outer.github as Json), action_path: dir };
+    const contextsFor = (env: Record<string, string>): Contexts => ({
+      github,
+      inputs,
+      steps: stepsCtx,
+      runner: outer.runner,
+      job: outer.job,
+      strategy: {},
+      matrix: {},
+      env,
+    });
+    let failed = false;
+    let stdout = '';
+    let stderr = '';
+    let summary = '';
+    for (const [i, s] of (meta.runs?.steps ?? []).entries()) {
+      const id = s.id ?? `__composite_${i}`;
+      const label = `${where}step ${s.name ?? s.id ?? i}: `;
+      const fail = (what: string, err: unknown) =>
+        new Error(`${rt.run.workflow.file}: job ${rt.job.id}: ${label}${what}: ${(err as Error).message}`);
+      const env: Record<string, string> = { ...outerEnv };
+      try {
+        for (const [k, v] of Object.entries(s.env ?? {})) env[k] = interpolate(String(v ?? ''), contextsFor(env));
+      } catch (err) {
+        throw fail('env', err);
+      }
+      const contexts = contextsFor(env);
+      let runIt: boolean;
+      try {
+        runIt = evaluateBoolean(compositeCondition(s.if), contexts, { failed: failed || jobFailed, cancelled: false });
+      } catch (err) {
+        throw fail(`if: ${String(s.if)}`, err);
+      }
+      if (!runIt) {
+        stepsCtx[id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
+        continue;
+      }
+      let spec: StepSpec;
+      try {
+        if (s.uses !== undefined) {
+          const withInputs: Record<string, string> = {};
+          for (const [k, v] of Object.entries(s.with ?? {})) withInputs[k] = interpolate(String(v ?? ''), contexts);
+          spec = { uses: String(s.uses), with: withInputs, env, actionPath: dir, where: label };
+        } else if (s.run !== undefined) {
+          if (!s.shell) throw new Error('a run step of a composite action needs shell:');
+          spec = { run: interpolate(String(s.run), contexts), shell: s.shell, with: {}, env, actionPath: dir, where: label };
+        } else throw new Error('neither uses: nor run:');
+      } catch (err) {
+        throw fail('step', err);
+      }
+      const r = await runStep(rt, spec, contexts, depth + 1);
+      stdout += r.stdout;
+      if (r.stderr) stderr += r.stderr;
+      if (r.summary) summary += r.summary;
+      const continueOnError = s['continue-on-error'] === true || String(s['continue-on-error']) === 'true';
+      const conclusion = r.outcome === 'failure' && continueOnError ? 'success' : r.outcome;
+      stepsCtx[id] = { outputs: r.outputs, outcome: r.outcome, conclusion };
+      if (conclusion === 'failure') failed = true;
+    }
+    const outputs: Record<string, string> = {};
+    for (const [name, def] of Object.entries(meta.outputs ?? {})) {
+      try {
+        outputs[name] = interpolate(String(def?.value ?? ''), contextsFor({ ...outerEnv }));
+      } catch (err) {
+        throw new Error(`${rt.run.workflow.file}: job ${rt.job.id}: ${where}outputs.${name}: ${(err as Error).message}`);
+      }
+    }
+    return {
+      outcome: failed ? 'failure' : 'success',
+      outputs,
+      stdout,
+      ...(stderr ? { stderr } : {}),
+      ...(summary ? { summary } : {}),
+    };
   }
 
   function evalEnv(map: Record<string, TemplateToken>, contexts: Contexts): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [k, t] of Object.entries(map))
       out[k] = tokenValue(t, { ...contexts, env: { ...(contexts.env as Json), ...out } });
+    return out;
+  }
+
+  /** A job's `outputs:` when it ends; a value that holds a secret is dropped, as GitHub drops it (with a warning). */
+  function jobOutputs(rt: JobRunner, contexts: Contexts): Record<string, string> {
+    const out: Record<string, string> = {};
+    const secretValues = Object.values(secrets).filter((v) => v && v.length >= 4);
+    for (const [name, token] of Object.entries(rt.job.outputs)) {
+      let value: string;
+      try {
+        value = tokenValue(token, contexts);
+      } catch (err) {
+        throw new Error(`${rt.run.workflow.file}: job ${rt.job.id}: outputs.${name}: ${(err as Error).message}`);
+      }
+      if (secretValues.some((s) => value.includes(s))) {
+        log.push(`warning: run ${rt.run.id} job ${rt.job.id}: Skip output '${name}' since it may contain secret.`);
+        continue;
+      }
+      out[name] = value;
+    }
     return out;
   }
 
@@ -823,6 +992,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       steps: [],
       durationMs: 0,
       ...(run.group !== undefined ? { group: run.group } : {}),
+      outputs: {},
     };
     const needsFailed = job.needs.some((n) => needs[n]?.result !== 'success');
     const baseContexts: Contexts = {
@@ -850,20 +1020,33 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         `lifecycle: more than ${maxJobs} jobs ran; a workflow loop is a bug. Jobs so far:\n${formatTimeline(jobs)}`,
       );
     }
-    // a fresh, empty workspace per job; actions/checkout clones into it
-    const workspace = mkdtempSync(join(tmpdir(), `hydraflow-ws-${job.id}-`));
+    // A machine of its own: a fresh runner directory with the (empty) workspace actions/checkout clones into, HOME and
+    // RUNNER_TEMP; nothing in it is seen by another job.
+    const dir = mkdtempSync(join(tmpdir(), `hydraflow-runner-${job.id}-`));
+    const rt: JobRunner = {
+      run,
+      job,
+      dir,
+      workspace: join(dir, 'work', w.repo, w.repo),
+      home: join(dir, 'home'),
+      temp: join(dir, 'temp'),
+      trackingId: newTrackingId(),
+      files: { env: {}, path: [] },
+      deadline: Date.now() + (job.timeoutMinutes ?? 360) * 60_000,
+    };
+    for (const d of [rt.workspace, rt.home, rt.temp, join(dir, '_runner_file_commands')]) mkdirSync(d, { recursive: true });
     const stepsCtx: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }> = {};
-    const jobFiles: JobRunnerFiles = { env: {}, path: [] };
+    const runnerContext = { os: 'Linux', arch: 'X64', name: 'hydraflow-simulator', temp: rt.temp };
     let failed = false;
     try {
       for (const step of job.steps) {
         const contexts: Contexts = {
           ...baseContexts,
-          github: githubContext(run, job, workspace),
+          github: githubContext(run, job, rt.workspace),
           secrets,
           steps: stepsCtx,
           job: { status: failed ? 'failure' : 'success' },
-          runner: { os: 'Linux', arch: 'X64', name: 'hydraflow-simulator', temp: tmpdir() },
+          runner: runnerContext,
           matrix: {},
           strategy: {},
           env: {},
@@ -883,20 +1066,45 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           stepsCtx[step.id] = { outputs: {}, outcome: 'skipped', conclusion: 'skipped' };
           continue;
         }
-        if (step.uses && /^actions\/checkout@/i.test(step.uses)) rmSync(workspace, { recursive: true, force: true });
+        const withInputs: Record<string, string> = {};
+        for (const [k, t] of Object.entries(step.with)) withInputs[k] = tokenValue(t, contexts);
+        const spec: StepSpec = {
+          ...(step.uses !== undefined ? { uses: step.uses } : { run: tokenValue(step.run!, contexts) }),
+          with: withInputs,
+          env,
+          where: '',
+        };
         const startedAt = Date.now();
-        const r = await runStep(run, job, step, contexts, env, workspace, jobFiles);
+        const r = await runStep(rt, spec, contexts);
         rec.steps.push({ id: step.id, name: step.name, ...r, startedAt, endedAt: Date.now() });
         const conclusion = r.outcome === 'failure' && step.continueOnError ? 'success' : r.outcome;
         stepsCtx[step.id] = { outputs: r.outputs, outcome: r.outcome, conclusion };
         if (conclusion === 'failure') failed = true;
       }
+      rec.outputs = jobOutputs(rt, {
+        ...baseContexts,
+        github: githubContext(run, job, rt.workspace),
+        secrets,
+        steps: stepsCtx,
+        job: { status: failed ? 'failure' : 'success' },
+        runner: runnerContext,
+        matrix: {},
+        strategy: {},
+        env: {},
+      });
     } finally {
       rec.status = failed ? 'failure' : 'success';
+      // "Cleaning up orphan processes": whatever the job's steps left running dies with the job.
+      rec.orphansKilled = killTrackedProcesses(rt.trackingId);
+      if (rec.orphansKilled > 0) {
+        log.push(`cleaned up ${rec.orphansKilled} orphan process(es) of run ${run.id} job ${job.id}`);
+      }
       rec.durationMs = Math.round(performance.now() - started);
       jobs.push(rec);
-      if (options.keepWorkspaces) rec.workspace = workspace;
-      else rmSync(workspace, { recursive: true, force: true });
+      if (options.keepWorkspaces) {
+        rec.workspace = rt.workspace;
+        rec.runnerDir = rt.dir;
+      } else rmSync(rt.dir, { recursive: true, force: true });
     }
     // what the job pushed becomes events; the job reports a check run on the event's head commit
     gh.syncGit(pusher({ workflow: run.workflow.file, job: job.id, event: run.event.name }));
@@ -949,7 +1157,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         );
       const job = remaining.splice(idx, 1)[0]!;
       const rec = await runJob(run, job, needs);
-      needs[job.id] = { result: rec.status, outputs: {} };
+      needs[job.id] = { result: rec.status, outputs: rec.outputs ?? {} };
       if (rec.status === 'failure') anyFailed = true;
     }
     run.state = 'done';

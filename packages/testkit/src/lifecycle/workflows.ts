@@ -1,7 +1,7 @@
 /**
  * Workflow files read the way GitHub reads them: `@actions/workflow-parser` validates each file against the workflow
  * schema (parseWorkflow) and converts it into the typed model (convertWorkflowTemplate). The token tree is kept for
- * what the model drops (a step's `with:`).
+ * what the model drops (a step's `with:`, a job's `permissions:` and `timeout-minutes:`).
  *
  * The parser imports its JSON schema without import attributes: under vitest it must be inlined
  * (`server.deps.inline`), as the root vitest config does.
@@ -39,6 +39,15 @@ export interface LoadedJob {
   needs: string[];
   env: Record<string, TemplateToken>;
   concurrency?: TemplateToken;
+  /** `outputs:` as written (name → token), evaluated when the job ends with its `steps` context */
+  outputs: Record<string, TemplateToken>;
+  /**
+   * `permissions:` of the job as written: `read-all` / `write-all` / `{}` or scope → `read`|`write`|`none`. Kept, not
+   * enforced (the emulator's GITHUB_TOKEN can do what the bot can).
+   */
+  permissions?: string | Record<string, string>;
+  /** `timeout-minutes:` when it is a literal number (GitHub's default is 360) */
+  timeoutMinutes?: number;
   steps: LoadedStep[];
 }
 
@@ -82,7 +91,16 @@ export async function parseWorkflowFile(content: string, file: string): Promise<
   for (const job of template.jobs) {
     if (job.type !== 'job') throw new Error(`${file}: job ${job.id.value}: reusable workflows are not simulated`);
     const j = job as Job;
-    const rawSteps = child(p, rawJobs[j.id.value], 'steps');
+    const rawJob = rawJobs[j.id.value];
+    const rawSteps = child(p, rawJob, 'steps');
+    const rawPermissions = child(p, rawJob, 'permissions');
+    const permissions = rawPermissions
+      ? p.isMapping(rawPermissions)
+        ? Object.fromEntries(Object.entries(mappingEntries(p, rawPermissions)).map(([k, v]) => [k, v.toString()]))
+        : rawPermissions.toString()
+      : undefined;
+    const rawTimeout = child(p, rawJob, 'timeout-minutes');
+    const timeoutMinutes = rawTimeout && p.isLiteral(rawTimeout) ? Number(rawTimeout.toString()) : undefined;
     const rawStepList = rawSteps && p.isSequence(rawSteps) ? [...rawSteps] : [];
     jobs.push({
       id: j.id.value,
@@ -91,6 +109,9 @@ export async function parseWorkflowFile(content: string, file: string): Promise<
       needs: (j.needs ?? []).map((n) => n.value),
       env: mappingEntries(p, j.env),
       ...(j.concurrency ? { concurrency: j.concurrency } : {}),
+      outputs: mappingEntries(p, j.outputs ?? child(p, rawJob, 'outputs')),
+      ...(permissions !== undefined ? { permissions } : {}),
+      ...(timeoutMinutes !== undefined && Number.isFinite(timeoutMinutes) ? { timeoutMinutes } : {}),
       steps: j.steps.map((s, i) => {
         if (!('uses' in s) && !('run' in s)) throw new Error(`${file}: job ${j.id.value}: step ${i} is not simulated`);
         const raw = rawStepList[i];

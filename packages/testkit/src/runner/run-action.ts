@@ -3,7 +3,7 @@
  * GITHUB_EVENT_PATH, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, then hands back what the step produced. The world's end
  * state is read from the emulator itself.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -32,6 +32,11 @@ export interface RunActionOptions {
   timeoutMs?: number;
   /** GITHUB_WORKSPACE: an existing checkout (default: a fresh empty directory per run) */
   workspace?: string;
+  /**
+   * Where the step's runner files go (event.json, GITHUB_OUTPUT, GITHUB_ENV, ...): default a fresh temp directory that
+   * is left behind. The lifecycle simulator passes one inside the job's runner directory, removed with it.
+   */
+  stepDir?: string;
 }
 
 export interface ActionRun {
@@ -47,6 +52,51 @@ export interface ActionRun {
 }
 
 let runCounter = 0;
+
+/** How long the output of a step may still arrive after its process exited (its pipes may be held by a daemon). */
+const OUTPUT_GRACE_MS = 200;
+
+/**
+ * The exit code of a step's process, as the runner waits for it: the step ends when its process exits, not when the
+ * last holder of its stdout/stderr closes them (a background process a step started may hold them for hours); what
+ * is still in the pipes arrives within a short grace. `timeoutMs`: SIGKILL the process (its children are the job's
+ * to clean up) and resolve with `onTimeout`'s value, or reject when it throws.
+ */
+export function waitForStep(child: ChildProcess, timeoutMs: number, onTimeout: () => number): Promise<number> {
+  return new Promise<number>((resolvePromise, reject) => {
+    let code: number | undefined;
+    let grace: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(timer);
+      clearTimeout(grace);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolvePromise(code ?? 1);
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      clearTimeout(grace);
+      try {
+        resolvePromise(onTimeout());
+      } catch (err) {
+        reject(err as Error);
+      }
+    }, timeoutMs);
+    child.on('exit', (c) => {
+      code = c ?? 1;
+      grace = setTimeout(finish, OUTPUT_GRACE_MS);
+    });
+    child.on('close', (c) => {
+      code ??= c ?? 1;
+      finish();
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      clearTimeout(grace);
+      reject(err);
+    });
+  });
+}
 
 /** Parses the GITHUB_OUTPUT file format (`name<<delimiter` heredocs and `name=value` lines). */
 export function parseOutputFile(text: string): Record<string, string> {
@@ -124,7 +174,8 @@ export function runnerEnv(options: RunActionOptions, dir: string): Record<string
 }
 
 export async function runAction(options: RunActionOptions): Promise<ActionRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'hydraflow-run-'));
+  const dir = options.stepDir ?? mkdtempSync(join(tmpdir(), 'hydraflow-run-'));
+  mkdirSync(dir, { recursive: true });
   const env = runnerEnv(options, dir);
   const started = performance.now();
   // HYDRAFLOW_CPU_PROF_DIR: a V8 CPU profile of every run, for finding where a run's time goes (bench/lib/profile.ts).
@@ -135,15 +186,8 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exitCode = await new Promise<number>((resolvePromise, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`action did not finish within ${options.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`));
-    }, options.timeoutMs ?? 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise(code ?? 1);
-    });
+  const exitCode = await waitForStep(child, options.timeoutMs ?? 60_000, () => {
+    throw new Error(`action did not finish within ${options.timeoutMs ?? 60_000} ms\n${stdout}\n${stderr}`);
   });
   return {
     exitCode,
