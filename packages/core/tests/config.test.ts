@@ -48,7 +48,9 @@ describe('loadConfig defaults', () => {
       plan: { min_score: 6, min_mean: 7, max_revisions: 2 },
       implement: {
         commands: { test: 'npm test' },
-        protected_paths: [],
+        protected_paths: ['@defaults'],
+        env: {},
+        pass_env: [],
         max_turns: 40,
         max_minutes: 20,
         max_files: 30,
@@ -298,6 +300,25 @@ describe('run-config: the config a routing step hands to the steps after the age
       expect(() => readHandedConfig(text)).toThrow(
         /input run-config: expected the run-config output of the routing step/,
       );
+    }
+  });
+});
+
+describe("implement.env and implement.pass_env: what the agent's commands get", () => {
+  it('takes plain names and values, and refuses a name that looks like a secret, saying why', () => {
+    const ok = loadConfigDetailed({
+      fileText: 'implement:\n  env:\n    DATABASE_URL: postgres://localhost/test\n  pass_env: [JAVA_HOME]\n',
+      env: {},
+      inputs: {},
+    });
+    expect(ok.config.implement.env).toEqual({ DATABASE_URL: 'postgres://localhost/test' });
+    expect(ok.config.implement.pass_env).toEqual(['JAVA_HOME']);
+    for (const fileText of [
+      'implement:\n  env:\n    NPM_TOKEN: x\n',
+      'implement:\n  pass_env: [AWS_SECRET_ACCESS_KEY]\n',
+    ]) {
+      expect(() => loadConfigDetailed({ fileText, env: {}, inputs: {} })).toThrow(UserError);
+      expect(() => loadConfigDetailed({ fileText, env: {}, inputs: {} })).toThrow(/looks like a secret/);
     }
   });
 });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { checkChanges, decideMerge, findSecrets, globToRegExp, isProtected, secretValuesOf } from '../src/index';
+import {
+  checkChanges,
+  decideMerge,
+  DEFAULT_PROTECTED_PATHS,
+  findSecrets,
+  globToRegExp,
+  isProtected,
+  protectedMatch,
+  secretFileMatch,
+  secretValuesOf,
+} from '../src/index';
 
 const limits = { maxFiles: 5, maxLines: 100, maxFileBytes: 10_000, protectedPaths: ['infra/**', '*.lock'] };
 const file = (path: string, lines = 1, bytes = 10) => ({ path, status: 'modified', lines, bytes });
@@ -36,11 +46,73 @@ describe('safe outputs', () => {
     expect(problems).toContain('120 lines changed, more than the 100 allowed');
   });
 
-  it('globs match like gitignore-style paths', () => {
+  it('globs match like gitignore-style paths, case-insensitively: one matcher for the tools and the publish check', () => {
     expect(globToRegExp('src/**/*.ts').test('src/a/b/c.ts')).toBe(true);
     expect(globToRegExp('src/**/*.ts').test('src/c.ts')).toBe(true);
-    expect(globToRegExp('*.lock').test('dir/yarn.lock')).toBe(false);
+    expect(globToRegExp('*.lock').test('dir/yarn.lock')).toBe(true); // no slash: any depth
+    expect(globToRegExp('/yarn.lock').test('dir/yarn.lock')).toBe(false);
+    expect(globToRegExp('infra/').test('infra/prod/main.tf')).toBe(true);
+    expect(globToRegExp('infra').test('infra/prod/main.tf')).toBe(true); // a directory covers what is under it
     expect(isProtected('.github/dependabot.yml', [])).toBe(true);
+    expect(isProtected('.GitHub/workflows/x.yml', [])).toBe(true);
+    // the tools refused these and the publish check used to push them (issue #16)
+    for (const [path, glob] of [
+      ['infra/main.tf', 'infra/'],
+      ['certs/server.pem', '*.pem'],
+      ['docs/CODEOWNERS', 'CODEOWNERS'],
+      ['.husky/pre-commit', '.husky/'],
+    ])
+      expect(protectedMatch(path!, [glob!])).toBe(glob);
+  });
+
+  it('protects, by default, what runs in CI with its secrets and git metadata anywhere; a list of your own replaces it unless it says @defaults', () => {
+    for (const path of [
+      'package.json',
+      'packages/a/package.json',
+      'pnpm-lock.yaml',
+      '.gitattributes',
+      'vendor/.gitmodules',
+      '.husky/pre-push',
+      '.circleci/config.yml',
+      'Makefile',
+      'requirements-dev.txt',
+      '.env.production',
+      'sub/.git/config',
+      'sub/.GIT/hooks/pre-commit',
+    ])
+      expect(protectedMatch(path, ['@defaults']), path).toBeDefined();
+    for (const path of ['src/index.ts', 'README.md', 'test/sum.test.js', '.gitignore'])
+      expect(protectedMatch(path, ['@defaults']), path).toBeUndefined();
+    expect(protectedMatch('package.json', ['infra/'])).toBeUndefined();
+    expect(protectedMatch('package.json', ['infra/', '@defaults'])).toBe('package.json');
+    expect(DEFAULT_PROTECTED_PATHS).toContain('.gitmodules');
+  });
+
+  it('refuses links, submodules and mode changes; a new executable file is fine', () => {
+    const withModes = (path: string, oldMode: string, newMode: string) => ({ ...file(path), oldMode, newMode });
+    const problems = checkChanges(
+      [
+        withModes('link', '000000', '120000'),
+        withModes('vendor/lib', '000000', '160000'),
+        withModes('run.sh', '100644', '100755'),
+        withModes('tool.sh', '000000', '100755'),
+        withModes('src/a.ts', '100644', '100644'),
+      ],
+      limits,
+    );
+    expect(problems).toEqual([
+      { path: 'link', problem: 'a symbolic link (HydraFlow pushes regular files only)' },
+      { path: 'vendor/lib', problem: 'a submodule (HydraFlow pushes regular files only)' },
+      { path: 'run.sh', problem: 'a mode change (100644 → 100755)' },
+    ]);
+  });
+
+  it('knows credential files by name, not their examples', () => {
+    expect(secretFileMatch('.env')).toBe('.env');
+    expect(secretFileMatch('config/.env.local')).toBe('.env.*');
+    expect(secretFileMatch('keys/deploy.pem')).toBe('*.pem');
+    expect(secretFileMatch('.env.example')).toBeUndefined();
+    expect(secretFileMatch('src/env.ts')).toBeUndefined();
   });
 
   it('finds known secret values and credential shapes, not ordinary text', () => {

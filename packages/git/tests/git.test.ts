@@ -266,3 +266,65 @@ describe('GitWorkspace against real repositories', () => {
     expect(env).toEqual({ PATH: '/bin', HOME: '/h', GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never', LC_ALL: 'C' });
   });
 });
+
+describe('the agent’s change as a patch, applied as data on another clone', () => {
+  it('snapshot → writePatch on one clone, resetIndexTo → applyToIndex on a fresh one: the same tree, the working tree untouched', async () => {
+    const { remote, clone, root } = world();
+    const start = git(clone, 'rev-parse', 'HEAD');
+    const ws = await GitWorkspace.open(clone);
+    writeFileSync(join(clone, 'a.txt'), 'one\ntwo\n');
+    writeFileSync(join(clone, 'blob.bin'), Buffer.from([0, 1, 2, 0, 255]));
+    writeFileSync(join(clone, 'big.txt'), 'x'.repeat(5000));
+    writeFileSync(join(clone, '.gitignore'), 'ignored.txt\n');
+    writeFileSync(join(clone, 'ignored.txt'), 'not part of it\n');
+    rmSync(join(clone, 'README.md'));
+    git(clone, '-c', 'user.name=a', '-c', 'user.email=a@example.com', 'commit', '-qam', 'the commands committed');
+    const index = join(root, 'scratch-index');
+    await ws.snapshot(start, index);
+    const entries = await ws.stagedEntries(start, { index });
+    expect(entries.map((e) => [e.path, e.status, e.oldMode, e.newMode, e.bytes])).toEqual([
+      ['.gitignore', 'A', '000000', '100644', 12],
+      ['README.md', 'D', '100644', '000000', 0],
+      ['a.txt', 'M', '100644', '100644', 8],
+      ['big.txt', 'A', '000000', '100644', 5000],
+      ['blob.bin', 'A', '000000', '100644', 5],
+    ]);
+    const patch = join(root, 'change.patch');
+    await ws.writePatch(start, patch, { index, leaveOut: ['big.txt'] });
+    expect(git(clone, 'rev-parse', 'HEAD')).not.toBe(start); // the repository's own HEAD and index are not touched
+
+    const fresh = join(root, 'fresh');
+    git(root, 'clone', '--quiet', remote, fresh);
+    const target = await GitWorkspace.open(fresh);
+    await target.resetIndexTo(start);
+    await target.applyToIndex(readFileSync(patch));
+    const staged = await target.stagedEntries(start);
+    expect(staged.map((e) => e.path)).toEqual(['.gitignore', 'README.md', 'a.txt', 'blob.bin']);
+    expect(git(fresh, 'show', ':blob.bin')).toBe(Buffer.from([0, 1, 2, 0, 255]).toString());
+    expect(readFileSync(join(fresh, 'a.txt'), 'utf8')).toBe('one\n'); // the working tree was never written
+  });
+
+  it('a link, a submodule and a mode change come through as modes the publish check refuses; a patch that does not apply is a GitError', async () => {
+    const { remote, clone, root } = world();
+    const start = git(clone, 'rev-parse', 'HEAD');
+    const ws = await GitWorkspace.open(clone);
+    execFileSync('ln', ['-s', '/etc/passwd', join(clone, 'link')]);
+    execFileSync('chmod', ['+x', join(clone, 'a.txt')]);
+    const index = join(root, 'scratch-index');
+    await ws.snapshot(start, index);
+    const patch = join(root, 'change.patch');
+    await ws.writePatch(start, patch, { index });
+    const fresh = join(root, 'fresh');
+    git(root, 'clone', '--quiet', remote, fresh);
+    const target = await GitWorkspace.open(fresh);
+    await target.resetIndexTo(start);
+    await target.applyToIndex(readFileSync(patch));
+    const staged = await target.stagedEntries(start);
+    expect(staged.map((e) => [e.path, e.oldMode, e.newMode])).toEqual([
+      ['a.txt', '100644', '100755'],
+      ['link', '000000', '120000'],
+    ]);
+    await target.resetIndexTo(start);
+    await expect(target.applyToIndex(Buffer.from('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-no\n+yes\n'))).rejects.toThrow(GitError);
+  });
+});
