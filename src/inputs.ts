@@ -16,6 +16,8 @@ export interface ActionInputs {
   /** The routing step's resolved config (its output run-config), for the agent and publish steps after it. */
   runConfig: string | undefined;
   stateKey: string | undefined;
+  /** The agent job's model proxy (actions/model-proxy's output proxy), which holds the model key for the agent step. */
+  modelProxy: { url: string; token: string } | undefined;
   /** All inputs by lower-cased name: those that name a config key override it (highest precedence). */
   configOverrides: Record<string, string | undefined>;
 }
@@ -48,6 +50,7 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     configPath: getInput('config-path', env) || '.github/hydraflow.yml',
     runConfig: optional(getInput('run-config', env)),
     stateKey: optional(getInput('state-key', env)),
+    modelProxy: parseProxy(getInput('model-proxy', env)),
     // Every input may set a config key (provider, base-url, model, model-<role>, clarity-threshold, ...); the config
     // loader picks the ones it knows and documents them (docs/configuration.md).
     configOverrides: Object.fromEntries(
@@ -63,8 +66,26 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     inputs.anthropicApiKey,
     inputs.openaiApiKey,
     inputs.stateKey,
+    inputs.modelProxy?.token,
   ]) {
     if (secret) io.mask(secret);
   }
   return inputs;
+}
+
+/** Input model-proxy: `{"url":"http://127.0.0.1:<port>","token":"<hex>"}` as actions/model-proxy writes it. */
+function parseProxy(text: string): { url: string; token: string } | undefined {
+  if (text === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const v = value as { url?: unknown; token?: unknown } | undefined;
+  if (typeof v?.url !== 'string' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(v.url) || typeof v.token !== 'string')
+    throw new UserError(
+      'input model-proxy: expected the output proxy of actions/model-proxy (`${{ steps.model.outputs.proxy }}`), got something else',
+    );
+  return { url: v.url, token: v.token };
 }

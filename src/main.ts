@@ -12,7 +12,11 @@ try {
 }
 const skip = quickSkip(eventName, payload, Boolean(process.env.INPUT_PHASE?.trim()));
 const io = createRunnerIO();
-if (skip) {
+// The agent job's model proxy, started by actions/model-proxy as a detached process of this bundle.
+const proxy = process.argv[2] ? await import('./agents/model-proxy') : undefined;
+if (proxy && process.argv[2] === proxy.SERVE_ARG) {
+  await proxy.serveModelProxy();
+} else if (skip) {
   io.setOutput('decision', 'skip');
   io.info(`HydraFlow: nothing to do (${skip})`);
 } else {

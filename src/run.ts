@@ -7,6 +7,7 @@ import {
   readConfigFile,
   readHandedConfig,
   route,
+  type HydraflowConfig,
   type LoadedConfig,
 } from '@hydraflow/core';
 import type { Decision } from './execute';
@@ -51,10 +52,19 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     for (const warning of loaded.warnings) io.warning(warning);
     const config = loaded.config;
 
+    if (inputs.phase === 'model-proxy') {
+      // The agent job's first step: the model key goes into a proxy before any code of the repository runs.
+      const { startModelProxy } = await import('./phases/agent');
+      const handle = await startModelProxy(inputs, config);
+      io.mask(handle.token);
+      io.setOutput('proxy', JSON.stringify(handle));
+      io.info(`HydraFlow: the model proxy listens on ${handle.url}`);
+      return { decision: 'model-proxy', failed: false, message: handle.url };
+    }
     if (inputs.phase === 'agent') {
-      // The coding agent's own step: no GitHub token, no routing; it works on the task the routing step left.
+      // The coding agent's own job: no GitHub token, no routing; it works on the task the routing job handed on.
       const { runAgentStep } = await import('./phases/agent');
-      const outcome = await runAgentStep({ runner, config, now: () => new Date(), ...createModels(inputs, config) });
+      const outcome = await runAgentStep({ runner, config, now: () => new Date(), ...agentModels(inputs, config) });
       for (const [name, value] of Object.entries(outcome.outputs)) io.setOutput(name, value);
       io.info(`HydraFlow: ${outcome.summary}`);
       if (outcome.failed) io.error(outcome.summary);
@@ -100,6 +110,14 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
   } finally {
     early?.cancel(); // not adopted (the work was done already, or another run holds the issue): stop paying for it
   }
+}
+
+/** The agent's models: through the job's model proxy when there is one (its token stands in for the key). */
+function agentModels(inputs: ActionInputs, config: HydraflowConfig) {
+  const proxy = inputs.modelProxy;
+  if (!proxy) return { ...createModels(inputs, config), proxy };
+  const keys = { anthropicApiKey: proxy.token, openaiApiKey: proxy.token };
+  return { ...createModels({ ...inputs, ...keys }, { ...config, base_url: proxy.url }), proxy };
 }
 
 /**

@@ -8,10 +8,13 @@ import {
   redactSecrets,
   secretValuesOf,
   UserError,
+  type HydraflowConfig,
   type LedgerEntry,
 } from '@hydraflow/core';
 import { GitWorkspace } from '@hydraflow/git';
 import { ModelGateway, type LedgerSink } from '../agents/model-gateway';
+import { DEFAULT_UPSTREAM, launchModelProxy, stopModelProxy, type ProxyHandle } from '../agents/model-proxy';
+import type { ActionInputs } from '../inputs';
 import { runToolLoop } from '../agents/tool-loop';
 import { createWorkspaceTools } from '../agents/tools/index';
 import type { App } from '../app';
@@ -77,8 +80,27 @@ function exitCodeOf(content: string): number | null {
   return code === undefined ? null : Number(code);
 }
 
-/** What the agent step is given: the runner, config and models; nothing of GitHub (it loads no GitHub client). */
-export type AgentStepContext = Pick<App, 'runner' | 'config' | 'now' | 'providerFor' | 'prices'>;
+/**
+ * What the agent step is given: the runner, config and models, and the job's model proxy if it has one; nothing of
+ * GitHub (it loads no GitHub client).
+ */
+export type AgentStepContext = Pick<App, 'runner' | 'config' | 'now' | 'providerFor' | 'prices'> & {
+  proxy?: ProxyHandle | undefined;
+};
+
+/**
+ * actions/model-proxy: hands the model key to a proxy process (agents/model-proxy.ts) and returns where it listens.
+ * Runs first in the agent job, before the checkout and the user's setup steps.
+ */
+export async function startModelProxy(inputs: ActionInputs, config: HydraflowConfig): Promise<ProxyHandle> {
+  const key = config.provider === 'anthropic' ? inputs.anthropicApiKey : inputs.openaiApiKey;
+  if (!key) throw new UserError(`No API key for provider '${config.provider}': set the model API key secret`);
+  const upstream = config.base_url ?? DEFAULT_UPSTREAM[config.provider];
+  if (!upstream) throw new UserError(`Provider '${config.provider}' needs a base URL (base_url)`);
+  // the agent's time, its final test run and a margin: the proxy never outlives its job by much
+  const ttlMs = (config.implement.max_minutes + 15) * 60_000;
+  return launchModelProxy(process.argv[1]!, { provider: config.provider, key, upstream, ttlMs });
+}
 
 /**
  * The agent's change, as a binary patch from the start commit to the working tree (through a throwaway index, so
@@ -141,7 +163,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
   });
   // This step's own secrets (the model keys, and whatever the runner's environment holds) are masked in what the model
   // reads and in the result the publish step reports from; that step masks its own in everything it sends to GitHub.
-  const secrets = secretValuesOf(process.env);
+  const secrets = [...secretValuesOf(process.env), ...(app.proxy ? [app.proxy.token] : [])];
   const refusals = toolset.refusals;
   const write = (result: Omit<ImplementResult, 'v' | 'issue' | 'startSha' | 'ledger' | 'refusals'>) =>
     writeHandoff(resultFile(out), {
@@ -197,6 +219,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
     outcome = { summary: `agent failed: ${message}`, stage: null, failed: true };
   } finally {
     await toolset.dispose();
+    if (app.proxy) await stopModelProxy(app.proxy);
     // After dispose: the commands' process groups are gone, so what they wrote is all there is to undo.
     const written = stepFiles.restore();
     if (written.length > 0) {

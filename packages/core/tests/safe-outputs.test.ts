@@ -148,3 +148,30 @@ describe('merge policy', () => {
     expect(decideMerge({ ...base, mergeable: false, fixAttempts: 1 }).action).toBe('escalate');
   });
 });
+
+describe('a secret in disguise', () => {
+  const secret = 'sk-ant-api03-canary-7f3a9c2e41';
+  it('is found and masked in hex and in base64 at any offset of a longer encoded text, whatever surrounds it', async () => {
+    const { redactSecrets } = await import('../src/index');
+    for (const prefix of ['', 'A', 'AB', 'KEY=', 'ANTHROPIC_API_KEY=']) {
+      const text = `${prefix}${secret}\nPATH=/usr/bin\n`;
+      for (const encoded of [
+        Buffer.from(text).toString('base64'),
+        Buffer.from(text).toString('base64url'),
+        Buffer.from(text).toString('hex'),
+        Buffer.from(text).toString('hex').toUpperCase(),
+      ]) {
+        expect(findSecrets(`out: ${encoded}`, [secret]).length, `${prefix} ${encoded}`).toBeGreaterThan(0);
+        const masked = redactSecrets(`out: ${encoded}`, [secret]);
+        expect(masked).toContain('***');
+        // what is left of the encoding no longer decodes to the secret
+        expect(Buffer.from(masked.slice(5), encoded.length % 2 === 0 && /^[0-9a-f]+$/i.test(encoded) ? 'hex' : 'base64').toString()).not.toContain(secret);
+      }
+    }
+  });
+
+  it('does not mask ordinary text for a short value', () => {
+    expect(findSecrets('abc', ['abc'])).toEqual([]);
+    expect(findSecrets(Buffer.from('the value is 12345').toString('base64'), ['1234567'])).toEqual([]);
+  });
+});

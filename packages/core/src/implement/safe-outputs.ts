@@ -172,7 +172,9 @@ const SECRET_PATTERNS: readonly { name: string; pattern: RegExp }[] = [
 export function findSecrets(text: string, knownSecrets: readonly string[]): string[] {
   const found: string[] = [];
   for (const secret of knownSecrets) {
-    if (secret.length >= MIN_SECRET_LENGTH && text.includes(secret)) found.push('a secret value of this workflow');
+    for (const form of secretForms(secret))
+      if (text.includes(form.text))
+        found.push(`a secret value of this workflow${form.encoding ? ` (${form.encoding})` : ''}`);
   }
   for (const { name, pattern } of SECRET_PATTERNS)
     if (pattern.test(text)) found.push(`something shaped like a ${name}`);
@@ -185,11 +187,38 @@ export function findSecrets(text: string, knownSecrets: readonly string[]): stri
  */
 export function redactSecrets(text: string, knownSecrets: readonly string[]): string {
   let out = text;
-  for (const secret of [...knownSecrets]
-    .filter((s) => s.length >= MIN_SECRET_LENGTH)
-    .sort((a, b) => b.length - a.length))
-    if (out.includes(secret)) out = out.split(secret).join('***');
+  const forms = knownSecrets.flatMap((secret) => secretForms(secret).map((f) => f.text));
+  for (const form of forms.sort((a, b) => b.length - a.length))
+    if (out.includes(form)) out = out.split(form).join('***');
   return out;
+}
+
+/**
+ * A secret as it may appear in text: as is, in hex (either case), and in base64 and base64url at each of the three
+ * alignments it can have inside a longer encoded text (only the characters that depend on the secret alone, so the
+ * form is found whatever surrounds it). Forms shorter than MIN_SECRET_LENGTH are left out, as short secrets are.
+ */
+export function secretForms(secret: string): { text: string; encoding?: string }[] {
+  if (secret.length < MIN_SECRET_LENGTH) return [];
+  const bytes = Buffer.from(secret, 'utf8');
+  const hex = bytes.toString('hex');
+  const forms: { text: string; encoding?: string }[] = [
+    { text: secret },
+    { text: hex, encoding: 'hex' },
+    { text: hex.toUpperCase(), encoding: 'hex' },
+  ];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+    // the first characters mix the padding's bits with the secret's, the last one the secret's with what follows
+    const start = [0, 2, 3][offset]!;
+    const end = (offset + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 1;
+    const stable = encoded.slice(start, end);
+    if (stable.length < MIN_SECRET_LENGTH) continue;
+    forms.push({ text: stable, encoding: 'base64' });
+    const url = stable.replace(/\+/g, '-').replace(/\//g, '_');
+    if (url !== stable) forms.push({ text: url, encoding: 'base64url' });
+  }
+  return forms;
 }
 
 /** Values of environment variables that look like secrets: what the publishing step must never write anywhere. */

@@ -1,0 +1,164 @@
+/**
+ * The model key's keeper in the agent job (ADR 0001, "The model key"). The agent job runs repository code — the agent's
+ * `test` command, and on a refine round the setup steps too — as the runner's user, and any process of that user can
+ * read every other one's environment from /proc. So the key must not be in the environment of any process alive once
+ * that code may run. `actions/model-proxy`, the job's first step, starts this proxy before the checkout: the step's
+ * process hands the key to a detached process through a pipe (never its environment or arguments) and exits; the agent
+ * step then talks to the proxy on 127.0.0.1 with a random per-run token in place of the key. The proxy forwards only
+ * the provider's model calls (POST to the messages, chat completions or responses endpoint) to the configured upstream,
+ * swapping the token for the key, and stops when the agent step is done with it or its time is up.
+ *
+ * What this does not stop: a process of the same user reading the proxy's memory, which needs ptrace rights that the
+ * Linux Yama policy of GitHub's Ubuntu runners (ptrace_scope 1) grants only over one's own descendants; and code that
+ * uses the proxy while it runs (it spends, within the agent's budget, but never sees the key).
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { ProviderName } from '@hydraflow/providers';
+
+/** What the launcher hands the proxy on its standard input. */
+export interface ProxySpec {
+  provider: ProviderName;
+  key: string;
+  /** The provider's base URL, e.g. https://api.anthropic.com or https://api.openai.com/v1. */
+  upstream: string;
+  token: string;
+  /** The proxy exits after this long, whatever happens. */
+  ttlMs: number;
+}
+
+/** Where the agent step finds the proxy: the output `proxy` of actions/model-proxy, its input `model-proxy`. */
+export interface ProxyHandle {
+  url: string;
+  token: string;
+}
+
+export const DEFAULT_UPSTREAM: Record<ProviderName, string> = {
+  anthropic: 'https://api.anthropic.com',
+  openai: 'https://api.openai.com/v1',
+  'openai-compatible': '',
+};
+
+/** The argument that makes the bundle's entry serve a proxy instead of running a phase (src/main.ts). */
+export const SERVE_ARG = 'serve-model-proxy';
+
+/** Model calls only: what the providers' SDKs send for a completion, nothing that lists, uploads or administers. */
+const MODEL_CALL = /^\/(?:v1\/)?(?:messages|chat\/completions|responses)$/;
+
+/**
+ * Starts the proxy as a detached process of `entry` (the bundle) with a minimal environment, hands it the key on its
+ * standard input, and resolves once it listens. The caller exits soon after, taking the key's environment with it.
+ */
+export function launchModelProxy(entry: string, spec: Omit<ProxySpec, 'token'>): Promise<ProxyHandle> {
+  const token = randomBytes(32).toString('hex');
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' };
+  // the runner's orphan clean-up finds a job's processes by this variable: the proxy must be among them
+  if (process.env.RUNNER_TRACKING_ID) env.RUNNER_TRACKING_ID = process.env.RUNNER_TRACKING_ID;
+  const child = spawn(process.execPath, [entry, SERVE_ARG], { env, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => fail(new Error('the model proxy did not start within 10 s')), 10_000);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(error);
+    };
+    child.on('error', fail);
+    child.on('exit', (code) => fail(new Error(`the model proxy exited at start (code ${code})`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const port = /^listening (\d+)\n/.exec(out)?.[1];
+      if (!port) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      child.stdout.destroy();
+      child.unref();
+      resolve({ url: `http://127.0.0.1:${port}`, token });
+    });
+    child.stdin.end(JSON.stringify({ ...spec, token } satisfies ProxySpec));
+  });
+}
+
+function sameToken(given: string | undefined, token: string): boolean {
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The token the SDK sent in place of the key: Anthropic's x-api-key, or OpenAI's bearer. */
+function presentedToken(req: IncomingMessage): string | undefined {
+  const apiKey = req.headers['x-api-key'];
+  if (typeof apiKey === 'string') return apiKey;
+  return /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+}
+
+function deny(res: ServerResponse, status: number, message: string) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { type: 'hydraflow_model_proxy', message } }));
+}
+
+/** The proxy's request handler: checks the token and the endpoint, then forwards with the key. */
+export function proxyHandler(spec: ProxySpec, onShutdown: () => void) {
+  const upstream = new URL(spec.upstream.replace(/\/+$/, ''));
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (!sameToken(presentedToken(req), spec.token)) return deny(res, 401, 'not the token this proxy was started with');
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    if (req.method === 'POST' && path === '/shutdown') {
+      res.writeHead(204).end(onShutdown);
+      return;
+    }
+    if (req.method !== 'POST' || !MODEL_CALL.test(path))
+      return deny(res, 403, `only model calls are forwarded, not ${req.method} ${path}`);
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: upstream.host };
+    delete headers.authorization;
+    delete headers['x-api-key'];
+    if (spec.provider === 'anthropic') headers['x-api-key'] = spec.key;
+    else headers.authorization = `Bearer ${spec.key}`;
+    const target = new URL(`${upstream.pathname === '/' ? '' : upstream.pathname}${req.url}`, upstream);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const out = send(target, { method: 'POST', headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on('error', (error) => {
+      if (res.headersSent) res.destroy();
+      else deny(res, 502, `the model provider could not be reached: ${error.message}`);
+    });
+    req.pipe(out);
+  };
+}
+
+/** The detached process: reads its spec from standard input, listens on 127.0.0.1, says on which port. */
+export async function serveModelProxy(): Promise<void> {
+  let input = '';
+  for await (const chunk of process.stdin) input += String(chunk);
+  const spec = JSON.parse(input) as ProxySpec;
+  const server = createServer(proxyHandler(spec, () => process.exit(0)));
+  server.keepAliveTimeout = 5_000;
+  const lifetime = setTimeout(() => process.exit(0), spec.ttlMs);
+  lifetime.unref();
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : 0}\n`);
+  });
+}
+
+/** Asks the proxy to stop (the agent step is done with it); a proxy already gone is fine. */
+export async function stopModelProxy(handle: ProxyHandle): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const req = httpRequest(`${handle.url}/shutdown`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${handle.token}` },
+      timeout: 2_000,
+    });
+    req.on('response', (res) => res.resume().on('end', resolve));
+    req.on('error', () => resolve());
+    req.on('timeout', () => {
+      req.destroy();
+      resolve();
+    });
+    req.end();
+  });
+}

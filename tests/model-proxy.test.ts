@@ -1,0 +1,87 @@
+/**
+ * The agent job's model proxy (src/agents/model-proxy.ts), started from the built dist/ as actions/model-proxy starts
+ * it, in front of the test world's model server: the key never reaches an environment or a command line, only model
+ * calls with the run's token are forwarded, and the proxy stops when asked.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIST_ENTRY, startModelServer, type ModelServer } from '@hydraflow/testkit';
+import { launchModelProxy, stopModelProxy, type ProxyHandle } from '../src/agents/model-proxy';
+
+const KEY = 'sk-ant-proxy-test-key-5b7e1c9d2f';
+let models: ModelServer;
+beforeAll(async () => {
+  models = await startModelServer({ script: { '*': { text: 'pong' } }, apiKeys: [KEY] });
+});
+afterAll(() => models.close());
+
+/** Every process whose command line names the proxy, with what /proc shows of it. */
+function proxyProcesses(): { pid: number; environ: string; cmdline: string }[] {
+  const out = [];
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmdline.includes('serve-model-proxy'))
+        out.push({ pid: Number(pid), cmdline, environ: readFileSync(`/proc/${pid}/environ`, 'utf8') });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+async function call(handle: ProxyHandle, wire: 'anthropic' | 'openai', token = handle.token, path?: string) {
+  const anthropic = wire === 'anthropic';
+  return fetch(`${handle.url}${path ?? (anthropic ? '/v1/messages' : '/chat/completions')}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(anthropic ? { 'x-api-key': token, 'anthropic-version': '2023-06-01' } : { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify({
+      model: anthropic ? 'claude-sonnet-4-6' : 'gpt-4.1',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'ping' }],
+    }),
+  });
+}
+
+describe('the model proxy', () => {
+  for (const wire of ['anthropic', 'openai'] as const) {
+    it(`forwards ${wire} model calls with the key; the key is in no environment or command line; it stops when asked`, async () => {
+      const upstream = wire === 'anthropic' ? models.anthropicBaseUrl : models.openaiBaseUrl;
+      const handle = await launchModelProxy(DIST_ENTRY, { provider: wire, key: KEY, upstream, ttlMs: 60_000 });
+      try {
+        const answer = await call(handle, wire);
+        expect(answer.status).toBe(200);
+        expect(JSON.stringify(await answer.json())).toContain('pong');
+        const seen = proxyProcesses();
+        expect(seen).toHaveLength(1);
+        expect(seen[0]!.environ).not.toContain(KEY);
+        expect(seen[0]!.cmdline).not.toContain(KEY);
+        expect(seen[0]!.environ).not.toContain(handle.token);
+
+        expect((await call(handle, wire, 'not-the-token')).status).toBe(401);
+        expect((await call(handle, wire, handle.token, '/v1/models')).status).toBe(403);
+        const list = await fetch(`${handle.url}/v1/messages`, { headers: { 'x-api-key': handle.token } });
+        expect(list.status).toBe(403); // GET: not a model call
+      } finally {
+        await stopModelProxy(handle);
+      }
+      for (let i = 0; i < 50 && proxyProcesses().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(proxyProcesses()).toEqual([]);
+    });
+  }
+
+  it('exits by itself when its time is up', async () => {
+    const handle = await launchModelProxy(DIST_ENTRY, {
+      provider: 'anthropic',
+      key: KEY,
+      upstream: models.anthropicBaseUrl,
+      ttlMs: 200,
+    });
+    expect(handle.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    for (let i = 0; i < 100 && proxyProcesses().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(proxyProcesses()).toEqual([]);
+  });
+});
