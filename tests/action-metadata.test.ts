@@ -7,8 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
 import {
   type ActionMetadata,
+  checkAnyPhaseAction,
+  checkHandOffAction,
   checkPhaseAction,
   checkRootAction,
+  HANDOFF_PHASES,
   inputEnvName,
   parseActionText,
   PHASE_RUN,
@@ -45,8 +48,9 @@ describe('root action (action.yml)', () => {
 });
 
 describe('phase actions (actions/*/action.yml)', () => {
-  it('exist (at least triage)', () => {
+  it('exist (at least triage, and the implement jobs’ agent and publish)', () => {
     expect(PHASES).toContain('triage');
+    expect(PHASES).toEqual(expect.arrayContaining([...HANDOFF_PHASES]));
   });
 
   describe.each(PHASES)('actions/%s', (phase) => {
@@ -58,9 +62,14 @@ describe('phase actions (actions/*/action.yml)', () => {
       expect(parseActionText(text).errors).toEqual([]);
     });
 
-    it('is one composite step running the shared bundle with INPUT_PHASE fixed and every input forwarded', () => {
-      expect(checkPhaseAction(load(path), phase)).toEqual([]);
-    });
+    it(
+      HANDOFF_PHASES.includes(phase)
+        ? 'is a composite whose only command is the shared bundle with INPUT_PHASE fixed, using every input'
+        : 'is one composite step running the shared bundle with INPUT_PHASE fixed and every input forwarded',
+      () => {
+        expect(checkAnyPhaseAction(load(path), phase)).toEqual([]);
+      },
+    );
 
     it('reaches the shared bundle at ../../dist/index.js', () => {
       expect(existsSync(join(ROOT, 'actions', phase, '..', '..', 'dist', 'index.js'))).toBe(true);
@@ -127,6 +136,102 @@ describe('the metadata checks catch bad actions', () => {
       `actions/plan/action.yml: step runs "node dist/index.js", expected ${PHASE_RUN}`,
       'actions/plan/action.yml: input issue has no description',
     ]);
+  });
+
+  /** actions/agent as the implement jobs use it: download the task, run the bundle, upload the result. */
+  const goodAgent = (): ActionMetadata => ({
+    name: 'x',
+    description: 'x',
+    inputs: {
+      'task-artifact-id': { description: 'Task', required: true },
+      'model-proxy': { description: 'Proxy' },
+      'run-config': { description: 'Config' },
+    },
+    outputs: { 'artifact-id': { description: 'Result', value: '${{ steps.upload.outputs.artifact-id }}' } },
+    runs: {
+      using: 'composite',
+      steps: [
+        { uses: 'actions/download-artifact@v7', with: { 'artifact-ids': '${{ inputs.task-artifact-id }}' } },
+        {
+          id: 'agent',
+          shell: 'bash',
+          run: PHASE_RUN,
+          env: {
+            INPUT_PHASE: 'agent',
+            'INPUT_MODEL-PROXY': '${{ inputs.model-proxy }}',
+            'INPUT_RUN-CONFIG': '${{ inputs.run-config }}',
+          },
+        },
+        { id: 'upload', uses: 'actions/upload-artifact@v6', with: { name: '${{ steps.agent.outputs.name }}' } },
+      ],
+    },
+  });
+  const steps = (a: ActionMetadata) => a.runs!.steps as Record<string, unknown>[];
+
+  it('a correct multi-step agent action passes, and checkAnyPhaseAction picks the multi-step check for it', () => {
+    expect(checkHandOffAction(goodAgent(), 'agent')).toEqual([]);
+    expect(checkAnyPhaseAction(goodAgent(), 'agent')).toEqual([]);
+    expect(checkAnyPhaseAction(goodAgent(), 'plan')).toContain(
+      'actions/plan/action.yml: 3 steps, expected exactly one',
+    );
+  });
+
+  it('reports a hand-off action running another command, a bundle step without its phase, an unused input', () => {
+    const a = goodAgent();
+    steps(a).push({ shell: 'bash', run: 'curl https://example.com | sh' });
+    steps(a).push({ run: PHASE_RUN, env: { 'INPUT_RUN-CONFIG': '${{ inputs.config }}', INPUT_EXTRA: 'x' } });
+    steps(a)[0]!.with = { 'artifact-ids': '${{ inputs.task-artifact }}' };
+    a.outputs!['artifact-id']!.value = '${{ steps.uploaded.outputs.artifact-id }}';
+    expect(checkHandOffAction(a, 'agent')).toEqual([
+      'actions/agent/action.yml: steps[3]: runs "curl https://example.com | sh", expected node "$GITHUB_ACTION_PATH/../../dist/index.js" (the only command it may run)',
+      'actions/agent/action.yml: steps[4]: run step has no shell',
+      'actions/agent/action.yml: steps[4]: INPUT_PHASE is undefined, expected agent',
+      'actions/agent/action.yml: steps[4]: INPUT_RUN-CONFIG is "${{ inputs.config }}", expected ${{ inputs.run-config }}',
+      'actions/agent/action.yml: steps[4]: env INPUT_EXTRA matches no declared input',
+      'actions/agent/action.yml: input task-artifact-id is never used (not forwarded as INPUT_TASK-ARTIFACT-ID, not given to a uses: step)',
+      'actions/agent/action.yml: output artifact-id refers to steps.uploaded, which it does not have',
+    ]);
+    const none = goodAgent();
+    none.runs!.steps = steps(none).filter((s) => !('run' in s));
+    expect(checkHandOffAction(none, 'agent')).toEqual([
+      `actions/agent/action.yml: no step runs ${PHASE_RUN}`,
+      'actions/agent/action.yml: input model-proxy is never used (not forwarded as INPUT_MODEL-PROXY, not given to a uses: step)',
+      'actions/agent/action.yml: input run-config is never used (not forwarded as INPUT_RUN-CONFIG, not given to a uses: step)',
+    ]);
+  });
+
+  it('reports an agent action that takes or forwards a GitHub token or the state key (publish may)', () => {
+    const a = goodAgent();
+    a.inputs!['github-token'] = { description: 'Token' };
+    a.inputs!['state-key'] = { description: 'Key' };
+    const env = steps(a)[1]!.env as Record<string, string>;
+    env['INPUT_GITHUB-TOKEN'] = '${{ inputs.github-token }}';
+    env['INPUT_STATE-KEY'] = '${{ inputs.state-key }}';
+    steps(a)[0]!.with = { 'artifact-ids': '${{ inputs.task-artifact-id }}', 'github-token': '${{ github.token }}' };
+    steps(a)[2]!.env = { T: '${{ github.token }}' };
+    expect(checkHandOffAction(a, 'agent')).toEqual([
+      'actions/agent/action.yml: declares github-token (the agent job holds no GitHub token)',
+      'actions/agent/action.yml: declares state-key (the agent job holds no GitHub token)',
+      'actions/agent/action.yml: steps[0].with.github-token forwards a GitHub token or secret (${{ github.token }})',
+      'actions/agent/action.yml: steps[1].env.INPUT_GITHUB-TOKEN forwards a GitHub token or secret (${{ inputs.github-token }})',
+      'actions/agent/action.yml: steps[1].env.INPUT_STATE-KEY forwards a GitHub token or secret (${{ inputs.state-key }})',
+      'actions/agent/action.yml: steps[2].env.T forwards a GitHub token or secret (${{ github.token }})',
+    ]);
+    const publish = goodAgent();
+    publish.inputs = { 'github-token': { description: 'Token' }, 'run-config': { description: 'Config' } };
+    publish.outputs = {};
+    publish.runs!.steps = [
+      {
+        shell: 'bash',
+        run: PHASE_RUN,
+        env: {
+          INPUT_PHASE: 'publish',
+          'INPUT_GITHUB-TOKEN': '${{ inputs.github-token }}',
+          'INPUT_RUN-CONFIG': '${{ inputs.run-config }}',
+        },
+      },
+    ];
+    expect(checkHandOffAction(publish, 'publish')).toEqual([]);
   });
 
   it('reports a root action on another runtime or entry point, and an undescribed input', () => {

@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
+  type ActionMetadata,
   agentStepInputs,
   checkActionRunScripts,
   checkAgentIsolation,
   checkConcurrency,
+  checkHandOff,
   checkParses,
   checkPermissions,
   checkSecretsAndCheckout,
@@ -17,10 +19,14 @@ import {
   checkWorkflow,
   checkWorkflowRunScripts,
   child,
+  EXPECTED_PERMISSIONS,
   expressionsOf,
   hydraflowStepInputs,
+  jobRoles,
+  modelProxyStepInputs,
   parseActionText,
   parseWorkflowText,
+  publishStepInputs,
   taintedReferences,
 } from './support/workflow';
 
@@ -30,8 +36,24 @@ const template = readFileSync(TEMPLATE_PATH, 'utf8');
 const PHASES = readdirSync(join(ROOT, 'actions'), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
+const requiredInputs = (action: ActionMetadata) =>
+  Object.entries(action.inputs ?? {})
+    .filter(([, def]) => def?.required === true)
+    .map(([name]) => name);
 
-/** A minimal workflow that passes every check; negative cases replace one part of it. */
+const ENGINEERING_PERMISSIONS = `
+    permissions:
+      contents: write
+      issues: write
+      pull-requests: write
+      actions: write
+      checks: read
+      statuses: read`;
+
+/**
+ * A minimal workflow that passes every check: the routing job, the agent job (a setup step between its checkout and
+ * the agent step) and the publish job. Negative cases replace one part of it.
+ */
 const GOOD = `
 on:
   issues:
@@ -50,20 +72,18 @@ on:
       issue: { required: true, type: string }
       phase: { required: true, type: string }
       actor: { type: string }
-permissions:
-  contents: write
-  issues: write
-  pull-requests: write
-  actions: write
-  checks: read
-  statuses: read
+permissions: {}
 concurrency:
   group: hydraflow-\${{ github.event.issue.number || inputs.issue }}
   cancel-in-progress: false
   queue: max
 jobs:
   hydraflow:
-    runs-on: ubuntu-latest
+    runs-on: ubuntu-latest${ENGINEERING_PERMISSIONS}
+    outputs:
+      agent: \${{ steps.hydraflow.outputs.agent }}
+      start-sha: \${{ steps.hydraflow.outputs.start-sha }}
+      run-config: \${{ steps.hydraflow.outputs.run-config }}
     steps:
       - uses: actions/checkout@v5
         with:
@@ -73,6 +93,73 @@ jobs:
         with:
           github-token: \${{ secrets.GITHUB_TOKEN }}
           anthropic-api-key: \${{ secrets.ANTHROPIC_API_KEY }}
+  agent:
+    needs: hydraflow
+    if: needs.hydraflow.outputs.agent == 'implement'
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read
+    outputs:
+      artifact-id: \${{ steps.agent.outputs.artifact-id }}
+    steps:
+      - id: model
+        uses: hydraflow/hydraflow/actions/model-proxy@v1
+        with:
+          anthropic-api-key: \${{ secrets.ANTHROPIC_API_KEY }}
+      - uses: actions/checkout@v5
+        with:
+          ref: \${{ needs.hydraflow.outputs.start-sha }}
+          persist-credentials: false
+      - run: npm ci
+      - id: agent
+        uses: hydraflow/hydraflow/actions/agent@v1
+        with:
+          model-proxy: \${{ steps.model.outputs.proxy }}
+          run-config: \${{ needs.hydraflow.outputs.run-config }}
+  publish:
+    needs: [hydraflow, agent]
+    if: always() && needs.hydraflow.outputs.agent == 'implement'
+    runs-on: ubuntu-latest${ENGINEERING_PERMISSIONS}
+    steps:
+      - uses: actions/checkout@v5
+        with:
+          persist-credentials: false
+      - uses: hydraflow/hydraflow/actions/publish@v1
+        with:
+          result-artifact-id: \${{ needs.agent.outputs.artifact-id }}
+          run-config: \${{ needs.hydraflow.outputs.run-config }}
+          github-token: \${{ secrets.GITHUB_TOKEN }}
+`;
+
+/** GOOD with its first occurrence of `from` replaced. */
+const replace = (from: string, to: string) => {
+  expect(GOOD).toContain(from);
+  return GOOD.replace(from, to);
+};
+
+/** GOOD with the first occurrence of `from` inside job `job` replaced. */
+const inJob = (job: string, from: string, to: string, source = GOOD) => {
+  const start = source.indexOf(`\n  ${job}:\n`);
+  expect(start, `job ${job}`).toBeGreaterThanOrEqual(0);
+  const at = source.indexOf(from, start);
+  const next = source.slice(start + 1).search(/\n {2}[\w-]+:\n/);
+  expect(at, `${from} in job ${job}`).toBeGreaterThan(start);
+  if (next >= 0) expect(at).toBeLessThan(start + 1 + next);
+  return source.slice(0, at) + to + source.slice(at + from.length);
+};
+
+/** The one-job layout this template had before ADR 0001: routing, agent and publish as steps of one job. */
+const ONE_JOB = `${GOOD.slice(0, GOOD.indexOf('jobs:'))}jobs:
+  hydraflow:
+    runs-on: ubuntu-latest${ENGINEERING_PERMISSIONS}
+    steps:
+      - uses: actions/checkout@v5
+        with:
+          persist-credentials: false
+      - uses: hydraflow/hydraflow@v1
+        id: hydraflow
+        with:
+          github-token: \${{ secrets.GITHUB_TOKEN }}
       - if: steps.hydraflow.outputs.agent == 'implement'
         uses: hydraflow/hydraflow/actions/agent@v1
         with:
@@ -83,11 +170,6 @@ jobs:
           phase: publish
           github-token: \${{ secrets.GITHUB_TOKEN }}
 `;
-
-const replace = (from: string, to: string) => {
-  expect(GOOD).toContain(from);
-  return GOOD.replace(from, to);
-};
 
 describe('workflow template (workflows-templates/hydraflow.yml)', () => {
   it('parses and converts with no errors', async () => {
@@ -113,8 +195,22 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     expect(inputs.actor).toMatchObject({ type: 'string' });
   });
 
-  it('grants exactly the engineering track’s permissions and no job widens them', async () => {
-    expect(checkPermissions((await parseWorkflowText(template)).root)).toEqual([]);
+  it('runs implement across three jobs: routing (hydraflow), agent and publish', async () => {
+    expect(jobRoles((await parseWorkflowText(template)).root)).toEqual({
+      routing: ['hydraflow'],
+      agent: ['agent'],
+      publish: ['publish'],
+    });
+  });
+
+  it('grants nothing workflow-wide; routing and publish get exactly the engineering track’s permissions, the agent job contents: read', async () => {
+    const { root } = await parseWorkflowText(template);
+    expect(checkPermissions(root)).toEqual([]);
+    const jobs = (parse(template) as { permissions: unknown; jobs: Record<string, { permissions?: unknown }> }).jobs;
+    expect((parse(template) as { permissions: unknown }).permissions).toEqual({});
+    expect(jobs['hydraflow']?.permissions).toEqual(EXPECTED_PERMISSIONS);
+    expect(jobs['publish']?.permissions).toEqual(EXPECTED_PERMISSIONS);
+    expect(jobs['agent']?.permissions).toEqual({ contents: 'read' });
   });
 
   it('serialises runs per issue and never cancels one in progress', async () => {
@@ -139,22 +235,68 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     expect(withKeys.filter((k) => !declared.includes(k))).toEqual([]);
   });
 
-  it('the step that runs the agent gets no GitHub token and no state key', async () => {
+  it('the agent job gets no GitHub token, state key or push token, runs only when routing asked, at its start-sha', async () => {
     const { root } = await parseWorkflowText(template);
     expect(checkAgentIsolation(root)).toEqual([]);
-    const agentAction = parseActionText(readFileSync(join(ROOT, 'actions', 'agent', 'action.yml'), 'utf8'));
-    const declared = (agentAction.template?.inputs ?? []).map((i) => i.id);
+    const agentAction = parse(readFileSync(join(ROOT, 'actions', 'agent', 'action.yml'), 'utf8')) as ActionMetadata;
+    const declared = Object.keys(agentAction.inputs ?? {});
     expect(declared).not.toContain('github-token');
-    expect(agentStepInputs(root).sort()).toEqual(['anthropic-api-key', 'openai-api-key', 'run-config']);
+    expect(declared).not.toContain('state-key');
+    expect(declared).not.toContain('push-token');
+    // The model keys go to the model proxy, first in the job; the agent step gets the proxy's address and token.
+    expect(agentStepInputs(root).sort()).toEqual(['model-proxy', 'run-config', 'task-artifact-id']);
     expect(agentStepInputs(root).filter((k) => !declared.includes(k))).toEqual([]);
+    expect(requiredInputs(agentAction).filter((k) => !agentStepInputs(root).includes(k))).toEqual([]);
+    const proxyAction = parse(
+      readFileSync(join(ROOT, 'actions', 'model-proxy', 'action.yml'), 'utf8'),
+    ) as ActionMetadata;
+    const proxyDeclared = Object.keys(proxyAction.inputs ?? {});
+    expect(modelProxyStepInputs(root).sort()).toEqual(['anthropic-api-key', 'openai-api-key', 'run-config']);
+    expect(modelProxyStepInputs(root).filter((k) => !proxyDeclared.includes(k))).toEqual([]);
   });
 
-  it('the agent and publish steps run with the routing step’s run-config, never one read after the agent’s commands', async () => {
-    const steps = (parse(template) as { jobs: { hydraflow: { steps: { with?: Record<string, string> }[] } } }).jobs
-      .hydraflow.steps;
-    const after = steps.filter((s) => s.with?.['phase'] === 'publish' || s.with?.['run-config'] !== undefined);
-    expect(after).toHaveLength(2);
-    for (const step of after) expect(step.with?.['run-config']).toBe('${{ steps.hydraflow.outputs.run-config }}');
+  it('passes the publish step only inputs actions/publish declares, and every required one', async () => {
+    const { root } = await parseWorkflowText(template);
+    const publishAction = parse(readFileSync(join(ROOT, 'actions', 'publish', 'action.yml'), 'utf8')) as ActionMetadata;
+    const declared = Object.keys(publishAction.inputs ?? {});
+    const withKeys = publishStepInputs(root);
+    expect(withKeys.length).toBeGreaterThan(0);
+    expect(withKeys.filter((k) => !declared.includes(k))).toEqual([]);
+    expect(requiredInputs(publishAction).filter((k) => !withKeys.includes(k))).toEqual([]);
+  });
+
+  it('hands off through job outputs that exist: every needs.<job>.outputs and steps.<id> reference resolves', async () => {
+    expect(checkHandOff((await parseWorkflowText(template)).root)).toEqual([]);
+  });
+
+  it('the agent and publish jobs work from the routing job’s outputs, never from anything read after the agent’s commands', () => {
+    type Step = { id?: string; if?: string; uses?: string; with?: Record<string, string> };
+    type Job = { outputs?: Record<string, string>; steps: Step[] };
+    const { jobs } = parse(template) as { jobs: Record<string, Job> };
+    const step = (job: string, uses: RegExp) => jobs[job]?.steps.find((s) => uses.test(s.uses ?? ''));
+    const routing = step('hydraflow', /^hydraflow\/hydraflow@/);
+    const upload = step('hydraflow', /^actions\/upload-artifact@/);
+    const proxy = step('agent', /\/actions\/model-proxy@/);
+    expect(routing?.id).toBe('hydraflow');
+    expect(upload?.if).toBe("steps.hydraflow.outputs.agent == 'implement'");
+    expect(jobs['hydraflow']?.outputs).toEqual({
+      agent: '${{ steps.hydraflow.outputs.agent }}',
+      issue: '${{ steps.hydraflow.outputs.issue }}',
+      'start-sha': '${{ steps.hydraflow.outputs.start-sha }}',
+      'run-config': '${{ steps.hydraflow.outputs.run-config }}',
+      'task-artifact-id': `\${{ steps.${upload?.id}.outputs.artifact-id }}`,
+    });
+    expect(step('agent', /\/actions\/agent@/)?.with).toMatchObject({
+      'task-artifact-id': '${{ needs.hydraflow.outputs.task-artifact-id }}',
+      'model-proxy': `\${{ steps.${proxy?.id}.outputs.proxy }}`,
+      'run-config': '${{ needs.hydraflow.outputs.run-config }}',
+    });
+    expect(proxy?.with?.['run-config']).toBe('${{ needs.hydraflow.outputs.run-config }}');
+    expect(step('publish', /\/actions\/publish@/)?.with).toMatchObject({
+      issue: '${{ needs.hydraflow.outputs.issue }}',
+      'result-artifact-id': '${{ needs.agent.outputs.artifact-id }}',
+      'run-config': '${{ needs.hydraflow.outputs.run-config }}',
+    });
   });
 
   it('one concurrency group per issue: issue events, dispatches and HydraFlow’s pull request share it', async () => {
@@ -206,39 +348,72 @@ describe('the checks catch bad workflows', () => {
     ]);
   });
 
-  it('reports permissions: write-all', async () => {
-    const bad = replace(
-      'permissions:\n  contents: write\n  issues: write\n  pull-requests: write\n  actions: write\n  checks: read\n  statuses: read\n',
-      'permissions: write-all\n',
-    );
-    expect(checkPermissions((await parseWorkflowText(bad)).root)).toEqual([
-      'workflow: permissions: write-all (must list scopes)',
-    ]);
-  });
-
-  it('reports missing permissions, extra or wider scopes', async () => {
-    expect(checkPermissions((await parseWorkflowText(replace('permissions:', 'x-permissions:'))).root)).toContain(
-      'no top-level permissions (the repository default may be write-all)',
-    );
-    const bad = replace('checks: read', 'checks: write\n  packages: write');
-    expect(checkPermissions((await parseWorkflowText(bad)).root)).toEqual([
-      'workflow: checks is write, expected read',
-      'workflow: unexpected permission packages: write',
-    ]);
-  });
-
-  it('reports a job that widens permissions', async () => {
-    const bad = replace(
-      'runs-on: ubuntu-latest',
-      'runs-on: ubuntu-latest\n    permissions:\n      statuses: write\n      issues: read\n      packages: read',
-    );
-    expect(checkPermissions((await parseWorkflowText(bad)).root)).toEqual([
-      'job hydraflow: widens statuses to write (workflow grants read)',
-      'job hydraflow: widens packages to read (workflow grants none)',
-    ]);
-    const all = replace('runs-on: ubuntu-latest', 'runs-on: ubuntu-latest\n    permissions: write-all');
+  it('reports workflow-wide permissions (write-all, or any grant)', async () => {
+    const all = replace('permissions: {}', 'permissions: write-all');
     expect(checkPermissions((await parseWorkflowText(all)).root)).toEqual([
-      'job hydraflow: permissions: write-all (must list scopes)',
+      'workflow: permissions: write-all (must be {}: each job declares its own permissions)',
+    ]);
+    const some = replace('permissions: {}', 'permissions:\n  contents: read\n  checks: none');
+    expect(checkPermissions((await parseWorkflowText(some)).root)).toEqual([
+      'workflow: grants contents: read (must be {}: each job declares its own permissions)',
+    ]);
+    // No top-level key is as good as {} when every job declares its own.
+    expect(checkPermissions((await parseWorkflowText(replace('permissions: {}\n', ''))).root)).toEqual([]);
+  });
+
+  it('reports a job without permissions, and routing or publish jobs off the engineering track’s list', async () => {
+    const undeclared = inJob('agent', '    permissions:\n      contents: read\n', '');
+    expect(checkPermissions((await parseWorkflowText(undeclared)).root)).toEqual([
+      "job agent: no permissions (it would get the workflow's, or the repository default: maybe write-all)",
+    ]);
+    const routing = inJob('hydraflow', 'checks: read', 'checks: write\n      packages: write').replace(
+      '      actions: write\n',
+      '',
+    );
+    expect(checkPermissions((await parseWorkflowText(routing)).root)).toEqual([
+      'job hydraflow: actions is absent, expected write',
+      'job hydraflow: checks is write, expected read',
+      'job hydraflow: unexpected permission packages: write',
+    ]);
+    const publish = inJob('publish', 'issues: write', 'issues: read');
+    expect(checkPermissions((await parseWorkflowText(publish)).root)).toEqual([
+      'job publish: issues is read, expected write',
+    ]);
+    const all = inJob('publish', ENGINEERING_PERMISSIONS, '\n    permissions: write-all');
+    expect(checkPermissions((await parseWorkflowText(all)).root)).toEqual([
+      'job publish: permissions: write-all (must list scopes)',
+    ]);
+  });
+
+  it('reports an agent job with more than contents: read, and another job beyond the engineering track', async () => {
+    const write = inJob('agent', 'contents: read', 'contents: write\n      pull-requests: read');
+    expect(checkPermissions((await parseWorkflowText(write)).root)).toEqual([
+      'job agent (runs the coding agent): contents: write, at most contents: read',
+      'job agent (runs the coding agent): pull-requests: read, at most contents: read',
+    ]);
+    const readAll = inJob('agent', '\n      contents: read', ' read-all');
+    expect(checkPermissions((await parseWorkflowText(readAll)).root)).toEqual([
+      'job agent: permissions: read-all (must list scopes)',
+    ]);
+    const expression = inJob('agent', 'contents: read', 'contents: ${{ inputs.phase }}');
+    expect(checkPermissions((await parseWorkflowText(expression)).root)).toEqual([
+      'job agent (runs the coding agent): contents: ${{ inputs.phase }}, at most contents: read',
+    ]);
+    // Nothing at all is fine for the agent job (a public repository's checkout needs no token).
+    const none = inJob('agent', '\n      contents: read', ' {}');
+    expect(checkPermissions((await parseWorkflowText(none)).root)).toEqual([]);
+    const other = `${GOOD}  notify:
+    runs-on: ubuntu-latest
+    permissions:
+      statuses: write
+      issues: read
+      packages: read
+    steps:
+      - run: echo done
+`;
+    expect(checkPermissions((await parseWorkflowText(other)).root)).toEqual([
+      'job notify: statuses: write exceeds the engineering track (read)',
+      'job notify: packages: read exceeds the engineering track (none)',
     ]);
   });
 
@@ -348,10 +523,10 @@ runs:
       "jobs.hydraflow.env.KEY: secret outside a step's with: (${{ secrets.ANTHROPIC_API_KEY }})",
       "jobs.hydraflow.steps[1].env.T: secret outside a step's with: (${{ secrets.OPENAI_API_KEY }})",
     ]);
-    const noSteps = replace(
-      '      - uses: actions/checkout@v5\n        with:\n          persist-credentials: false\n',
-      '',
-    ).replace(/hydraflow\/hydraflow@v1/g, 'someone/else@v1');
+    const noSteps = GOOD.replace(/ {6}- uses: actions\/checkout@v5\n {8}with:\n(?: {10}.*\n)+/g, '').replace(
+      /hydraflow\/hydraflow@v1/g,
+      'someone/else@v1',
+    );
     expect(checkSecretsAndCheckout((await parseWorkflowText(noSteps)).root)).toEqual([
       'no HydraFlow step (uses: hydraflow/hydraflow@...)',
       'no actions/checkout step',
@@ -369,44 +544,181 @@ runs:
     ]);
   });
 
-  it('reports an agent step holding a GitHub token or the state key', async () => {
-    const bad = replace(
-      '        uses: hydraflow/hydraflow/actions/agent@v1\n        with:\n',
-      '        uses: hydraflow/hydraflow/actions/agent@v1\n        env:\n          T: ${{ github.token }}\n        with:\n          state-key: ${{ secrets.HYDRAFLOW_STATE_KEY }}\n',
+  it('accepts a publish job running the root action with phase: publish, and a guard on the agent step itself', async () => {
+    const rootPublish = inJob(
+      'publish',
+      '      - uses: hydraflow/hydraflow/actions/publish@v1\n        with:\n',
+      '      - uses: hydraflow/hydraflow@v1\n        with:\n          phase: publish\n',
     );
-    expect(checkAgentIsolation((await parseWorkflowText(bad)).root)).toEqual([
-      'jobs.hydraflow.steps[2]: the agent step gets state-key',
-      'jobs.hydraflow.steps[2]: the agent step gets a GitHub token or the state key (with.state-key: ${{ secrets.HYDRAFLOW_STATE_KEY }})',
-      'jobs.hydraflow.steps[2]: the agent step gets a GitHub token or the state key (env.T: ${{ github.token }})',
-    ]);
-    const unguarded = replace(
-      "      - if: steps.hydraflow.outputs.agent == 'implement'\n",
-      '      - name: agent\n',
+    expect(jobRoles((await parseWorkflowText(rootPublish)).root)).toEqual({
+      routing: ['hydraflow'],
+      agent: ['agent'],
+      publish: ['publish'],
+    });
+    expect(await checkWorkflow(rootPublish)).toEqual([]);
+    const stepGuard = inJob('agent', "    if: needs.hydraflow.outputs.agent == 'implement'\n", '').replace(
+      '      - id: agent\n',
+      "      - id: agent\n        if: needs['hydraflow'].outputs.agent == 'implement'\n",
+    );
+    expect(checkAgentIsolation((await parseWorkflowText(stepGuard)).root)).toEqual([]);
+    // Without a model proxy the agent step may take the model key itself.
+    const noProxy = inJob(
+      'agent',
+      '      - id: model\n        uses: hydraflow/hydraflow/actions/model-proxy@v1\n        with:\n          anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}\n',
+      '',
     ).replace(
-      "      - if: always() && steps.hydraflow.outputs.agent == 'implement'\n",
-      "      - if: steps.hydraflow.outputs.agent == 'implement'\n",
+      '          model-proxy: ${{ steps.model.outputs.proxy }}',
+      '          anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}',
     );
-    expect(checkAgentIsolation((await parseWorkflowText(unguarded)).root)).toEqual([
-      'jobs.hydraflow.steps[2]: the agent step runs unconditionally',
-      'jobs.hydraflow.steps[3]: the publish step must run always() (it reports an agent step that failed)',
+    expect(await checkWorkflow(noProxy)).toEqual([]);
+  });
+
+  it('reports a model key outside the model proxy, and a model proxy after code of the repository', async () => {
+    const keyToAgent = inJob(
+      'agent',
+      '          model-proxy: ${{ steps.model.outputs.proxy }}',
+      '          openai-api-key: ${{ secrets.OPENAI_API_KEY }}',
+    );
+    expect(checkAgentIsolation((await parseWorkflowText(keyToAgent)).root)).toEqual([
+      'jobs.agent.steps[3].with.openai-api-key: the agent job gets a secret other than the model keys of the model-proxy step (${{ secrets.OPENAI_API_KEY }})',
     ]);
-    const noPublish = replace('          phase: publish\n', '          phase: triage\n');
-    expect(checkAgentIsolation((await parseWorkflowText(noPublish)).root)).toEqual([
-      'jobs.hydraflow: no publish step after the agent step',
+    const late = inJob(
+      'agent',
+      '      - run: npm ci\n',
+      '      - run: npm ci\n      - id: late\n        uses: hydraflow/hydraflow/actions/model-proxy@v1\n',
+    );
+    expect(checkAgentIsolation((await parseWorkflowText(late)).root)).toEqual([
+      'jobs.agent.steps[3]: the model proxy runs after steps[1] (it must come first, before any code of the repository)',
     ]);
   });
 
-  it('checkWorkflow aggregates: write-all plus an injected title is caught', async () => {
-    const bad = replace(
-      'permissions:\n  contents: write\n  issues: write\n  pull-requests: write\n  actions: write\n  checks: read\n  statuses: read\n',
-      'permissions: write-all\n',
-    ).replace(
-      '      - uses: actions/checkout@v5',
-      '      - run: echo ${{ github.event.issue.title }}\n      - uses: actions/checkout@v5',
+  it('reports an agent job holding a GitHub token, the state key, the push token or another secret', async () => {
+    const bad = replace('permissions: {}\n', 'permissions: {}\nenv:\n  GH_TOKEN: ${{ github.token }}\n')
+      .replace(
+        "    if: needs.hydraflow.outputs.agent == 'implement'\n",
+        "    if: needs.hydraflow.outputs.agent == 'implement'\n    env:\n      PUSH: ${{ secrets.HYDRAFLOW_PUSH_TOKEN }}\n",
+      )
+      .replace(
+        '      - run: npm ci\n',
+        '      - uses: actions/setup-node@v4\n        with:\n          registry-token: ${{ secrets.NPM_TOKEN }}\n',
+      )
+      .replace(
+        '          run-config: ${{ needs.hydraflow.outputs.run-config }}\n',
+        "          run-config: ${{ needs.hydraflow.outputs.run-config }}\n          github-token: ${{ secrets.GITHUB_TOKEN }}\n          state-key: literal\n        env:\n          KEY: ${{ secrets['HYDRAFLOW_STATE_KEY'] }}\n",
+      );
+    expect(checkAgentIsolation((await parseWorkflowText(bad)).root)).toEqual([
+      'jobs.agent.steps[3]: the agent step gets github-token',
+      'jobs.agent.steps[3]: the agent step gets state-key',
+      'env.GH_TOKEN: the agent job gets a GitHub token, the state key or the push token (${{ github.token }})',
+      'jobs.agent.env.PUSH: the agent job gets a GitHub token, the state key or the push token (${{ secrets.HYDRAFLOW_PUSH_TOKEN }})',
+      'jobs.agent.steps[2].with.registry-token: the agent job gets a secret other than the model keys of the model-proxy step (${{ secrets.NPM_TOKEN }})',
+      'jobs.agent.steps[3].with.github-token: the agent job gets a GitHub token, the state key or the push token (${{ secrets.GITHUB_TOKEN }})',
+      "jobs.agent.steps[3].env.KEY: the agent job gets a GitHub token, the state key or the push token (${{ secrets['HYDRAFLOW_STATE_KEY'] }})",
+    ]);
+  });
+
+  it('reports an agent step that runs unless routing asked, or works outside the start commit', async () => {
+    const unguarded = inJob('agent', "    if: needs.hydraflow.outputs.agent == 'implement'\n", '');
+    expect(checkAgentIsolation((await parseWorkflowText(unguarded)).root)).toEqual([
+      'jobs.agent.steps[3]: the agent step runs without needs.hydraflow.outputs.agent in the if: of its job or its own',
+    ]);
+    const otherGuard = inJob('agent', 'needs.hydraflow.outputs.agent', 'needs.hydraflow.outputs.issue');
+    expect(checkAgentIsolation((await parseWorkflowText(otherGuard)).root)).toEqual([
+      'jobs.agent.steps[3]: the agent step runs without needs.hydraflow.outputs.agent in the if: of its job or its own',
+    ]);
+    const noNeeds = inJob('agent', '    needs: hydraflow\n', '');
+    expect(checkAgentIsolation((await parseWorkflowText(noNeeds)).root)).toEqual([
+      'jobs.agent: needs no routing job (hydraflow), so it cannot run only when routing asked',
+    ]);
+    const eventRef = inJob('agent', '          ref: ${{ needs.hydraflow.outputs.start-sha }}\n', '');
+    const headRef = inJob('agent', 'needs.hydraflow.outputs.start-sha', 'github.sha');
+    const noCheckout = inJob('agent', '      - uses: actions/checkout@v5\n', '      - uses: actions/cache@v4\n');
+    expect(checkAgentIsolation((await parseWorkflowText(eventRef)).root)).toEqual([
+      "jobs.agent.steps[1]: checks out the event's ref, not needs.hydraflow.outputs.start-sha",
+    ]);
+    expect(checkAgentIsolation((await parseWorkflowText(headRef)).root)).toEqual([
+      'jobs.agent.steps[1]: checks out ${{ github.sha }}, not needs.hydraflow.outputs.start-sha',
+    ]);
+    expect(checkAgentIsolation((await parseWorkflowText(noCheckout)).root)).toEqual([
+      "jobs.agent: no checkout before the agent step (it works in the routing job's start-sha)",
+    ]);
+  });
+
+  it('reports the agent step in the routing job (the one-job layout)', async () => {
+    expect(checkAgentIsolation((await parseWorkflowText(ONE_JOB)).root)).toEqual([
+      'jobs.hydraflow.steps[1]: the agent job also runs hydraflow/hydraflow@v1 (routing and publish need jobs of their own)',
+      'jobs.hydraflow.steps[3]: the agent job also runs hydraflow/hydraflow@v1 (routing and publish need jobs of their own)',
+      'jobs.hydraflow.steps[1].with.github-token: the agent job gets a GitHub token, the state key or the push token (${{ secrets.GITHUB_TOKEN }})',
+      'jobs.hydraflow.steps[3].with.github-token: the agent job gets a GitHub token, the state key or the push token (${{ secrets.GITHUB_TOKEN }})',
+      'jobs.hydraflow: needs no routing job (hydraflow), so it cannot run only when routing asked',
+      'jobs.hydraflow: no publish job needs it (its result is published by a job of its own)',
+    ]);
+    // With contents: write, too: the checks overlap on purpose.
+    expect(checkPermissions((await parseWorkflowText(ONE_JOB)).root)).toContain(
+      'job hydraflow (runs the coding agent): contents: write, at most contents: read',
     );
+  });
+
+  it('reports a publish job that is missing, does not need the agent job, or does not run always()', async () => {
+    const noAlways = inJob('publish', 'always() && ', '');
+    expect(checkAgentIsolation((await parseWorkflowText(noAlways)).root)).toEqual([
+      'jobs.publish: the publish job must run always() (it reports an agent job that failed)',
+    ]);
+    const notCancelled = inJob(
+      'publish',
+      "always() && needs.hydraflow.outputs.agent == 'implement'",
+      "${{ !cancelled() && needs.hydraflow.outputs.agent == 'implement' }}",
+    );
+    expect(checkAgentIsolation((await parseWorkflowText(notCancelled)).root)).toEqual([]);
+    const everyEvent = inJob('publish', " && needs.hydraflow.outputs.agent == 'implement'", '');
+    expect(checkAgentIsolation((await parseWorkflowText(everyEvent)).root)).toEqual([
+      'jobs.publish: runs always() without needs.hydraflow.outputs.agent in its if: (it would run on every event)',
+    ]);
+    const notAfterAgent = inJob('publish', 'needs: [hydraflow, agent]', 'needs: [hydraflow]');
+    expect(checkAgentIsolation((await parseWorkflowText(notAfterAgent)).root)).toEqual([
+      'jobs.agent: no publish job needs it (its result is published by a job of its own)',
+    ]);
+    const noRouting = inJob('publish', 'needs: [hydraflow, agent]', 'needs: [agent]');
+    expect(checkAgentIsolation((await parseWorkflowText(noRouting)).root)).toEqual([
+      'jobs.publish: needs no routing job (hydraflow), so it cannot read its outputs',
+    ]);
+    const none = inJob('publish', 'hydraflow/hydraflow/actions/publish@v1', 'hydraflow/hydraflow/actions/review@v1');
+    expect(checkAgentIsolation((await parseWorkflowText(none)).root)).toEqual([
+      'no publish job (uses: hydraflow/hydraflow/actions/publish@..., or HydraFlow with phase: publish)',
+    ]);
+    const noAgent = GOOD.replace('hydraflow/hydraflow/actions/agent@v1', 'someone/else@v1');
+    expect(checkAgentIsolation((await parseWorkflowText(noAgent)).root)).toEqual([
+      'no agent step (uses: hydraflow/hydraflow/actions/agent@...)',
+    ]);
+  });
+
+  it('reports hand-offs that resolve to nothing: a missing step, an output not declared, a job not needed', async () => {
+    const bad = inJob('hydraflow', '      start-sha: ${{ steps.hydraflow.outputs.start-sha }}\n', '')
+      .replace('steps.hydraflow.outputs.run-config', 'steps.routing.outputs.run-config')
+      .replace('needs: [hydraflow, agent]', 'needs: [agent]');
+    expect(checkHandOff((await parseWorkflowText(bad)).root)).toEqual([
+      'jobs.hydraflow.outputs.run-config: refers to steps.routing, which jobs.hydraflow does not have',
+      'jobs.agent.steps[1].with.ref: needs.hydraflow.outputs.start-sha is not an output of jobs.hydraflow',
+      'jobs.publish.if: refers to needs.hydraflow, which jobs.publish does not need',
+      'jobs.publish.steps[1].with.run-config: refers to needs.hydraflow, which jobs.publish does not need',
+    ]);
+  });
+
+  it('checkWorkflow aggregates: write-all, an injected title and a token in the agent job are caught', async () => {
+    const bad = replace('permissions: {}', 'permissions: write-all')
+      .replace(
+        '      - uses: actions/checkout@v5',
+        '      - run: echo ${{ github.event.issue.title }}\n      - uses: actions/checkout@v5',
+      )
+      .replace(
+        '          run-config: ${{ needs',
+        '          github-token: ${{ secrets.GITHUB_TOKEN }}\n          run-config: ${{ needs',
+      );
     expect(await checkWorkflow(bad)).toEqual([
-      'workflow: permissions: write-all (must list scopes)',
+      'workflow: permissions: write-all (must be {}: each job declares its own permissions)',
       'jobs.hydraflow.steps[0]: run inlines ${{ github.event.issue.title }} (github.event.issue.title): pass it through env:',
+      'jobs.agent.steps[3]: the agent step gets github-token',
+      'jobs.agent.steps[3].with.github-token: the agent job gets a GitHub token, the state key or the push token (${{ secrets.GITHUB_TOKEN }})',
     ]);
   });
 });
