@@ -419,6 +419,68 @@ function fullRef(ref: string): string {
   return ref.startsWith('refs/') ? ref : `refs/${ref}`;
 }
 
+// -- artifacts --------------------------------------------------------------------------------------------------
+
+/** A workflow run's artifact, as the lifecycle simulator's actions/upload-artifact steps keep them. */
+export interface EmulatedArtifact {
+  id: number;
+  name: string;
+  runId: number;
+  size: number;
+  /** SHA-256 hex */
+  digest: string;
+  createdAt: string;
+  expiresAt: string;
+  headBranch: string;
+  headSha: string;
+}
+
+const artifactSources = new WeakMap<GitHubWorld, () => readonly EmulatedArtifact[]>();
+
+/** Serve a world's artifacts on the REST API (the lifecycle simulator keeps them; without one there are none). */
+export function serveArtifacts(world: GitHubWorld, source: () => readonly EmulatedArtifact[]): void {
+  artifactSources.set(world, source);
+}
+
+function artifactsOf(world: GitHubWorld): readonly EmulatedArtifact[] {
+  return artifactSources.get(world)?.() ?? [];
+}
+
+function artifactJson(w: GitHubWorld, a: EmulatedArtifact) {
+  const { repoApi } = urls(w);
+  return {
+    id: a.id,
+    node_id: w.nodeId('AR', a.id),
+    name: a.name,
+    size_in_bytes: a.size,
+    url: `${repoApi}/actions/artifacts/${a.id}`,
+    archive_download_url: `${repoApi}/actions/artifacts/${a.id}/zip`,
+    expired: Date.parse(a.expiresAt) <= w.clock(),
+    created_at: a.createdAt,
+    expires_at: a.expiresAt,
+    updated_at: a.createdAt,
+    digest: `sha256:${a.digest}`,
+    workflow_run: {
+      id: a.runId,
+      repository_id: w.repoId,
+      head_repository_id: w.repoId,
+      head_branch: a.headBranch,
+      head_sha: a.headSha,
+    },
+  };
+}
+
+function artifactList(ctx: RouteContext, items: EmulatedArtifact[]): RouteResult {
+  const name = ctx.query.get('name');
+  const matching = items.filter((a) => name === null || a.name === name).reverse(); // newest first
+  const { page, headers } = paginate(ctx, matching);
+  return {
+    status: 200,
+    body: { total_count: matching.length, artifacts: page.map((a) => artifactJson(ctx.world, a)) },
+    headers,
+  };
+}
+
 // -- routes ---------------------------------------------------------------------------------------------------
 
 const R = '/repos/{owner}/{repo}';
@@ -1186,6 +1248,25 @@ const defs: Array<[string, string, Route['handler']]> = [
         created_at: ctx.world.now(),
       });
       return { status: 204 };
+    },
+  ],
+  [
+    'GET',
+    `${R}/actions/runs/{run_id}/artifacts`,
+    (ctx) =>
+      artifactList(
+        ctx,
+        artifactsOf(ctx.world).filter((a) => a.runId === num(ctx.params.run_id)),
+      ),
+  ],
+  ['GET', `${R}/actions/artifacts`, (ctx) => artifactList(ctx, [...artifactsOf(ctx.world)])],
+  [
+    'GET',
+    `${R}/actions/artifacts/{artifact_id}`,
+    (ctx) => {
+      const a = artifactsOf(ctx.world).find((x) => x.id === num(ctx.params.artifact_id));
+      if (!a) throw notFound();
+      return { status: 200, body: artifactJson(ctx.world, a) };
     },
   ],
   [

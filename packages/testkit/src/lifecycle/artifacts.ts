@@ -321,7 +321,8 @@ export function uploadArtifact(ctx: ArtifactStepContext): ArtifactStepResult {
   if (Number.isNaN(retention)) return fail(out, 'Invalid retention-days');
   if (inputs['compression-level']) {
     const level = parseInt(inputs['compression-level'], 10);
-    if (Number.isNaN(level) || level < 0 || level > 9) return fail(out, 'Invalid compression-level. Valid values are 0-9');
+    if (Number.isNaN(level) || level < 0 || level > 9)
+      return fail(out, 'Invalid compression-level. Valid values are 0-9');
   }
   const { files, root } = findFilesToUpload(pathInput, ctx.workspace, ctx.home, includeHidden);
   if (files.length === 0) {
@@ -332,7 +333,11 @@ export function uploadArtifact(ctx: ArtifactStepContext): ArtifactStepResult {
   }
   out.push(`With the provided path, there will be ${files.length} file${files.length === 1 ? '' : 's'} uploaded`);
   const bad = INVALID_NAME_CHARS.find((c) => name.includes(c));
-  if (bad) return fail(out, `The artifact name is not valid: ${name}. Contains the following character: ${JSON.stringify(bad)}`);
+  if (bad)
+    return fail(
+      out,
+      `The artifact name is not valid: ${name}. Contains the following character: ${JSON.stringify(bad)}`,
+    );
   out.push('Artifact name is valid!');
   const byRel = new Map<string, string>();
   for (const f of files) byRel.set(relative(root, f), f);
@@ -417,8 +422,7 @@ export function downloadArtifact(ctx: ArtifactStepContext): ArtifactStepResult {
     if (!owner || !repo) return error(`Invalid repository: '${repository}'. Must be in format owner/repo`);
     runId = parseInt(inputs['run-id'] || String(ctx.runId), 10);
   }
-  const inRun =
-    repository.toLowerCase() === `${ctx.owner}/${ctx.repo}`.toLowerCase() ? ctx.store.list(runId) : [];
+  const inRun = repository.toLowerCase() === `${ctx.owner}/${ctx.repo}`.toLowerCase() ? ctx.store.list(runId) : [];
   // listArtifacts({ latest: true }): the newest artifact of each name
   const latest = [...new Map(inRun.map((a) => [a.name, a])).values()];
   let artifacts: StoredArtifact[];

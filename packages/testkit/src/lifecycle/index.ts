@@ -2,32 +2,64 @@
  * The lifecycle simulator: GitHub Actions' routing and runner, on the test world. Events the emulator records
  * (`gh.events`) are routed to the repository's real workflow files the way GitHub routes them — GITHUB_TOKEN events
  * start nothing but workflow_dispatch, `on:`/`types:`/`branches:` filters, job `if:`, `concurrency` groups with the
- * one-pending-run rule (or `queue: max`, every pending run in order) — and each job runs its steps for real: `actions/checkout` clones the bare repository, HydraFlow
- * steps run the built `dist/index.js`, `run:` steps run bash in the workspace; what a step appends to GITHUB_ENV and
- * GITHUB_PATH applies to the job's later steps, as on a runner. After each job, pushes to the bare
- * repository become events (`gh.syncGit`) and the job reports a check run, so the next phase sees what a user would.
+ * one-pending-run rule (or `queue: max`, every pending run in order) — and each job runs its steps for real.
+ *
+ * What it models:
+ * - Jobs in `needs` order, each on a machine of its own: a fresh runner directory holding the job's workspace
+ *   (GITHUB_WORKSPACE), HOME and RUNNER_TEMP (`runner.temp`), removed when the job ends. Jobs share only what GitHub
+ *   shares: the repository (the bare remote), artifacts, and job outputs.
+ * - Job `outputs:`, evaluated when the job ends, as `needs.<job>.outputs` (and `needs.<job>.result`) of later jobs; a
+ *   skipped job's result is `skipped`, its outputs empty; an output holding a secret (or an `::add-mask::` value) is
+ *   dropped, as GitHub drops it. `permissions:` are kept (not enforced); `timeout-minutes` bounds the steps.
+ * - Orphan processes: every step runs with the job's RUNNER_TRACKING_ID; when the job ends every process still
+ *   carrying it is killed (SIGKILL), as the runner's "Cleaning up orphan processes" does — `setsid` daemons included.
+ *   A step ends when its process exits, even if a daemon it started holds its stdout.
+ * - Steps: `actions/checkout` clones the bare repository; `actions/upload-artifact` / `actions/download-artifact`
+ *   (./artifacts.ts) keep artifacts per workflow run outside every runner, also on the emulator's REST API; HydraFlow's
+ *   node action (`hydraflow/hydraflow@*`, `./`) runs the built `dist/index.js`; HydraFlow's composite actions
+ *   (`<owner>/<repo>/actions/<name>@*`) run their steps for real — bash/sh `run:` steps with `inputs`,
+ *   `github.action_path`, `env:`, `if:`, ids and `outputs:`, nested `uses:` resolved as above; `run:` steps run bash in
+ *   the workspace. What a step appends to GITHUB_ENV and GITHUB_PATH applies to the job's later steps, as on a runner.
+ *   Any other `uses:` is an error naming what is supported.
+ * - After each job, pushes to the bare repository become events (`gh.syncGit`) and the job reports a check run, so
+ *   the next phase sees what a user would.
+ *
+ * What it does not: jobs run one at a time on this machine, as this user, with this machine's tools on PATH (no
+ * runner image, no containers, no network isolation); a process that replaced its environment (dropping
+ * RUNNER_TRACKING_ID) survives its job here, while on GitHub the VM is discarded; permissions are not enforced;
+ * matrices, services, reusable workflows and caches are not simulated.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { TemplateToken } from '@actions/workflow-parser/templates/tokens/index';
 import { buildEvent, exampleEvent, type EventOverrides } from '../events/index';
 import type { GitHubEmulator } from '../github/server';
+import { serveArtifacts } from '../github/routes';
 import { checkRunJson, pullJson, repoJson, reviewJson, userJson } from '../github/serialize';
 import { BOT_LOGIN, type EmulatedEvent, type TokenKind } from '../github/world';
 import { GitRepo, runGit, ZERO_SHA } from '../github/git';
 import type { ModelServer } from '../models/index';
-import { DIST_ENTRY, REPO_ROOT, parseOutputFile, readRunnerFiles, runAction, runnerEnv } from '../runner/run-action';
+import { REPO_ROOT, parseOutputFile, readRunnerFiles, runAction, runnerEnv, waitForStep } from '../runner/run-action';
+import { killTrackedProcesses, newTrackingId } from '../runner/processes';
+import {
+  ArtifactStoreImpl,
+  downloadArtifact,
+  uploadArtifact,
+  type ArtifactStepContext,
+  type ArtifactStore,
+} from './artifacts';
 import { evaluateBoolean, evaluateString, interpolate, type Contexts } from './expressions';
-import { loadWorkflows, tokenHelpers, type LoadedJob, type LoadedStep, type LoadedWorkflow } from './workflows';
+import { loadWorkflows, tokenHelpers, type LoadedJob, type LoadedWorkflow } from './workflows';
 
 import { formatTimeline } from './timeline';
 
 export { formatTimeline };
 export * from './expressions';
 export * from './workflows';
+export { findFilesToUpload, artifactDigest, type ArtifactStore, type StoredArtifact } from './artifacts';
 
 type Json = Record<string, unknown>;
 
@@ -36,6 +68,63 @@ interface JobRunnerFiles {
   env: Record<string, string>;
   /** Directories to put first on PATH, most recent first. */
   path: string[];
+}
+
+/** One job's machine. */
+interface JobRunner {
+  run: Run;
+  job: LoadedJob;
+  /** the runner directory: everything below is the job's alone, removed when it ends */
+  dir: string;
+  /** GITHUB_WORKSPACE, `<dir>/work/<repo>/<repo>` */
+  workspace: string;
+  /** HOME of every step */
+  home: string;
+  /** RUNNER_TEMP and runner.temp */
+  temp: string;
+  /** RUNNER_TRACKING_ID of every step: what is left running with it when the job ends is killed */
+  trackingId: string;
+  files: JobRunnerFiles;
+  /** epoch ms by which the job's steps must end (timeout-minutes, default 360) */
+  deadline: number;
+}
+
+/** A step ready to run: its inputs and script already evaluated. */
+interface StepSpec {
+  uses?: string;
+  with: Record<string, string>;
+  run?: string;
+  /** `shell:` (bash when absent) */
+  shell?: string;
+  /** the step's environment: workflow, job and step `env:` (or, in a composite action, the outer step's and its own) */
+  env: Record<string, string>;
+  /** in a composite action: its directory (GITHUB_ACTION_PATH) */
+  actionPath?: string;
+  /** where the step is, for errors ("action actions/agent: step 0: ") */
+  where: string;
+}
+
+type StepResult = Omit<StepRecord, 'id' | 'name' | 'startedAt' | 'endedAt'>;
+
+/** The parts of an action.yml the simulator reads. */
+interface ActionMeta {
+  inputs?: Record<string, { default?: unknown } | null>;
+  outputs?: Record<string, { value?: unknown } | null>;
+  runs?: {
+    using?: string;
+    main?: string;
+    steps?: {
+      id?: string;
+      name?: string;
+      if?: unknown;
+      uses?: string;
+      with?: Record<string, unknown>;
+      run?: string;
+      shell?: string;
+      env?: Record<string, unknown>;
+      'continue-on-error'?: unknown;
+    }[];
+  };
 }
 
 export interface LifecycleOptions {
@@ -59,7 +148,7 @@ export interface LifecycleOptions {
   actionRoot?: string;
   /** per step (default 120 s) */
   stepTimeoutMs?: number;
-  /** keep job workspaces (their paths are in JobRecord.workspace) */
+  /** keep each job's runner directory (workspace, HOME, RUNNER_TEMP): JobRecord.runnerDir and .workspace */
   keepWorkspaces?: boolean;
 }
 
@@ -95,15 +184,23 @@ export interface JobRecord {
   group?: string;
   /** why a job was skipped or cancelled */
   reason?: string;
+  /** with keepWorkspaces: the job's GITHUB_WORKSPACE and its whole runner directory (HOME, RUNNER_TEMP) */
   workspace?: string;
+  runnerDir?: string;
+  /** the job's `outputs:`, evaluated when it ended (what later jobs see as `needs.<job>.outputs`); {} when skipped */
+  outputs?: Record<string, string>;
+  /** processes left running by its steps that the job's end killed (RUNNER_TRACKING_ID) */
+  orphansKilled?: number;
 }
 
 export interface Lifecycle {
   readonly workflows: LoadedWorkflow[];
   /** every job so far, in execution order (skipped and cancelled ones included) */
   readonly jobs: JobRecord[];
-  /** routing decisions, in order ("ignored: ...", "queued: ...", "cancelled: ...") */
+  /** routing decisions, in order ("ignored: ...", "queued: ...", "cancelled: ..."), and orphan clean-ups */
   readonly log: string[];
+  /** artifacts uploaded by jobs (actions/upload-artifact), kept outside every runner until close() */
+  readonly artifacts: ArtifactStore;
   /**
    * Something a user did in the world (created with the world's builders): record the event as theirs and snapshot
    * its payload now. `overrides.sender` is the user (default: the issue/comment/pull author).
@@ -188,6 +285,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
   const pusher = options.pusher ?? (() => ({ actor: BOT_LOGIN, viaToken: 'GITHUB_TOKEN' as TokenKind }));
   const jobs: JobRecord[] = [];
   const log: string[] = [];
+  const artifacts = new ArtifactStoreImpl(mkdtempSync(join(tmpdir(), 'hydraflow-artifacts-')));
+  serveArtifacts(w, () => artifacts.all);
   const infos = new Map<number, EventInfo>();
   const runs: Run[] = [];
   const active = new Map<string, Run>();
@@ -648,7 +747,11 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
   function readActionMeta(dir: string): ActionMeta {
     const file = ['action.yml', 'action.yaml'].map((f) => join(dir, f)).find((f) => existsSync(f));
     if (!file) throw new Error(`no action.yml in ${dir}`);
-    return (parseYaml(readFileSync(file, 'utf8')) ?? {}) as ActionMeta;
+    try {
+      return (parseYaml(readFileSync(file, 'utf8')) ?? {}) as ActionMeta;
+    } catch (err) {
+      throw new Error(`${file}: the action's metadata does not parse: ${(err as Error).message}`);
+    }
   }
 
   function actionDefaults(meta: ActionMeta, contexts: Contexts): Record<string, string> {
@@ -823,7 +926,9 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       // run: (inside a HydraFlow composite action, with the environment HydraFlow's steps get)
       const shell = spec.shell ?? 'bash';
       if (!SHELLS[shell]) {
-        throw new Error(`${run.workflow.file}: job ${job.id}: ${spec.where}shell: ${shell} is not simulated (bash, sh)`);
+        throw new Error(
+          `${run.workflow.file}: job ${job.id}: ${spec.where}shell: ${shell} is not simulated (bash, sh)`,
+        );
       }
       const stepEnv = {
         ...runnerEnv({ ...base, env: { HOME: rt.home } }, stepDir),
@@ -871,7 +976,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     depth: number,
   ): Promise<StepResult> {
     const where = `action ${relative(actionRoot, dir) || '.'}: `;
-    if (depth >= 9) throw new Error(`${rt.run.workflow.file}: job ${rt.job.id}: ${where}composite actions nest too deep`);
+    if (depth >= 9)
+      throw new Error(`${rt.run.workflow.file}: job ${rt.job.id}: ${where}composite actions nest too deep`);
     const stepsCtx: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }> = {};
     const jobFailed = (outer.job as { status?: string } | undefined)?.status === 'failure';
     const github = { ...(outer.github as Json), action_path: dir };
@@ -919,7 +1025,14 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           spec = { uses: String(s.uses), with: withInputs, env, actionPath: dir, where: label };
         } else if (s.run !== undefined) {
           if (!s.shell) throw new Error('a run step of a composite action needs shell:');
-          spec = { run: interpolate(String(s.run), contexts), shell: s.shell, with: {}, env, actionPath: dir, where: label };
+          spec = {
+            run: interpolate(String(s.run), contexts),
+            shell: s.shell,
+            with: {},
+            env,
+            actionPath: dir,
+            where: label,
+          };
         } else throw new Error('neither uses: nor run:');
       } catch (err) {
         throw fail('step', err);
@@ -938,7 +1051,9 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       try {
         outputs[name] = interpolate(String(def?.value ?? ''), contextsFor({ ...outerEnv }));
       } catch (err) {
-        throw new Error(`${rt.run.workflow.file}: job ${rt.job.id}: ${where}outputs.${name}: ${(err as Error).message}`);
+        throw new Error(
+          `${rt.run.workflow.file}: job ${rt.job.id}: ${where}outputs.${name}: ${(err as Error).message}`,
+        );
       }
     }
     return {
@@ -957,10 +1072,13 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     return out;
   }
 
-  /** A job's `outputs:` when it ends; a value that holds a secret is dropped, as GitHub drops it (with a warning). */
-  function jobOutputs(rt: JobRunner, contexts: Contexts): Record<string, string> {
+  /**
+   * A job's `outputs:` when it ends; a value that holds a secret or a value a step masked (`::add-mask::`) is dropped,
+   * as GitHub drops it (with a warning).
+   */
+  function jobOutputs(rt: JobRunner, contexts: Contexts, masked: string[]): Record<string, string> {
     const out: Record<string, string> = {};
-    const secretValues = Object.values(secrets).filter((v) => v && v.length >= 4);
+    const secretValues = [...Object.values(secrets), ...masked].filter((v) => v && v.length >= 4);
     for (const [name, token] of Object.entries(rt.job.outputs)) {
       let value: string;
       try {
@@ -1034,9 +1152,11 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       files: { env: {}, path: [] },
       deadline: Date.now() + (job.timeoutMinutes ?? 360) * 60_000,
     };
-    for (const d of [rt.workspace, rt.home, rt.temp, join(dir, '_runner_file_commands')]) mkdirSync(d, { recursive: true });
+    for (const d of [rt.workspace, rt.home, rt.temp, join(dir, '_runner_file_commands')])
+      mkdirSync(d, { recursive: true });
     const stepsCtx: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }> = {};
     const runnerContext = { os: 'Linux', arch: 'X64', name: 'hydraflow-simulator', temp: rt.temp };
+    const masked: string[] = [];
     let failed = false;
     try {
       for (const step of job.steps) {
@@ -1077,21 +1197,26 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         const startedAt = Date.now();
         const r = await runStep(rt, spec, contexts);
         rec.steps.push({ id: step.id, name: step.name, ...r, startedAt, endedAt: Date.now() });
+        for (const m of r.stdout.matchAll(/^::add-mask::(.*)$/gm)) masked.push(m[1]!.trim());
         const conclusion = r.outcome === 'failure' && step.continueOnError ? 'success' : r.outcome;
         stepsCtx[step.id] = { outputs: r.outputs, outcome: r.outcome, conclusion };
         if (conclusion === 'failure') failed = true;
       }
-      rec.outputs = jobOutputs(rt, {
-        ...baseContexts,
-        github: githubContext(run, job, rt.workspace),
-        secrets,
-        steps: stepsCtx,
-        job: { status: failed ? 'failure' : 'success' },
-        runner: runnerContext,
-        matrix: {},
-        strategy: {},
-        env: {},
-      });
+      rec.outputs = jobOutputs(
+        rt,
+        {
+          ...baseContexts,
+          github: githubContext(run, job, rt.workspace),
+          secrets,
+          steps: stepsCtx,
+          job: { status: failed ? 'failure' : 'success' },
+          runner: runnerContext,
+          matrix: {},
+          strategy: {},
+          env: {},
+        },
+        masked,
+      );
     } finally {
       rec.status = failed ? 'failure' : 'success';
       // "Cleaning up orphan processes": whatever the job's steps left running dies with the job.
@@ -1194,6 +1319,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     workflows,
     jobs,
     log,
+    artifacts,
     dispatch(eventName, action, overrides = {}) {
       const { viaToken, ...rest } = overrides;
       const payload = buildEvent(gh, eventName, action, rest);
@@ -1249,6 +1375,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     },
     close() {
       unsubscribe();
+      serveArtifacts(w, () => []);
+      artifacts.close();
     },
   };
 }

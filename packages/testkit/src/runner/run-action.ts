@@ -1,7 +1,9 @@
 /**
  * Runs HydraFlow's built dist/ the way the Actions runner does: a child process of node with INPUT_*, GITHUB_*,
  * GITHUB_EVENT_PATH, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY, then hands back what the step produced. The world's end
- * state is read from the emulator itself.
+ * state is read from the emulator itself. The step ends when its process exits (waitForStep), as on a runner; the
+ * lifecycle simulator passes the job's HOME, RUNNER_TEMP and RUNNER_TRACKING_ID in `env` and its runner-file
+ * directory in `stepDir`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
