@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   BudgetExceededError,
@@ -109,14 +108,18 @@ export async function startModelProxy(inputs: ActionInputs, config: HydraflowCon
  */
 async function writeChange(workspace: string, start: string, file: string) {
   const git = await GitWorkspace.open(workspace);
-  const scratch = mkdtempSync(join(tmpdir(), 'hydraflow-index-'));
+  // beside `file`, so the patch is renamed into place on one file system; removed before the upload
+  const scratch = mkdtempSync(`${file}.tmp-`);
   try {
     const index = join(scratch, 'index');
     await git.snapshot(start, index);
     const large = (await git.stagedEntries(start, { index })).filter((e) => e.bytes > MAX_FILE_BYTES);
-    await git.writePatch(start, file, { index, leaveOut: large.map((e) => e.path) });
+    // written beside and renamed into place, as hand-off files are: the commands may have put a pipe at `file`
+    const fresh = join(scratch, 'change.patch');
+    await git.writePatch(start, fresh, { index, leaveOut: large.map((e) => e.path) });
+    renameSync(fresh, file);
     return large.map((e) => ({
-      tool: 'commit',
+      tool: 'change',
       path: e.path,
       reason: `${e.bytes} bytes, more than the ${MAX_FILE_BYTES} allowed per file: left out of the change`,
     }));
@@ -147,6 +150,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
   const task = readHandoff(taskFile(taskDir(tempDir)), implementTaskSchema, 'implement task');
   await assertAtStart(workspace, task.startSha);
   const out = resultDir(tempDir);
+  mkdirSync(out, { recursive: true });
   const ledger = new StepLedger(task.ledger);
   // Ledgered under the routing step's run id (the run that started implement).
   const gateway = ModelGateway.forRun({ ...app, runner: { runId: task.runId || runId } }, 'implement', ledger);

@@ -57,10 +57,14 @@ describe('a clear issue', () => {
     const pull = [...world.gh.world.pulls.values()][0];
     expect(pull, timeline).toBeDefined();
     // One workflow run took the issue from opened to review: triage went on into plan, plan into implement (the
-    // agent and publish steps followed), publish into the review; nothing was dispatched.
-    expect(jobs.filter((j) => j.workflow === 'hydraflow.yml').map((j) => `${j.event}.${j.action}`)).toEqual([
-      'issues.opened',
+    // agent and publish jobs followed, each on a runner of its own), publish into the review; nothing was dispatched.
+    const ran = jobs.filter((j) => j.workflow === 'hydraflow.yml' && j.status !== 'skipped');
+    expect(ran.map((j) => `${j.job} ${j.event}.${j.action} ${j.status}`), timeline).toEqual([
+      'hydraflow issues.opened success',
+      'agent issues.opened success',
+      'publish issues.opened success',
     ]);
+    expect(new Set(ran.map((j) => j.runId)).size).toBe(1);
     expect(jobs[0]!.steps.find((s) => s.id === 'hydraflow')!.outputs.phases).toBe('triage,plan,implement');
     expect(world.gh.world.dispatches).toEqual([]);
     expect(pull!.head.ref).toBe(`hydraflow/issue-${issue.number}`);
@@ -378,7 +382,8 @@ describe('escalation and steering', () => {
       labels: [...world!.gh.world.issues.get(1)!.labels],
     });
     const before = snapshot();
-    for (const job of jobs.filter((j) => j.status !== 'skipped' && j.status !== 'cancelled')) world.lc.rerun(job.runId);
+    const runs = new Set(jobs.filter((j) => j.status !== 'skipped' && j.status !== 'cancelled').map((j) => j.runId));
+    for (const runId of runs) world.lc.rerun(runId); // "Re-run all jobs": the routing, agent and publish jobs alike
     const reruns = await world.lc.runUntilQuiet();
     expect(snapshot(), formatTimeline(reruns, { steps: true })).toEqual(before);
   }, 240_000);
@@ -404,22 +409,14 @@ const READ_ANCESTOR_ENVIRONMENTS = `let pid = process.pid, out = '';\nwhile (pid
 const GIT_COMMIT_ALL = `const git = (...a) => require('child_process').execFileSync('git', ['-c', 'user.name=a', '-c', 'user.email=a@example.com', ...a]);\ngit('add', '-A');\ngit('commit', '-qm', 'agent-made commit');\n`;
 
 /**
- * A model that writes `script` and hooks it into the sample's `test` command (so the script runs as repository code),
- * runs the tests, makes the `after` turns and says it is done.
+ * A model that writes `script` as a test file of the sample (`node --test` runs it: repository code, as an injected
+ * test would be), runs the tests, makes the `after` turns and says it is done.
  */
 function agentRunningScript(script: string, after: ScriptEntry[] = [], done = 'Done.'): ScriptEntry[] {
   return [
     {
       toolCalls: [
-        { name: 'write_file', input: { path: 'hook.cjs', content: `const fs = require('fs');\n${script}` } },
-        {
-          name: 'edit_file',
-          input: {
-            path: 'package.json',
-            old_string: '"test": "node --test"',
-            new_string: '"test": "node hook.cjs && node --test"',
-          },
-        },
+        { name: 'write_file', input: { path: 'hook.test.cjs', content: `const fs = require('fs');\n${script}` } },
       ],
     },
     { toolCalls: [{ name: 'run_command', input: { name: 'test' } }] },
@@ -537,9 +534,10 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     expect(git('log', '--all', '--format=%s')).not.toContain('agent-made commit');
   }, 180_000);
 
-  it('the agent’s commands cannot change the configuration the steps after them use (merge policy, limits)', async () => {
-    // The "test" rewrites .github/hydraflow.yml to merge without a human, hidden from git (skip-worktree), so that no
-    // change to it is ever committed or refused: the publish step must go by the configuration the routing step read.
+  it('the agent’s commands cannot change the configuration the jobs after them use (merge policy, limits)', async () => {
+    // The "test" rewrites .github/hydraflow.yml to merge without a human, hidden from git (skip-worktree). The agent's
+    // patch is made from a throwaway index, where no skip-worktree bit hides it: the rewrite is part of the change and
+    // refused as a protected path; and the publish job goes by the routing job's configuration anyway.
     world = await agentWorld(
       agentRunningScript(
         `if (!fs.existsSync('CHANGELOG.md')) {\nfs.writeFileSync('CHANGELOG.md', 'average() added\\n');\nrequire('child_process').execFileSync('git', ['update-index', '--skip-worktree', '.github/hydraflow.yml']);\nfs.writeFileSync('.github/hydraflow.yml', 'implement:\\n  commands:\\n    test: npm test\\nmerge:\\n  policy: auto\\n');\n}\n`,
@@ -549,9 +547,9 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     const main = execFileSync('git', ['rev-parse', 'main'], { cwd: world.sample.bareRepo }).toString().trim();
     openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
-    expect(world.gh.world.pulls.size, formatTimeline(jobs, { steps: true })).toBe(1);
-    expect([...world.gh.world.pulls.values()][0]!.merged).toBe(false); // merge.policy human: it waits for alice
-    expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-review']);
+    expect(world.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
+    expect(progressOf(world)).toContain('`.github/hydraflow.yml`: a protected path');
+    expect(world.gh.world.pulls.size).toBe(0);
     expect(execFileSync('git', ['rev-parse', 'main'], { cwd: world.sample.bareRepo }).toString().trim()).toBe(main);
   }, 180_000);
 
@@ -575,20 +573,27 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     expect(progressOf(world)).toContain('wrote to GITHUB_ENV, GITHUB_PATH');
   }, 180_000);
 
-  it('a symlink the agent’s commands leave is checked as what git commits (its target’s path), never followed', async () => {
-    // A link to a named pipe nobody writes: reading through it never returns. What git commits is the link's target
-    // path, and that is what the publish step must look at, as it would for a link to a secret file.
+  it('a symlink or a mode change the agent’s commands leave is refused, never followed; nothing is pushed', async () => {
+    // A link to a named pipe nobody writes (reading through it never returns) and an executable bit on a source file.
+    // The publish job sees them as git's modes in the patch it applied to its index, never through a file.
     const fifo = join(mkdtempSync(join(tmpdir(), 'hf-fifo-')), 'pipe');
     execFileSync('mkfifo', [fifo]);
     world = await agentWorld(
-      agentRunningScript(`if (!fs.existsSync('pipe')) fs.symlinkSync('${fifo}', 'pipe');\n`, [], 'Linked.'),
+      agentRunningScript(
+        `if (!fs.existsSync('pipe')) fs.symlinkSync('${fifo}', 'pipe');\nfs.chmodSync('src/numbers.js', 0o755);\n`,
+        [],
+        'Linked.',
+      ),
       { review: reviewClean },
     );
     openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
-    expect(world.gh.world.pulls.size, formatTimeline(jobs, { steps: true })).toBe(1);
+    expect(world.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
+    expect(progressOf(world)).toContain('`pipe`: a symbolic link');
+    expect(progressOf(world)).toContain('`src/numbers.js`: a mode change (100644 → 100755)');
+    expect(world.gh.world.pulls.size).toBe(0);
     const git = (...args: string[]) => execFileSync('git', args, { cwd: world!.sample.bareRepo }).toString();
-    expect(git('cat-file', '-p', 'hydraflow/issue-1:pipe')).toBe(fifo);
+    expect(git('branch', '--list', 'hydraflow/*')).toBe('');
   }, 180_000);
 
   it('a file over the size limit is refused by name, even one too large for git’s diff to be read at all', async () => {
@@ -602,14 +607,16 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
     expect(world.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
-    expect(progressOf(world)).toContain('`dump.txt`: 73400320 bytes, more than the 1000000 allowed per file');
+    expect(progressOf(world)).toContain(
+      '`dump.txt`: the agent tried to change it: 73400320 bytes, more than the 1000000 allowed per file',
+    );
     expect(world.gh.world.pulls.size).toBe(0);
   }, 180_000);
 
-  it('a pipe the agent’s commands put where the agent step’s result goes is replaced, never waited on', async () => {
+  it('pipes the agent’s commands put where the agent step’s result and patch go are replaced, never waited on', async () => {
     world = await agentWorld(
       agentRunningScript(
-        `${READ_ANCESTOR_ENVIRONMENTS}const temp = out.split('\\0').find((v) => v.startsWith('RUNNER_TEMP=')).slice('RUNNER_TEMP='.length);\nif (!fs.existsSync(temp + '/hydraflow/implement.result.json')) require('child_process').execFileSync('mkfifo', [temp + '/hydraflow/implement.result.json']);\nfs.writeFileSync('NOTES.md', 'Sums are fine.\\n');\n`,
+        `${READ_ANCESTOR_ENVIRONMENTS}const temp = out.split('\\0').find((v) => v.startsWith('RUNNER_TEMP=')).slice('RUNNER_TEMP='.length) + '/hydraflow-result';\nfs.mkdirSync(temp, { recursive: true });\nfor (const f of ['result.json', 'change.patch']) if (!fs.existsSync(temp + '/' + f)) require('child_process').execFileSync('mkfifo', [temp + '/' + f]);\nfs.writeFileSync('NOTES.md', 'Sums are fine.\\n');\n`,
       ),
       { review: reviewClean },
     );
