@@ -9,6 +9,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BOT_LOGIN, formatTimeline, type ScriptEntry } from '@hydraflow/testkit';
 import {
+  agentRunningScript,
+  agentWorld,
+  CANARY,
+  everythingPublished,
+  GIT_COMMIT_ALL,
+  openIssue,
+  progressOf,
+  READ_ANCESTOR_ENVIRONMENTS,
+} from './agent-world';
+import {
   AVERAGE_GOOD,
   clearIssueScript,
   implementAverageNaN,
@@ -34,18 +44,6 @@ function removeLabel(w: LifecycleWorld, label: string) {
   const labels = w.gh.world.issues.get(1)!.labels;
   labels.splice(labels.indexOf(label), 1);
   w.gh.emitEvent({ name: 'issues', action: 'unlabeled', issue: 1, label, actor: 'alice', viaToken: 'user' });
-}
-
-function progressOf(w: LifecycleWorld): string {
-  return (
-    w.gh.world.commentsOn(1).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))?.body ?? ''
-  );
-}
-
-function openIssue(w: LifecycleWorld, issue = AVERAGE_ISSUE) {
-  const created = w.gh.world.issue({ ...issue, author: 'alice' });
-  w.lc.dispatch('issues', 'opened', { issue: created.number, sender: 'alice' });
-  return created;
 }
 
 describe('a clear issue', () => {
@@ -388,59 +386,6 @@ describe('escalation and steering', () => {
     expect(snapshot(), formatTimeline(reruns, { steps: true })).toEqual(before);
   }, 240_000);
 });
-
-const CANARY = 'hf-canary-7f3a9c2e51d84b06';
-
-/** Every place a secret could leak to: comments, issue and PR text, review bodies, branch names, every commit. */
-function everythingPublished(w: LifecycleWorld): string {
-  const parts: string[] = [];
-  for (const c of w.gh.world.comments.values()) parts.push(c.body);
-  for (const i of w.gh.world.issues.values()) parts.push(i.title, i.body ?? '');
-  for (const r of w.gh.world.reviews.values()) parts.push(JSON.stringify(r));
-  parts.push(execFileSync('git', ['for-each-ref', '--format=%(refname)'], { cwd: w.sample.bareRepo }).toString());
-  parts.push(execFileSync('git', ['log', '--all', '-p', '--format=%H %s%n%b'], { cwd: w.sample.bareRepo }).toString());
-  return parts.join('\n');
-}
-
-/** Reads the environment of every process up the tree (the agent's commands run under HydraFlow's steps). */
-const READ_ANCESTOR_ENVIRONMENTS = `let pid = process.pid, out = '';\nwhile (pid > 1) {\n  try { out += fs.readFileSync('/proc/' + pid + '/environ', 'utf8'); } catch {}\n  pid = Number(fs.readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')[1]);\n}\n`;
-
-/** Commits with git as the agent's commands can, from the working directory. */
-const GIT_COMMIT_ALL = `const git = (...a) => require('child_process').execFileSync('git', ['-c', 'user.name=a', '-c', 'user.email=a@example.com', ...a]);\ngit('add', '-A');\ngit('commit', '-qm', 'agent-made commit');\n`;
-
-/**
- * A model that writes `script` as a test file of the sample (`node --test` runs it: repository code, as an injected
- * test would be), runs the tests, makes the `after` turns and says it is done.
- */
-function agentRunningScript(script: string, after: ScriptEntry[] = [], done = 'Done.'): ScriptEntry[] {
-  return [
-    {
-      toolCalls: [
-        { name: 'write_file', input: { path: 'hook.test.cjs', content: `const fs = require('fs');\n${script}` } },
-      ],
-    },
-    { toolCalls: [{ name: 'run_command', input: { name: 'test' } }] },
-    ...after,
-    { text: done },
-  ];
-}
-
-/** The clear issue's world, planned and accepted, with `implement` as the coding agent's session. */
-function agentWorld(
-  implement: ScriptEntry[],
-  options: { review?: ScriptEntry; env?: Record<string, string> } = {},
-): Promise<LifecycleWorld> {
-  return lifecycleWorld(
-    {
-      triage: triageClear,
-      plan: averagePlan,
-      plan_review: planAccepted,
-      implement,
-      ...(options.review ? { review: options.review } : {}),
-    },
-    options.env ?? {},
-  );
-}
 
 describe('the coding agent holds no secret and cannot publish one', () => {
   it('a canary in the runner environment never reaches a comment, commit, branch or PR, even when the issue asks for it', async () => {

@@ -2,7 +2,8 @@
  * The environment a workspace command gets: an allowlist, never the action's own environment. HOME and TMPDIR point
  * to a fresh temporary directory (no ~/.gitconfig, ~/.npmrc or ~/.docker/config.json credentials), CI=true.
  * Whatever is allowed, a name that looks like runner plumbing or a secret is dropped: GITHUB_*, ACTIONS_*, INPUT_*,
- * RUNNER_*, HYDRAFLOW_*, *TOKEN*, *KEY*, *SECRET*, *PASSW*, *CREDENTIAL*.
+ * RUNNER_* (but RUNNER_TRACKING_ID, which lets the runner kill what they leave running), HYDRAFLOW_*, *TOKEN*, *KEY*,
+ * *SECRET*, *PASSW*, *CREDENTIAL*.
  *
  * This scrubs the command's own environment. A process can still read its ancestors' environment through
  * /proc/<pid>/environ (same user) — keep secrets out of the agent step itself (see docs: safe outputs).
@@ -57,6 +58,9 @@ export function commandEnv(args: {
     if (value !== undefined && !isDeniedEnv(name)) out[name] = value;
   }
   for (const [name, value] of Object.entries(args.values ?? {})) if (!isDeniedEnv(name)) out[name] = value;
+  // Not a secret: how the runner finds a job's processes to kill them when it ends, setsid'd ones included (a
+  // self-hosted runner's machine outlives the job).
+  if (source.RUNNER_TRACKING_ID) out.RUNNER_TRACKING_ID = source.RUNNER_TRACKING_ID;
   out.HOME = args.home;
   out.TMPDIR = args.tmp ?? args.home;
   out.CI = 'true';

@@ -1,0 +1,74 @@
+/**
+ * The world of the agent-boundary tests: the clear issue planned and accepted, and a coding agent whose session the
+ * test scripts — typically a "test" file that runs as repository code in the agent job and attacks what it can reach.
+ */
+import { execFileSync } from 'node:child_process';
+import type { ScriptEntry } from '@hydraflow/testkit';
+import { BOT_LOGIN } from '@hydraflow/testkit';
+import { AVERAGE_ISSUE, averagePlan, lifecycleWorld, planAccepted, triageClear, type LifecycleWorld } from './scenario';
+
+export function progressOf(w: LifecycleWorld): string {
+  return (
+    w.gh.world.commentsOn(1).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))?.body ?? ''
+  );
+}
+
+export function openIssue(w: LifecycleWorld, issue = AVERAGE_ISSUE) {
+  const created = w.gh.world.issue({ ...issue, author: 'alice' });
+  w.lc.dispatch('issues', 'opened', { issue: created.number, sender: 'alice' });
+  return created;
+}
+
+export const CANARY = 'hf-canary-7f3a9c2e51d84b06';
+
+/** Every place a secret could leak to: comments, issue and PR text, review bodies, branch names, every commit. */
+export function everythingPublished(w: LifecycleWorld): string {
+  const parts: string[] = [];
+  for (const c of w.gh.world.comments.values()) parts.push(c.body);
+  for (const i of w.gh.world.issues.values()) parts.push(i.title, i.body ?? '');
+  for (const r of w.gh.world.reviews.values()) parts.push(JSON.stringify(r));
+  parts.push(execFileSync('git', ['for-each-ref', '--format=%(refname)'], { cwd: w.sample.bareRepo }).toString());
+  parts.push(execFileSync('git', ['log', '--all', '-p', '--format=%H %s%n%b'], { cwd: w.sample.bareRepo }).toString());
+  return parts.join('\n');
+}
+
+/** Reads the environment of every process up the tree (the agent's commands run under HydraFlow's steps). */
+export const READ_ANCESTOR_ENVIRONMENTS = `let pid = process.pid, out = '';\nwhile (pid > 1) {\n  try { out += fs.readFileSync('/proc/' + pid + '/environ', 'utf8'); } catch {}\n  pid = Number(fs.readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')[1]);\n}\n`;
+
+/** Commits with git as the agent's commands can, from the working directory. */
+export const GIT_COMMIT_ALL = `const git = (...a) => require('child_process').execFileSync('git', ['-c', 'user.name=a', '-c', 'user.email=a@example.com', ...a]);\ngit('add', '-A');\ngit('commit', '-qm', 'agent-made commit');\n`;
+
+/**
+ * A model that writes `script` as a test file of the sample (`node --test` runs it: repository code, as an injected
+ * test would be), runs the tests, makes the `after` turns and says it is done.
+ */
+export function agentRunningScript(script: string, after: ScriptEntry[] = [], done = 'Done.'): ScriptEntry[] {
+  return [
+    {
+      toolCalls: [
+        { name: 'write_file', input: { path: 'hook.test.cjs', content: `const fs = require('fs');\n${script}` } },
+      ],
+    },
+    { toolCalls: [{ name: 'run_command', input: { name: 'test' } }] },
+    ...after,
+    { text: done },
+  ];
+}
+
+/** The clear issue's world, planned and accepted, with `implement` as the coding agent's session. */
+export function agentWorld(
+  implement: ScriptEntry[],
+  options: { review?: ScriptEntry; env?: Record<string, string> } = {},
+): Promise<LifecycleWorld> {
+  return lifecycleWorld(
+    {
+      triage: triageClear,
+      plan: averagePlan,
+      plan_review: planAccepted,
+      implement,
+      ...(options.review ? { review: options.review } : {}),
+    },
+    options.env ?? {},
+  );
+}
+
