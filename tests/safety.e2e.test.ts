@@ -94,8 +94,8 @@ describe('forged state is reported and never obeyed', () => {
   });
 });
 
-describe('the publish step trusts no configuration read after the agent ran', () => {
-  it('without the routing step’s run-config it refuses, naming the fix, and writes nothing', async () => {
+describe('the publish job works by the routing job’s configuration', () => {
+  it('without the routing job’s run-config it refuses, naming the fix, and writes nothing', async () => {
     world = await createWorld();
     const issue = await openIssue(world);
     const run = await runAction({
@@ -106,7 +106,7 @@ describe('the publish step trusts no configuration read after the agent ran', ()
       config: 'merge:\n  policy: auto\n',
     });
     expect(run.exitCode).toBe(1);
-    expect(run.stdout).toContain('input run-config: the publish step needs the routing step’s output run-config');
+    expect(run.stdout).toContain('input run-config: the publish job needs the routing job’s output run-config');
     expect(botComments(world, issue.number)).toEqual([]);
     expect(labelsOf(world, issue.number)).toEqual([]);
   });
