@@ -88,7 +88,11 @@ async function stagePatch(git: GitWorkspace, start: string, patch: Buffer, token
       await git.applyToIndex(patch);
     } catch (error) {
       if (!(error instanceof GitError)) throw error;
-      return { files: [], text: '', unapplied: `the agent's patch does not apply to the start commit: ${error.message}` };
+      return {
+        files: [],
+        text: '',
+        unapplied: `the agent's patch does not apply to the start commit: ${error.message}`,
+      };
     }
   }
   return { ...(await describeChanges(git, start)), unapplied: undefined };

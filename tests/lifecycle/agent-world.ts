@@ -71,4 +71,3 @@ export function agentWorld(
     options.env ?? {},
   );
 }
-

@@ -57,11 +57,10 @@ describe('a clear issue', () => {
     // One workflow run took the issue from opened to review: triage went on into plan, plan into implement (the
     // agent and publish jobs followed, each on a runner of its own), publish into the review; nothing was dispatched.
     const ran = jobs.filter((j) => j.workflow === 'hydraflow.yml' && j.status !== 'skipped');
-    expect(ran.map((j) => `${j.job} ${j.event}.${j.action} ${j.status}`), timeline).toEqual([
-      'hydraflow issues.opened success',
-      'agent issues.opened success',
-      'publish issues.opened success',
-    ]);
+    expect(
+      ran.map((j) => `${j.job} ${j.event}.${j.action} ${j.status}`),
+      timeline,
+    ).toEqual(['hydraflow issues.opened success', 'agent issues.opened success', 'publish issues.opened success']);
     expect(new Set(ran.map((j) => j.runId)).size).toBe(1);
     expect(jobs[0]!.steps.find((s) => s.id === 'hydraflow')!.outputs.phases).toBe('triage,plan,implement');
     expect(world.gh.world.dispatches).toEqual([]);

@@ -165,7 +165,12 @@ describe('a secret in disguise', () => {
         const masked = redactSecrets(`out: ${encoded}`, [secret]);
         expect(masked).toContain('***');
         // what is left of the encoding no longer decodes to the secret
-        expect(Buffer.from(masked.slice(5), encoded.length % 2 === 0 && /^[0-9a-f]+$/i.test(encoded) ? 'hex' : 'base64').toString()).not.toContain(secret);
+        expect(
+          Buffer.from(
+            masked.slice(5),
+            encoded.length % 2 === 0 && /^[0-9a-f]+$/i.test(encoded) ? 'hex' : 'base64',
+          ).toString(),
+        ).not.toContain(secret);
       }
     }
   });

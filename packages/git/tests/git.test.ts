@@ -325,6 +325,8 @@ describe('the agent’s change as a patch, applied as data on another clone', ()
       ['link', '000000', '120000'],
     ]);
     await target.resetIndexTo(start);
-    await expect(target.applyToIndex(Buffer.from('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-no\n+yes\n'))).rejects.toThrow(GitError);
+    await expect(
+      target.applyToIndex(Buffer.from('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-no\n+yes\n')),
+    ).rejects.toThrow(GitError);
   });
 });

@@ -301,7 +301,8 @@ export const configSchema = z
                 .string()
                 .regex(ENV_NAME, e('an environment variable name (letters, digits, _)'))
                 .refine((name) => !SECRET_ENV_NAME.test(name), {
-                  message: 'a name that looks like a secret (TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL): pass secrets to your setup steps, never to the agent',
+                  message:
+                    'a name that looks like a secret (TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL): pass secrets to your setup steps, never to the agent',
                 }),
               z.string(e('a string value')).max(4_000),
             )
@@ -315,7 +316,8 @@ export const configSchema = z
                 .string()
                 .regex(ENV_NAME, e('an environment variable name (letters, digits, _)'))
                 .refine((name) => !SECRET_ENV_NAME.test(name), {
-                  message: 'a name that looks like a secret (TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL): pass secrets to your setup steps, never to the agent',
+                  message:
+                    'a name that looks like a secret (TOKEN, KEY, SECRET, PASSWORD, CREDENTIAL): pass secrets to your setup steps, never to the agent',
                 }),
             )
             .max(100)

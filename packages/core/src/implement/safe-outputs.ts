@@ -100,7 +100,19 @@ export function protectedMatch(path: string, protectedPaths: readonly string[]):
  * Files that hold credentials by convention, which the agent's read tools refuse (a setup step may have written one):
  * examples and templates of them are fine.
  */
-const SECRET_FILES = ['.env', '.env.*', '*.pem', '*.key', '*.p12', '*.pfx', 'id_rsa*', 'id_ed25519*', '.netrc', '.npmrc', '.pypirc'];
+const SECRET_FILES = [
+  '.env',
+  '.env.*',
+  '*.pem',
+  '*.key',
+  '*.p12',
+  '*.pfx',
+  'id_rsa*',
+  'id_ed25519*',
+  '.netrc',
+  '.npmrc',
+  '.pypirc',
+];
 const SECRET_FILE_EXAMPLE = /\.(example|sample|template|dist)$/i;
 
 /** The credential-file glob `path` matches, unless it is an example of one. */
@@ -208,7 +220,9 @@ export function secretForms(secret: string): { text: string; encoding?: string }
     { text: hex.toUpperCase(), encoding: 'hex' },
   ];
   for (let offset = 0; offset < 3; offset++) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
     // the first characters mix the padding's bits with the secret's, the last one the secret's with what follows
     const start = [0, 2, 3][offset]!;
     const end = (offset + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 1;
