@@ -38,10 +38,16 @@ export interface LifecycleWorld {
 export async function lifecycleWorld(
   script: Script,
   env: Record<string, string> = {},
-  options: { pushAs?: string } = {},
+  options: {
+    pushAs?: string;
+    /** The sample repository's own files and workflow (createSampleRepo's options). */
+    sample?: Parameters<typeof createSampleRepo>[1];
+    /** The runner machines' environment (the simulator's machineEnv). */
+    machineEnv?: Record<string, string>;
+  } = {},
 ): Promise<LifecycleWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'hydraflow-scenario-'));
-  const sample = createSampleRepo(join(dir, 'sample'));
+  const sample = createSampleRepo(join(dir, 'sample'), options.sample);
   // HydraFlow derives the git URL from GITHUB_SERVER_URL/owner/repo (never from .git/config): serve the bare repo there.
   mkdirSync(join(dir, 'server/acme'), { recursive: true });
   symlinkSync(sample.bareRepo, join(dir, 'server/acme/widgets.git'));
@@ -67,6 +73,7 @@ export async function lifecycleWorld(
       ...env,
     },
     ...(app ? { pusher: () => ({ actor: app.login, viaToken: 'app' as const }) } : {}),
+    ...(options.machineEnv ? { machineEnv: options.machineEnv } : {}),
   });
   return {
     gh,

@@ -7,3 +7,4 @@ export * from './world';
 export * from './github/git';
 export * from './sample-repo/index';
 export * from './lifecycle/index';
+export * from './npm/registry';

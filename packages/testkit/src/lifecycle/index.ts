@@ -142,6 +142,11 @@ export interface LifecycleOptions {
   maxJobs?: number;
   /** extra environment for HydraFlow steps (default: HYDRAFLOW_BASE_URL of the model server for the given key) */
   actionEnv?: Record<string, string>;
+  /**
+   * The runner machine's own environment, for every step of every job (lowest precedence): e.g. `npm_config_registry`
+   * of a registry mirror, as an organization's runner image may set it.
+   */
+  machineEnv?: Record<string, string>;
   /** who pushed what a job left in the bare repository (default: the job's GITHUB_TOKEN) */
   pusher?: (job: { workflow: string; job: string; event: string }) => { actor: string; viaToken: TokenKind };
   /** HydraFlow's checkout (action.yml, actions/, dist/); default the repository this testkit lives in */
@@ -830,6 +835,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     const { run, job } = rt;
     // What earlier steps appended to GITHUB_ENV and GITHUB_PATH applies to this one; the step's own env: wins.
     const env: Record<string, string> = {
+      ...options.machineEnv,
       ...rt.files.env,
       ...(rt.files.path.length > 0 ? { PATH: [...rt.files.path, process.env.PATH ?? ''].join(':') } : {}),
       ...spec.env,
