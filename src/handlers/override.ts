@@ -1,6 +1,8 @@
-import { labelFor, pipelineLabelsOf, type PipelineStage } from '@hydraflow/core';
+import { labelFor, pipelineLabelsOf, stagesBeside, type PipelineStage } from '@hydraflow/core';
+import type { Issue } from '@hydraflow/github';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
+import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import { freeLockOfDeadAttempt, openPhase } from './open-session';
 import { handlePhase } from './phase';
 
@@ -24,6 +26,7 @@ export async function handleOverride(
           ? 'another pipeline label is still set; nothing to do'
           : undefined;
   if (nothing !== undefined) {
+    if (issue.state === 'open' && app.runner.runAttempt > 1) return settleDeadAttempt(app, issue, request.actor, nothing);
     await freeLockOfDeadAttempt(app, issue);
     return { summary: nothing, stage: null };
   }
@@ -63,4 +66,23 @@ export async function handleOverride(
   });
   await session.unlock();
   return { summary: `human override honoured: ${stage ?? 'out of the pipeline'}`, stage };
+}
+
+/**
+ * The re-run of an override whose earlier attempt died with nothing left to do for its own event. That attempt may
+ * have died holding the lock it took over from a hand-off (its 👀 replaced the one the claim names, before it wrote a
+ * claim of its own): every run after it then fails the lock's compare-and-swap, and stage labels humans set meanwhile
+ * were refused. So the re-run takes the lock back (a re-run may replace its dead attempt's 👀) and honours those moves
+ * (refused-moves.ts), or frees the lock. Property test tests/property/pipeline-histories found three pipeline labels
+ * and a lock left for good.
+ */
+async function settleDeadAttempt(app: App, issue: Issue, actor: string, nothing: string): Promise<PhaseOutcome> {
+  const ctx = await openPhase(app, { issue, phase: 'override', actor, dispatched: false, forced: true });
+  const lock = await ctx.session.acquire({ takeOver: true });
+  if (!lock.ok) return { summary: nothing, stage: null };
+  const refused = stagesBeside(issue.labels, ctx.session.state.stage ?? null);
+  if (refused.length > 0) return honourMovesRefusedByLock(ctx, refused);
+  ctx.session.releaseClaim();
+  await ctx.session.unlock();
+  return { summary: nothing, stage: null };
 }

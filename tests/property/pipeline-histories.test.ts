@@ -765,6 +765,34 @@ async function playHistory(history: History): Promise<Ctx> {
  */
 const REGRESSIONS: History[] = [
   {
+    // Found on a new seed (-1179095784): triage crashed twice holding the lock, a human set hydraflow-ready, then
+    // hydraflow-find and hydraflow-shape at the same moment; the issue kept three pipeline labels.
+    seed: -7895749,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [] }, k: 5 } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-discover', deliver: 'now' },
+          k: 3,
+        },
+      },
+      { gap: 'short', op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-ready', deliver: 'now' } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'now' },
+          b: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-shape', deliver: 'now' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
     // A human took out the label triage had just set (discover), the lock went to the dispatched discover run, and the
     // issue was closed: the close event's payload carries the 👀 count, so the close cleans the lock up.
     seed: 370991337,
