@@ -16,6 +16,7 @@
  *                           taking LIFECYCLE_LATENCY_MS (the run with the median wall time of LIFECYCLE_RUNS, after
  *                           one unmeasured run that compiles the emulator's OpenAPI validators)
  *   github_requests_<phase> HydraFlow's GitHub requests in that phase of the lifecycle (see meta.lifecycle)
+ *   lifecycle_jobs          jobs that ran in the clear-issue lifecycle (skipped ones cost no runner and are not counted)
  *   groom_*                 one grooming run (bench/lib/grooming.ts): the dispatched groom phase of a complex issue,
  *                           four agents + summary, latency modelled per answer (GROOM_LATENCY); ready as one piece
  *                           (groom_overhead_ratio, groom_github_requests) and split into 2 sub-issues (*_split);
@@ -341,7 +342,7 @@ async function lifecycleOnce(): Promise<LifecycleSample> {
         steps.push({
           job: i + 1,
           trigger: `${job.event}${job.action ? `.${job.action}` : ''}`,
-          step: step.name.includes('actions/agent') ? 'agent' : step.id === 'hydraflow' ? 'routing' : 'publish',
+          step: stepRole(step),
           phase: phasesOf(step),
           span_ms: span,
           model_calls: m,
@@ -382,6 +383,12 @@ async function lifecycleOnce(): Promise<LifecycleSample> {
   }
 }
 
+/** Which of HydraFlow's steps a step record is: the routing step, or one of implement's agent-job and publish-job steps. */
+function stepRole(step: { id: string; name: string }): string {
+  for (const role of ['model-proxy', 'agent', 'publish']) if (step.name.includes(`actions/${role}`)) return role;
+  return step.id === 'hydraflow' ? 'routing' : 'publish';
+}
+
 /** The run with the median wall time (its counts are those of every run: the scenario is deterministic). */
 const sum = (xs: number[]) => xs.reduce((t, x) => t + x, 0);
 
@@ -394,6 +401,7 @@ function lifecycleMetrics(runs: LifecycleSample[]): Record<string, Metric> {
   const metrics: Record<string, Metric> = {
     lifecycle_model_calls: { value: r.modelCalls, unit: 'calls' },
     lifecycle_github_requests: { value: r.requests, unit: 'requests' },
+    lifecycle_jobs: { value: r.jobs, unit: 'jobs' },
   };
   for (const phase of ['triage', 'plan', 'implement', 'review', 'merge'])
     metrics[`github_requests_${phase}`] = { value: r.perPhase[phase] ?? 0, unit: 'requests' };

@@ -84,15 +84,16 @@ export async function runClearLifecycle(
   }
 }
 
-/** publish is implement's last step; the agent step is implement's too. */
+/** publish is implement's last step; the agent job's steps are implement's too. */
 const asLifecyclePhase = (phase: string) => (phase === 'publish' ? 'implement' : phase);
+const inAgentJob = (step: StepRecord) => /actions\/(agent|model-proxy)/.test(step.name);
 
 /**
  * The phase a HydraFlow step was working on at `at` (epoch ms): the phase whose span had not ended yet (a step can go
  * on from one phase into the next), the last one after the last span; the agent step is implement's.
  */
 export function phaseAt(step: StepRecord, at: number): string | undefined {
-  if (step.name.includes('actions/agent')) return 'implement';
+  if (inAgentJob(step)) return 'implement';
   const spans = readPhaseSpans(step.summary);
   const span = spans.find((s) => at <= s.endedAt) ?? spans.at(-1);
   return span ? asLifecyclePhase(span.phase) : undefined;
@@ -100,7 +101,7 @@ export function phaseAt(step: StepRecord, at: number): string | undefined {
 
 /** What a HydraFlow step did, as phases: "plan+implement", "implement" (agent, publish). */
 export function phasesOf(step: StepRecord): string | undefined {
-  if (step.name.includes('actions/agent')) return 'implement';
+  if (inAgentJob(step)) return 'implement';
   const phases = [...new Set(readPhaseSpans(step.summary).map((s) => asLifecyclePhase(s.phase)))];
   return phases.length ? phases.join('+') : undefined;
 }

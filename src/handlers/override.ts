@@ -26,7 +26,8 @@ export async function handleOverride(
           ? 'another pipeline label is still set; nothing to do'
           : undefined;
   if (nothing !== undefined) {
-    if (issue.state === 'open' && app.runner.runAttempt > 1) return settleDeadAttempt(app, issue, request.actor, nothing);
+    if (issue.state === 'open' && app.runner.runAttempt > 1)
+      return settleDeadAttempt(app, issue, request.actor, nothing);
     await freeLockOfDeadAttempt(app, issue);
     return { summary: nothing, stage: null };
   }
