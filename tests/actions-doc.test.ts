@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, KNOWN_ROLES } from '@hydraflow/core';
+import { CONFIG_VARIABLES, KNOWN_ROLES, NON_CONFIG_ENV } from '@hydraflow/core';
 import { actionsOf, updateActionsDoc } from './support/actions-doc';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -50,5 +50,43 @@ describe('docs/actions.md and the actions’ metadata', () => {
     }
     expect(named.length).toBeGreaterThan(10);
     expect(named.filter((n) => !declared.has(n.slice(n.lastIndexOf(': ') + 2)))).toEqual([]);
+  });
+});
+
+describe('HYDRAFLOW_* variables, as documented', () => {
+  const documented = (): Set<string> => {
+    const pages = [
+      join(ROOT, 'README.md'),
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join(ROOT, 'docs', f)),
+    ];
+    return new Set(
+      pages.flatMap((p) => [...readFileSync(p, 'utf8').matchAll(/\bHYDRAFLOW_[A-Z0-9_]*[A-Z0-9]\b/g)].map((m) => m[0])),
+    );
+  };
+  /** What the code reads: config variables, secrets the template passes, and the development switches. */
+  const read = (): Set<string> => {
+    const files = ['src', 'packages', 'scripts', 'bench', 'tests', 'workflows-templates'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
+        .filter((f) => f.isFile() && /\.(ts|yml)$/.test(f.name) && !f.parentPath.includes('node_modules'))
+        .map((f) => join(f.parentPath, f.name)),
+    );
+    const names = new Set<string>([...CONFIG_VARIABLES.map((v) => v.env), ...NON_CONFIG_ENV]);
+    for (const file of files)
+      for (const m of readFileSync(file, 'utf8').matchAll(/(?:env\.|secrets\.)(HYDRAFLOW_[A-Z0-9_]+)/g))
+        names.add(m[1]!);
+    return names;
+  };
+
+  it('names only variables HydraFlow reads (HYDRAFLOW_MODEL_<ROLE> for any role)', () => {
+    const known = read();
+    const unknown = [...documented()].filter((v) => !known.has(v) && !/^HYDRAFLOW_MODEL_[A-Z_]+$/.test(v));
+    expect(unknown).toEqual([]);
+  });
+
+  it('documents every variable HydraFlow reads', () => {
+    const docs = documented();
+    expect([...read()].filter((v) => !docs.has(v))).toEqual([]);
   });
 });
