@@ -25,7 +25,10 @@ export async function execute(
   switch (decision.kind) {
     case 'phase':
       // A pull-request or CI event: the phase checks the pull request it names (if any) is the issue's own.
-      if (!decision.dispatched && (decision.phase === 'review' || decision.phase === 'merge')) {
+      if (
+        !decision.dispatched &&
+        (decision.phase === 'review' || decision.phase === 'merge' || decision.phase === 'feedback')
+      ) {
         return handlePullWork(app, {
           phase: decision.phase,
           issue: decision.issue,

@@ -4,7 +4,7 @@ import type { PhaseOutcome } from '../phases/phase-context';
 import { PHASES } from '../phases/registry';
 import { IssueSession } from '../session/issue-session';
 import { handlePhase } from './phase';
-import { handleShipIt } from './pull';
+import { handlePullCommand } from './pull';
 
 export type CommandRequest = Extract<Decision, { kind: 'command' }>;
 
@@ -40,10 +40,9 @@ export async function handleCommand(app: App, request: CommandRequest): Promise<
     await reply(app, request, renderHelp(undefined, request.command === 'unknown' ? name : undefined));
     return { summary: `answered /${name}`, stage: null };
   }
-  if (request.pull !== undefined && request.phase === 'merge') {
-    return handleShipIt(app, { pull: request.pull, actor: request.actor, commentId: request.commentId }, (text) =>
-      reply(app, request, text),
-    );
+  if (request.pull !== undefined && (request.phase === 'merge' || request.phase === 'feedback')) {
+    const { pull, actor, commentId, command, phase } = request;
+    return handlePullCommand(app, { pull, actor, commentId, command, phase }, (text) => reply(app, request, text));
   }
   const phase = request.phase === 'retry' ? await phaseToRetry(app, request.issue) : request.phase;
   if (!phase || !PHASES[phase]) {

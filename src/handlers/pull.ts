@@ -1,12 +1,13 @@
 import { issueOfBranch } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
+import { runFeedback } from '../phases/feedback';
 import { runMergeGate, runReviewPhase, type PullTrigger } from '../phases/review-gate';
 import { loadIssueAndComments, openPhase } from './open-session';
 import { continueRun, resumption, runEscalating } from './phase';
 
 export interface PullWork {
-  phase: 'review' | 'merge';
+  phase: 'review' | 'merge' | 'feedback';
   /** The issue, from HydraFlow's branch name (`hydraflow/issue-<n>`): only a claim until the phase checks the state. */
   issue: number;
   /** The pull request the event named; the phase acts only if it is the issue's recorded one. */
@@ -46,18 +47,23 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
   const outcome =
     (await resumption(app, ctx, work.phase)) ??
     (await runEscalating(ctx, work.phase, () =>
-      work.phase === 'review' ? runReviewPhase(ctx, trigger) : runMergeGate(ctx, trigger),
+      work.phase === 'review'
+        ? runReviewPhase(ctx, trigger)
+        : work.phase === 'merge'
+          ? runMergeGate(ctx, trigger)
+          : runFeedback(ctx, trigger),
     ));
   return continueRun(app, ctx, { phase: work.phase, startedAt, endedAt: Date.now() }, outcome);
 }
 
 /**
- * `/ship-it` on a pull request (permission already checked by the command handler): the issue comes from the pull
- * request's branch; a pull request that is not on a HydraFlow branch gets a reply and nothing else.
+ * A command on a pull request — `/ship-it` (merge) or `/fix` (feedback) — its permission already checked by the
+ * command handler: the issue comes from the pull request's branch; a pull request that is not on a HydraFlow branch
+ * gets a reply and nothing else.
  */
-export async function handleShipIt(
+export async function handlePullCommand(
   app: App,
-  request: { pull: number; actor: string; commentId: number },
+  request: { pull: number; actor: string; commentId: number; command: string; phase: 'merge' | 'feedback' },
   reply: (text: string) => Promise<void>,
 ): Promise<PhaseOutcome> {
   const pull = await app.pulls.getPull(request.pull);
@@ -65,16 +71,16 @@ export async function handleShipIt(
   if (issue === undefined) {
     await app.issues.reactToComment(request.commentId, 'confused');
     await reply(
-      `\`/ship-it\` on a pull request merges HydraFlow's own pull requests (branch \`hydraflow/issue-<n>\`); this one is on another branch. Nothing was changed.`,
+      `\`/${request.command}\` on a pull request works on HydraFlow's own pull requests (branch \`hydraflow/issue-<n>\`); this one is on another branch. Nothing was changed.`,
     );
-    return { summary: `/ship-it on #${request.pull}: not a HydraFlow pull request`, stage: null };
+    return { summary: `/${request.command} on #${request.pull}: not a HydraFlow pull request`, stage: null };
   }
   await app.issues.reactToComment(request.commentId, 'rocket');
   return handlePullWork(app, {
-    phase: 'merge',
+    phase: request.phase,
     issue,
     pull: request.pull,
     actor: request.actor,
-    approvedBy: request.actor,
+    ...(request.phase === 'merge' ? { approvedBy: request.actor } : {}),
   });
 }

@@ -7,6 +7,7 @@ import {
 } from '@hydraflow/core';
 import { GitWorkspace } from '@hydraflow/git';
 import { acceptedPlan } from './accepted-plan';
+import { feedbackMarkdown, pendingFeedback, takeFeedback } from './feedback';
 import { escalate } from './escalate';
 import { artifactName, taskDir, taskFile, writeHandoff, type ImplementTask } from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
@@ -130,12 +131,17 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   }
   const { head } = await checkout;
 
-  const findings =
+  // A human's review feedback (phases/feedback.ts) is read by every round on an open pull request, whatever started it.
+  const [modeFindings, feedback] = await Promise.all([
     mode === 'refine' && previous?.pull
-      ? await reviewFindings(ctx, previous.pull)
+      ? reviewFindings(ctx, previous.pull)
       : mode === 'fix' && previous
-        ? await fixReason(ctx, previous)
-        : '';
+        ? fixReason(ctx, previous)
+        : '',
+    pendingFeedback(ctx, previous?.pull),
+  ]);
+  const findings = [modeFindings, feedbackMarkdown(feedback)].filter(Boolean).join('\n\n');
+  const handled = takeFeedback(previous, feedback);
   const now = session.options.now();
   const record: ImplementRecord = {
     branch,
@@ -145,6 +151,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     attempts: (previous?.attempts ?? 0) + 1,
     mode,
     fixAttempts: previous?.fixAttempts ?? 0,
+    ...(handled ? { feedback: handled } : {}),
     at: now.toISOString(),
   };
   session.update((s) => ({ ...s, implement: record }));
@@ -169,8 +176,12 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   writeHandoff(taskFile(dir), task);
   const { runId, runAttempt } = session.options;
 
-  const what =
-    mode === 'build' ? 'implementing the plan' : mode === 'refine' ? 'addressing the review' : 'fixing the checks';
+  const what = {
+    build: 'implementing the plan',
+    refine: 'addressing the review',
+    fix: 'fixing the checks',
+    feedback: 'addressing the human review',
+  }[mode];
   await session.publish({
     headline: `The coding agent is ${what} on \`${branch}\` (attempt ${record.attempts})`,
     next: 'HydraFlow then checks what it changed, pushes it and opens (or updates) the pull request.',

@@ -12,6 +12,7 @@ import { GitError, GitWorkspace, type BranchFile } from '@hydraflow/git';
 import type { PullRequest } from '@hydraflow/github';
 import type { EarlyCall } from '../agents/model-gateway';
 import { escalate } from './escalate';
+import { answerThreads } from './feedback';
 import {
   implementResultSchema,
   patchFile,
@@ -284,6 +285,8 @@ async function openOrUpdate(
     await session.unlock();
     return { summary: `pushed; human override to ${stage} honoured`, stage };
   }
+  // A round that took humans' inline comments answers their threads now that the fix is pushed (phases/feedback.ts).
+  if (record.feedback?.comments.length) await answerThreads(ctx, pull.number, headSha, result.summary);
   const next = await startNextPhase(ctx, 'review', 'The review');
   await session.publish({
     headline: `Pull request #${pull.number} ${existing ? 'updated' : 'opened'} (draft): ${changed} file(s) changed`,

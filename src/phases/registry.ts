@@ -5,6 +5,7 @@ import { runMergeGate, runReviewPhase } from './review-gate';
 import { publishImplement } from './publish';
 import { runTriage } from './triage';
 import { runEpic } from './epic';
+import { runFeedback } from './feedback';
 
 export type PhaseRunner = (ctx: PhaseContext) => Promise<PhaseOutcome>;
 
@@ -22,4 +23,5 @@ export const PHASES: Readonly<Record<string, PhaseRunner>> = {
   merge: (ctx) => runMergeGate(ctx),
   implement: prepareImplement,
   publish: publishImplement,
+  feedback: (ctx) => runFeedback(ctx),
 };

@@ -28,6 +28,7 @@ import {
 } from '@hydraflow/core';
 import type { ChecksSummary, PullRequest, Review } from '@hydraflow/github';
 import { escalate } from './escalate';
+import { isHuman } from './feedback';
 import { advanceParentEpic } from './epic';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
@@ -283,20 +284,19 @@ function approvalsOf(ctx: Ctx, pull: number) {
  * before its own review approved, it still counts when the gate runs.
  */
 async function humanApprover(ctx: Ctx, approvals: ReturnType<typeof approvalsOf>): Promise<string | undefined> {
-  const bots = new Set(ctx.config.bot_logins.map((l) => l.toLowerCase()));
-  const isHuman = (a: { login: string; type: string } | null): a is { login: string; type: string } =>
-    a !== null && a.type !== 'Bot' && !a.login.endsWith('[bot]') && !bots.has(a.login.toLowerCase());
+  const human = (a: { login: string; type: string } | null): a is { login: string; type: string } =>
+    isHuman(ctx.config, a);
   const [reviews, comments] = await approvals;
   const latest = new Map<string, Review>();
   for (const r of reviews) {
-    if (!isHuman(r.author)) continue;
+    if (!human(r.author)) continue;
     if (r.state === 'APPROVED' || r.state === 'CHANGES_REQUESTED' || r.state === 'DISMISSED')
       latest.set(r.author.login, r);
   }
   const candidates = [
     ...[...latest.values()].filter((r) => r.state === 'APPROVED').map((r) => r.author!.login),
     ...comments
-      .filter((c) => isHuman(c.user) && parseCommand(c.body)?.name === 'ship-it')
+      .filter((c) => human(c.user) && parseCommand(c.body)?.name === 'ship-it')
       .reverse()
       .map((c) => c.user!.login),
   ];

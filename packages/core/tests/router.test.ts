@@ -373,9 +373,15 @@ describe('pull requests and CI (HydraFlow branch hydraflow/issue-<n>)', () => {
     expect(route(review('APPROVED'), ctx)).toMatchObject({ phase: 'merge' });
   });
 
+  it('a human’s change request or comment review is feedback (a refine round); bots’ are skipped', () => {
+    for (const state of ['commented', 'changes_requested'])
+      expect(route(review(state), ctx)).toMatchObject({ kind: 'phase', phase: 'feedback', actor: 'Codertocat' });
+    expect(route(review('changes_requested', { user: bot }), ctx).kind).toBe('skip');
+    expect(route(review('commented', { user: { login: 'other[bot]', type: 'Bot' } }), ctx).kind).toBe('skip');
+  });
+
   it('other reviews, bots, forks, other branches and closed pull requests are skipped', () => {
-    expect(route(review('commented'), ctx).kind).toBe('skip');
-    expect(route(review('changes_requested'), ctx).kind).toBe('skip');
+    expect(route(review('dismissed'), ctx).kind).toBe('skip');
     expect(route(review('approved', { user: bot }), ctx).kind).toBe('skip');
     expect(route(review('approved', { user: { login: 'other[bot]', type: 'Bot' } }), ctx).kind).toBe('skip');
     expect(route(review('approved', { fork: true }), ctx)).toMatchObject({
@@ -390,6 +396,17 @@ describe('pull requests and CI (HydraFlow branch hydraflow/issue-<n>)', () => {
     const dismissed = review('approved');
     dismissed.payload.action = 'dismissed';
     expect(route(dismissed, ctx).kind).toBe('skip');
+  });
+
+  it('/fix on a pull request is a feedback command for that pull request', () => {
+    const e = comment('/fix use a loop, not reduce', { pr: true });
+    expect(route(e, ctx)).toMatchObject({
+      kind: 'command',
+      command: 'fix',
+      args: 'use a loop, not reduce',
+      phase: 'feedback',
+      pull: e.payload.issue.number,
+    });
   });
 
   it('/ship-it on a pull request is a merge command; other commands there are skipped, /help answers', () => {

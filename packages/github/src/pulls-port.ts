@@ -40,6 +40,18 @@ export interface InlineComment {
 
 export type ReviewEvent = 'APPROVE' | 'REQUEST_CHANGES' | 'COMMENT';
 
+/** An inline comment of a review, as a human wrote it on a line of the pull request's diff. */
+export interface ReviewComment {
+  id: number;
+  reviewId: number | null;
+  /** The thread's first comment, for a reply. */
+  inReplyTo: number | null;
+  path: string;
+  line: number | null;
+  body: string;
+  author: Author | null;
+}
+
 export interface Review {
   id: number;
   state: string;
@@ -81,6 +93,13 @@ export interface PullsPort {
     pull: number,
     args: { commitId: string; event: ReviewEvent; body: string; comments: InlineComment[]; pullAuthor?: string },
   ): Promise<Review>;
+  /** The inline comments of one review. */
+  listReviewComments(pull: number, review: number): Promise<ReviewComment[]>;
+  /**
+   * Answers a review thread: a reply to `comment` (its first comment), and with `resolve` the thread is marked
+   * resolved (GraphQL: REST cannot). Exactly once: a reply with the same body already in the thread is not posted again.
+   */
+  answerReviewThread(pull: number, comment: number, body: string, resolve: boolean): Promise<void>;
   checks(ref: string): Promise<ChecksSummary>;
   /** Merges if the head is still `sha` (GitHub refuses otherwise); returns the merge commit sha. */
   merge(pull: number, args: { method: MergeMethod; sha: string; title: string; message: string }): Promise<string>;

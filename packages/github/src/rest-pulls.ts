@@ -15,6 +15,7 @@ import type {
   PullRequest,
   PullsPort,
   Review,
+  ReviewComment,
   ReviewEvent,
 } from './pulls-port';
 
@@ -44,6 +45,42 @@ type RawReview = {
   user?: RawUser;
   commit_id?: string | null;
 };
+
+type RawReviewComment = {
+  id: number;
+  pull_request_review_id?: number | null;
+  in_reply_to_id?: number;
+  path: string;
+  line?: number | null;
+  body: string;
+  user?: RawUser;
+};
+
+type ThreadsQuery = {
+  repository: {
+    pullRequest: {
+      reviewThreads: {
+        nodes: {
+          id: string;
+          isResolved: boolean;
+          comments: { nodes: { databaseId: number | null; body: string; author: { login: string } | null }[] };
+        }[];
+      };
+    } | null;
+  } | null;
+};
+
+function toReviewComment(raw: RawReviewComment): ReviewComment {
+  return {
+    id: raw.id,
+    reviewId: raw.pull_request_review_id ?? null,
+    inReplyTo: raw.in_reply_to_id ?? null,
+    path: raw.path,
+    line: raw.line ?? null,
+    body: raw.body,
+    author: author(raw.user),
+  };
+}
 
 function author(user: RawUser) {
   return user ? { login: user.login, type: user.type } : null;
@@ -191,6 +228,62 @@ export class RestPulls implements PullsPort {
         ...(f.patch !== undefined ? { patch: f.patch } : {}),
       }),
     );
+  }
+
+  async listReviewComments(pull: number, review: number): Promise<ReviewComment[]> {
+    const raw = await this.octokit.paginate(
+      'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments',
+      { ...this.repo, pull_number: pull, review_id: review, per_page: 100 },
+    );
+    return (raw as RawReviewComment[]).map(toReviewComment);
+  }
+
+  async answerReviewThread(pull: number, comment: number, body: string, resolve: boolean): Promise<void> {
+    const thread = await this.reviewThreadOf(pull, comment);
+    const answered = thread?.comments.some((c) => c.body.trim() === body.trim() && this.isSelf(c.author));
+    if (!answered) {
+      await this.octokit.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies', {
+        ...this.repo,
+        pull_number: pull,
+        comment_id: comment,
+        body,
+      });
+    }
+    if (resolve && thread && !thread.isResolved) {
+      await this.octokit.graphql(
+        `mutation($id: ID!) { resolveReviewThread(input: { threadId: $id }) { thread { isResolved } } }`,
+        // Resolving twice changes nothing, so a 5xx may be retried.
+        { id: thread.id, request: { hydraflowIdempotent: true } as never },
+      );
+    }
+  }
+
+  /** The review thread whose first comment is `comment`, with what was said in it. */
+  private async reviewThreadOf(pull: number, comment: number) {
+    const data = await this.octokit.graphql<ThreadsQuery>(
+      `query($owner: String!, $repo: String!, $pull: Int!) {
+        repository(owner: $owner, name: $repo) {
+          pullRequest(number: $pull) {
+            reviewThreads(first: 100) {
+              nodes { id isResolved comments(first: 50) { nodes { databaseId body author { login } } } }
+            }
+          }
+        }
+      }`,
+      { owner: this.repo.owner, repo: this.repo.repo, pull },
+    );
+    const threads = data.repository?.pullRequest?.reviewThreads.nodes ?? [];
+    const thread = threads.find((t) => t.comments.nodes[0]?.databaseId === comment);
+    if (!thread) return undefined;
+    return {
+      id: thread.id,
+      isResolved: thread.isResolved,
+      comments: thread.comments.nodes.map((c) => ({ body: c.body, author: c.author?.login })),
+    };
+  }
+
+  private isSelf(login: string | undefined): boolean {
+    return login !== undefined && this.selfLogins.includes(login);
   }
 
   async listReviews(pull: number): Promise<Review[]> {

@@ -54,6 +54,15 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
     stages: ['hitl'],
   },
   {
+    name: 'fix',
+    description:
+      "On HydraFlow's pull request (or its issue): the coding agent changes the pull request as you say, then HydraFlow reviews it again.",
+    usage: '/fix <what to change>',
+    minPermission: 'write',
+    phase: 'feedback',
+    stages: ['review'],
+  },
+  {
     name: 'help',
     description: 'List the commands.',
     usage: '/help',

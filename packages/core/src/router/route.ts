@@ -20,6 +20,7 @@
  *   fork). The decision carries the pull request number when the event names one; the phase then checks that it is
  *   the pull request recorded in the issue's state (`implement.pull`), so a human's lookalike branch changes nothing.
  *   - pull_request_review.submitted, approved, by a human → merge (the phase checks the reviewer's permission);
+ *   - pull_request_review.submitted, changes requested or commented, by a human → feedback (a refine round);
  *   - issue_comment.created on a pull request: `/ship-it` → a command for the merge phase (permission-checked like
  *     every command), `/help` → the help reply; other commands are skipped;
  *   - workflow_run.completed, check_suite.completed, status (not pending) on HydraFlow's branch → merge (CI
@@ -203,12 +204,12 @@ const routeIssueComment: EventHandler = (event, ctx) => {
   if (onPull) {
     // On a pull request only /ship-it (merge it) and /help mean something; the merge phase resolves the issue from
     // the pull request's branch and checks it is HydraFlow's.
-    if (parsed.name === 'ship-it' && spec?.name === 'ship-it') {
+    if ((parsed.name === 'ship-it' || parsed.name === 'fix') && spec?.name === parsed.name) {
       return {
         kind: 'command',
-        command: 'ship-it',
+        command: spec.name,
         args: parsed.args,
-        phase: 'merge',
+        phase: spec.name === 'ship-it' ? 'merge' : 'feedback',
         issue,
         pull: issue,
         commentId,
@@ -216,7 +217,8 @@ const routeIssueComment: EventHandler = (event, ctx) => {
         minPermission: stricterPermission(spec.minPermission, floor),
       };
     }
-    if (parsed.name !== 'help' || !spec) return skip(`/${parsed.name} does nothing on a pull request (only /ship-it)`);
+    if (parsed.name !== 'help' || !spec)
+      return skip(`/${parsed.name} does nothing on a pull request (only /ship-it, /fix and /help)`);
   }
   if (!spec) {
     return {
@@ -341,12 +343,16 @@ const routePullRequestReview: EventHandler = (event, ctx) => {
   const p = event.payload;
   if (event.action !== 'submitted') return skip(`pull_request_review.${event.action ?? '?'} is not acted on`);
   const state = typeof p.review?.state === 'string' ? p.review.state.toLowerCase() : '';
-  if (state !== 'approved') return skip(`a ${state || 'non-approving'} review does not move the merge gate`);
+  // approved: the merge gate; changes requested or comments: a refine round addresses them (src/phases/feedback.ts)
+  const phase =
+    state === 'approved' ? 'merge' : state === 'changes_requested' || state === 'commented' ? 'feedback' : undefined;
+  if (!phase) return skip(`a ${state || 'stateless'} review is not acted on`);
   const target = hydraflowPull(p);
   if (typeof target === 'string') return skip(target);
   const untrusted = isUntrustedAutomation(p.sender, ctx) ?? isUntrustedAutomation(p.review?.user, ctx);
   if (untrusted) return skip(untrusted);
-  return { kind: 'phase', phase: 'merge', issue: target.issue, actor: p.review.user.login, pull: target.pull };
+  if (phase === 'feedback' && ctx.botLogins.includes(p.review?.user?.login)) return skip("HydraFlow's own review");
+  return { kind: 'phase', phase, issue: target.issue, actor: p.review.user.login, pull: target.pull };
 };
 
 /**

@@ -144,8 +144,25 @@ export const implementRecordSchema = z.object({
     .optional(),
   /** Implement runs so far (first build, refines, fixes). */
   attempts: z.number().int().nonnegative(),
-  /** Why the next implement run happens: build, refine (review findings) or fix (red checks / conflict). */
-  mode: z.enum(['build', 'refine', 'fix']),
+  /**
+   * Why the next implement run happens: build, refine (HydraFlow's review findings), fix (red checks / conflict) or
+   * feedback (a human's review or /fix on the pull request).
+   */
+  mode: z.enum(['build', 'refine', 'fix', 'feedback']),
+  /**
+   * Human review feedback on the pull request (phases/feedback.ts), by id only, never its text: what earlier rounds
+   * took (handled), and the inline comments the last one took, whose threads HydraFlow answers once it pushed.
+   */
+  feedback: z
+    .object({
+      reviews: z.array(z.number().int().positive()),
+      fixes: z.array(z.number().int().positive()),
+      /** Inline comments of the round in progress (answered by the publish job). */
+      comments: z.array(z.number().int().positive()),
+      /** Rounds started by humans' feedback so far (capped by review.max_rounds). */
+      rounds: z.number().int().nonnegative(),
+    })
+    .optional(),
   /** Fix attempts for red checks or conflicts (merge gate allows one). */
   fixAttempts: z.number().int().nonnegative(),
   at: isoTime,
