@@ -6,7 +6,9 @@
  * GraphQL error plus a `not-emulated` violation, never a silent null.
  *
  * Emulated: Query.repository { id, issue, pullRequest, label, labels, ... }, Query.search(type: ISSUE) (see
- * search.ts), and the mutations createIssue, createLabel, addSubIssue, removeSubIssue, markPullRequestReadyForReview.
+ * search.ts), PullRequest.reviewThreads (a thread: a top-level review comment and its replies), and the mutations
+ * createIssue, createLabel, addSubIssue, removeSubIssue, markPullRequestReadyForReview, resolveReviewThread and
+ * unresolveReviewThread.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -36,7 +38,16 @@ import {
 } from './routes';
 import { searchIssues } from './search';
 import { urls } from './serialize';
-import type { EmulatedIssue, EmulatedLabel, EmulatedPull, EmulatedUser, GitHubWorld } from './world';
+import {
+  PERMISSION_RANK,
+  type EmulatedIssue,
+  type EmulatedLabel,
+  type EmulatedPull,
+  type EmulatedReviewComment,
+  type EmulatedReviewThread,
+  type EmulatedUser,
+  type GitHubWorld,
+} from './world';
 
 // ---------------------------------------------------------------------------------------------------------------
 // GitHub's schema, built once per process
@@ -381,6 +392,89 @@ function pullNode(w: GitHubWorld, p: EmulatedPull, i: EmulatedIssue): Obj {
     headRefName: p.head.ref,
     headRefOid: p.head.sha,
     baseRefName: p.base.ref,
+    reviewThreads: list(() => w.reviewThreadsOf(p.number).map((t) => reviewThreadNode(w, t))),
+  };
+}
+
+/** A User or Bot as the Actor interface (`author`, `resolvedBy`). */
+function actorNode(w: GitHubWorld, login: string): Obj {
+  const u = w.ensureUser(login);
+  const url = u.type === 'Bot' ? `${urls(w).api}/apps/${login.replace(/\[bot\]$/, '')}` : `${urls(w).api}/${login}`;
+  return {
+    __typename: u.type === 'Bot' ? 'Bot' : 'User',
+    id: u.node_id,
+    databaseId: u.id,
+    login: u.login,
+    url,
+    resourcePath: new URL(url).pathname,
+    avatarUrl: `https://avatars.githubusercontent.com/u/${u.id}?v=4`,
+  };
+}
+
+/** Who may resolve a thread on GitHub: writers, and the pull request's author. */
+function canResolve(w: GitHubWorld, actor: EmulatedUser, t: EmulatedReviewThread): boolean {
+  return (
+    PERMISSION_RANK[actor.permission] >= PERMISSION_RANK.write || w.issues.get(t.pull_number)?.user === actor.login
+  );
+}
+
+function reviewThreadNode(w: GitHubWorld, t: EmulatedReviewThread): Obj {
+  const top = t.comments[0]!;
+  const pull = () => pullNode(w, w.pulls.get(t.pull_number)!, w.issues.get(t.pull_number)!);
+  return {
+    __typename: 'PullRequestReviewThread',
+    id: t.node_id,
+    isResolved: t.resolved_by !== null,
+    // GitHub collapses a thread when it is resolved
+    isCollapsed: t.resolved_by !== null,
+    resolvedBy: () => (t.resolved_by === null ? null : actorNode(w, t.resolved_by)),
+    path: top.path,
+    line: top.line,
+    originalLine: top.line,
+    startLine: null,
+    originalStartLine: null,
+    startDiffSide: null,
+    diffSide: top.side,
+    subjectType: 'LINE',
+    comments: list(() => t.comments.map((c) => reviewCommentNode(w, c))),
+    pullRequest: pull,
+    repository: () => repositoryNode(w),
+    viewerCanReply: true,
+    viewerCanResolve: (_: Obj, ctx: Context) => t.resolved_by === null && canResolve(w, ctx.actor, t),
+    viewerCanUnresolve: (_: Obj, ctx: Context) => t.resolved_by !== null && canResolve(w, ctx.actor, t),
+  };
+}
+
+function reviewCommentNode(w: GitHubWorld, c: EmulatedReviewComment): Obj {
+  const url = `${urls(w).html}/pull/${c.pull_number}#discussion_r${c.id}`;
+  return {
+    __typename: 'PullRequestReviewComment',
+    id: c.node_id,
+    databaseId: c.id,
+    fullDatabaseId: String(c.id),
+    body: c.body,
+    bodyText: c.body,
+    path: c.path,
+    line: c.line,
+    originalLine: c.line,
+    startLine: null,
+    originalStartLine: null,
+    diffHunk: '@@ -1 +1 @@',
+    author: () => actorNode(w, c.user),
+    authorAssociation: w.authorAssociation(c.user),
+    createdAt: c.created_at,
+    updatedAt: c.updated_at,
+    publishedAt: c.created_at,
+    lastEditedAt: null,
+    url,
+    resourcePath: new URL(url).pathname,
+    subjectType: 'LINE',
+    replyTo: () => {
+      const to = c.in_reply_to_id === undefined ? undefined : w.reviewComments.get(c.in_reply_to_id);
+      return to ? reviewCommentNode(w, to) : null;
+    },
+    pullRequest: () => pullNode(w, w.pulls.get(c.pull_number)!, w.issues.get(c.pull_number)!),
+    repository: () => repositoryNode(w),
   };
 }
 
@@ -431,6 +525,18 @@ function onlyEmulated(ctx: Context, type: string, input: Obj, emulated: string[]
 }
 
 const payload = (input: Obj, rest: Obj): Obj => ({ clientMutationId: input.clientMutationId ?? null, ...rest });
+
+/** resolveReviewThread / unresolveReviewThread: writers and the pull request's author; doing it twice is a no-op. */
+function setThreadResolved(input: Obj, ctx: Context, resolved: boolean): Obj {
+  const w = ctx.world;
+  const thread = w.reviewThread(String(input.threadId));
+  if (!thread) throw nodeNotFound(input.threadId);
+  if (!canResolve(w, ctx.actor, thread)) requirePermission(ctx, 'write');
+  const top = thread.comments[0]!.id;
+  if (resolved && !w.resolvedThreads.has(top)) w.resolvedThreads.set(top, ctx.actor.login);
+  if (!resolved) w.resolvedThreads.delete(top);
+  return payload(input, { thread: reviewThreadNode(w, w.reviewThread(thread.node_id)!) });
+}
 
 function root(w: GitHubWorld): Obj {
   const repoId = w.nodeId('R', w.repoId);
@@ -517,6 +623,8 @@ function root(w: GitHubWorld): Obj {
       removeSubIssue(ctx, parent, child);
       return payload(input, { issue: issueNode(w, parent), subIssue: issueNode(w, child) });
     },
+    resolveReviewThread: (args: Obj, ctx: Context) => setThreadResolved(mutationInput(args), ctx, true),
+    unresolveReviewThread: (args: Obj, ctx: Context) => setThreadResolved(mutationInput(args), ctx, false),
     markPullRequestReadyForReview: (args: Obj, ctx: Context) => {
       const input = mutationInput(args);
       const pull = [...w.pulls.values()].find((p) => p.node_id === input.pullRequestId);

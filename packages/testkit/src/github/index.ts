@@ -16,6 +16,7 @@ export {
   type EmulatedReaction,
   type EmulatedReview,
   type EmulatedReviewComment,
+  type EmulatedReviewThread,
   type EmulatedDispatch,
   type EmulatedCheckRun,
   type EmulatedStatus,

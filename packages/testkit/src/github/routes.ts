@@ -147,6 +147,13 @@ function issueById(ctx: RouteContext, id: unknown): EmulatedIssue {
   return issue;
 }
 
+function getReview(ctx: RouteContext) {
+  const { pull } = getPull(ctx);
+  const review = ctx.world.reviews.get(num(ctx.params.review_id));
+  if (!review || review.pull_number !== pull.number) throw notFound();
+  return review;
+}
+
 function getPull(ctx: RouteContext) {
   const pull = ctx.world.pulls.get(num(ctx.params.pull_number));
   if (!pull) throw notFound();
@@ -1047,7 +1054,6 @@ const defs: Array<[string, string, Route['handler']]> = [
           throw new HttpError(422, 'Unprocessable Entity', { errors: ['Line could not be resolved'] });
         }
       }
-      const id = ctx.world.nextId('review');
       const state =
         event === 'APPROVE'
           ? 'APPROVED'
@@ -1056,36 +1062,21 @@ const defs: Array<[string, string, Route['handler']]> = [
             : event === 'COMMENT'
               ? 'COMMENTED'
               : 'PENDING';
-      const review = {
-        id,
-        node_id: ctx.world.nodeId('PRR', id),
-        pull_number: pull.number,
-        user: ctx.actor.login,
+      const { review } = ctx.world.review(pull.number, {
+        author: ctx.actor.login,
+        state,
         body: String(b.body ?? ''),
-        state: state as 'APPROVED',
-        commit_id: String(b.commit_id ?? pull.head.sha),
-        submitted_at: state === 'PENDING' ? null : ctx.world.now(),
-      };
-      ctx.world.reviews.set(id, review);
-      if (state !== 'PENDING')
-        emit(ctx, { name: 'pull_request_review', action: 'submitted', pull: pull.number, review: id });
-      for (const c of comments) {
-        const cid = ctx.world.nextId('reviewComment');
-        ctx.world.reviewComments.set(cid, {
-          id: cid,
-          node_id: ctx.world.nodeId('PRRC', cid),
-          pull_number: pull.number,
-          review_id: id,
-          user: ctx.actor.login,
-          body: String(c.body ?? ''),
+        commitId: typeof b.commit_id === 'string' ? b.commit_id : pull.head.sha,
+        comments: comments.map((c) => ({
           path: String(c.path ?? ''),
           line: typeof c.line === 'number' ? c.line : typeof c.position === 'number' ? c.position : null,
           side: c.side === 'LEFT' ? 'LEFT' : 'RIGHT',
-          commit_id: review.commit_id,
-          created_at: ctx.world.now(),
-          updated_at: ctx.world.now(),
-        });
-      }
+          body: String(c.body ?? ''),
+        })),
+      });
+      // after its comments exist: a listener snapshotting the payload sees the whole review
+      if (state !== 'PENDING')
+        emit(ctx, { name: 'pull_request_review', action: 'submitted', pull: pull.number, review: review.id });
       return { status: 200, body: reviewJson(ctx.world, review) };
     },
   ],
@@ -1096,6 +1087,54 @@ const defs: Array<[string, string, Route['handler']]> = [
       const { pull } = getPull(ctx);
       const items = [...ctx.world.reviewComments.values()].filter((c) => c.pull_number === pull.number);
       return list(ctx, items, (c) => reviewCommentJson(ctx.world, c));
+    },
+  ],
+  [
+    'GET',
+    `${R}/pulls/{pull_number}/reviews/{review_id}`,
+    (ctx) => ({ status: 200, body: reviewJson(ctx.world, getReview(ctx)) }),
+  ],
+  [
+    'GET',
+    `${R}/pulls/{pull_number}/reviews/{review_id}/comments`,
+    (ctx) => {
+      const review = getReview(ctx);
+      const items = [...ctx.world.reviewComments.values()]
+        .filter((c) => c.review_id === review.id)
+        .sort((a, b) => a.id - b.id);
+      return list(ctx, items, (c) => reviewCommentJson(ctx.world, c));
+    },
+  ],
+  [
+    'GET',
+    `${R}/pulls/comments/{comment_id}`,
+    (ctx) => {
+      const c = ctx.world.reviewComments.get(num(ctx.params.comment_id));
+      if (!c) throw notFound();
+      return { status: 200, body: reviewCommentJson(ctx.world, c) };
+    },
+  ],
+  [
+    'POST',
+    `${R}/pulls/{pull_number}/comments/{comment_id}/replies`,
+    (ctx) => {
+      const { pull, issue } = getPull(ctx);
+      const to = ctx.world.reviewComments.get(num(ctx.params.comment_id));
+      if (!to || to.pull_number !== pull.number) throw notFound();
+      const body = obj(ctx).body;
+      if (typeof body !== 'string' || body.length === 0)
+        throw validationFailed('PullRequestReviewComment', 'body', 'missing_field');
+      checkCommentBody(body);
+      if (issue.locked && !hasPermission(ctx, 'write'))
+        throw new HttpError(403, 'Unable to create comment because pull request is locked.');
+      // GitHub files a reply as a review of its own (COMMENTED, empty body) and reports it as one
+      const { review, comment } = ctx.world.replyToReviewComment(to.id, { author: ctx.actor.login, body });
+      emit(ctx, { name: 'pull_request_review', action: 'submitted', pull: pull.number, review: review.id });
+      return {
+        status: 201,
+        body: reviewCommentJson(ctx.world, comment),
+        headers: { location: `${urls(ctx.world).repoApi}/pulls/comments/${comment.id}` },
+      };
     },
   ],
 

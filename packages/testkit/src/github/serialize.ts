@@ -369,6 +369,7 @@ export function reviewCommentJson(w: GitHubWorld, c: EmulatedReviewComment) {
     original_position: c.line,
     commit_id: c.commit_id,
     original_commit_id: c.commit_id,
+    ...(c.in_reply_to_id !== undefined ? { in_reply_to_id: c.in_reply_to_id } : {}),
     user: userJson(w, c.user),
     body: c.body,
     created_at: c.created_at,

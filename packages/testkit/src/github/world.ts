@@ -138,6 +138,21 @@ export interface EmulatedReviewComment {
   commit_id: string;
   created_at: string;
   updated_at: string;
+  /** a reply: the id of its thread's top comment (GitHub's `in_reply_to_id`); absent on a thread's first comment */
+  in_reply_to_id?: number;
+}
+
+/**
+ * A review thread: a top-level review comment and its replies, in order. Not stored: derived from reviewComments and
+ * `resolvedThreads` (keyed by the top comment's id); its node id (PRRT_…) is stable because the top comment's is.
+ */
+export interface EmulatedReviewThread {
+  node_id: string;
+  pull_number: number;
+  /** the top comment first, then its replies by id */
+  comments: EmulatedReviewComment[];
+  /** who resolved it, null while unresolved */
+  resolved_by: string | null;
 }
 
 export interface EmulatedDispatch {
@@ -256,6 +271,8 @@ export class GitHubWorld {
   readonly reactions: EmulatedReaction[] = [];
   readonly reviews = new Map<number, EmulatedReview>();
   readonly reviewComments = new Map<number, EmulatedReviewComment>();
+  /** resolved review threads: the thread's top comment id → the login that resolved it */
+  readonly resolvedThreads = new Map<number, string>();
   /** full ref name ("refs/heads/main") → sha */
   readonly refs = new Map<string, string>();
   readonly dispatches: EmulatedDispatch[] = [];
@@ -682,6 +699,126 @@ export class GitHubWorld {
     this.pullReportedHead.set(issue.number, headSha);
     if (this.git) this.refreshPullGit(pull);
     return { issue, pull };
+  }
+
+  // -- reviews --------------------------------------------------------------------------------------------------
+
+  /**
+   * A submitted review (no events: routes emit them), with its inline comments, each a new thread. `commit_id`
+   * defaults to the pull request's head.
+   */
+  review(
+    pullNumber: number,
+    r: {
+      author?: string;
+      state?: EmulatedReview['state'];
+      body?: string;
+      commitId?: string;
+      comments?: Array<{ path: string; line?: number | null; side?: 'LEFT' | 'RIGHT'; body: string }>;
+    },
+  ): { review: EmulatedReview; comments: EmulatedReviewComment[] } {
+    const pull = this.pulls.get(pullNumber);
+    if (!pull) throw new Error(`world.review: pull request #${pullNumber} does not exist`);
+    const author = r.author ?? 'octocat';
+    this.ensureUser(author);
+    const id = this.nextId('review');
+    const state = r.state ?? 'COMMENTED';
+    const review: EmulatedReview = {
+      id,
+      node_id: this.nodeId('PRR', id),
+      pull_number: pullNumber,
+      user: author,
+      body: r.body ?? '',
+      state,
+      commit_id: r.commitId ?? pull.head.sha,
+      submitted_at: state === 'PENDING' ? null : this.now(),
+    };
+    this.reviews.set(id, review);
+    const comments = (r.comments ?? []).map((c) =>
+      this.addReviewComment({
+        pull_number: pullNumber,
+        review_id: id,
+        user: author,
+        body: c.body,
+        path: c.path,
+        line: c.line ?? null,
+        side: c.side ?? 'RIGHT',
+        commit_id: review.commit_id,
+      }),
+    );
+    return { review, comments };
+  }
+
+  /**
+   * A reply to a review comment, as GitHub makes one: a new COMMENTED review with an empty body holding one comment in
+   * the same thread (`in_reply_to_id` = the thread's top comment; same path, line, side and commit). No events.
+   */
+  replyToReviewComment(
+    commentId: number,
+    r: { author?: string; body: string },
+  ): { review: EmulatedReview; comment: EmulatedReviewComment } {
+    const to = this.reviewComments.get(commentId);
+    if (!to) throw new Error(`world.replyToReviewComment: review comment ${commentId} does not exist`);
+    const top = this.reviewComments.get(to.in_reply_to_id ?? to.id) ?? to;
+    const { review } = this.review(to.pull_number, {
+      author: r.author,
+      state: 'COMMENTED',
+      body: '',
+      commitId: top.commit_id,
+    });
+    const comment = this.addReviewComment({
+      pull_number: top.pull_number,
+      review_id: review.id,
+      user: review.user,
+      body: r.body,
+      path: top.path,
+      line: top.line,
+      side: top.side,
+      commit_id: top.commit_id,
+      in_reply_to_id: top.id,
+    });
+    return { review, comment };
+  }
+
+  private addReviewComment(
+    c: Omit<EmulatedReviewComment, 'id' | 'node_id' | 'created_at' | 'updated_at'>,
+  ): EmulatedReviewComment {
+    const id = this.nextId('reviewComment');
+    const now = this.now();
+    const comment: EmulatedReviewComment = {
+      id,
+      node_id: this.nodeId('PRRC', id),
+      ...c,
+      created_at: now,
+      updated_at: now,
+    };
+    this.reviewComments.set(id, comment);
+    return comment;
+  }
+
+  /** A pull request's review threads, oldest first; comments of a pending review are not part of any yet. */
+  reviewThreadsOf(pullNumber: number): EmulatedReviewThread[] {
+    const submitted = (c: EmulatedReviewComment) =>
+      c.review_id === null || this.reviews.get(c.review_id)?.state !== 'PENDING';
+    const mine = [...this.reviewComments.values()]
+      .filter((c) => c.pull_number === pullNumber && submitted(c))
+      .sort((a, b) => a.id - b.id);
+    return mine
+      .filter((c) => c.in_reply_to_id === undefined)
+      .map((top) => ({
+        node_id: this.nodeId('PRRT', top.id),
+        pull_number: pullNumber,
+        comments: [top, ...mine.filter((c) => c.in_reply_to_id === top.id)],
+        resolved_by: this.resolvedThreads.get(top.id) ?? null,
+      }));
+  }
+
+  /** The thread with this node id (PRRT_…), if any. */
+  reviewThread(nodeId: string): EmulatedReviewThread | undefined {
+    const top = [...this.reviewComments.values()].find(
+      (c) => c.in_reply_to_id === undefined && this.nodeId('PRRT', c.id) === nodeId,
+    );
+    return top && this.reviewThreadsOf(top.pull_number).find((t) => t.comments[0] === top);
   }
 
   // -- refs -----------------------------------------------------------------------------------------------------
