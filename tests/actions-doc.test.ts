@@ -74,7 +74,7 @@ describe('HYDRAFLOW_* variables, as documented', () => {
     );
     const names = new Set<string>([...CONFIG_VARIABLES.map((v) => v.env), ...NON_CONFIG_ENV]);
     for (const file of files)
-      for (const m of readFileSync(file, 'utf8').matchAll(/(?:env\.|secrets\.)(HYDRAFLOW_[A-Z0-9_]+)/g))
+      for (const m of readFileSync(file, 'utf8').matchAll(/(?:env\.|secrets\.|vars\.)(HYDRAFLOW_[A-Z0-9_]+)/g))
         names.add(m[1]!);
     return names;
   };

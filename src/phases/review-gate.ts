@@ -353,7 +353,9 @@ async function merge(
   const score = review?.rounds[rounds - 1]?.score;
   let sha: string;
   try {
-    sha = await pullsOf(ctx).merge(pull.number, {
+    // With a push token, the merge is that identity's, so the push it makes to the default branch starts the user's
+    // `push` workflows (deploys, releases); a merge made with GITHUB_TOKEN starts none.
+    sha = await (ctx.pullsToOpen ?? pullsOf(ctx)).merge(pull.number, {
       method: config.merge.method,
       sha: pull.headSha,
       title: `${pull.title} (#${pull.number})`,

@@ -119,8 +119,14 @@ describe('review and refine', () => {
     expect(gate?.steps.find((s) => s.id === 'hydraflow')?.outputs.phases, timeline).toBe('merge');
     expect(progressOf(w)).toContain('waiting for a human to approve the pull request or comment /ship-it');
     await w.asAlice('POST', `/repos/acme/widgets/pulls/${pull.number}/reviews`, { event: 'APPROVE', body: 'Ship it.' });
-    await w.lc.runUntilQuiet();
+    const after = await w.lc.runUntilQuiet();
     expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);
+    // merged with the push token too: the push to main is the App's, so the user's push workflows run on it
+    expect(w.gh.world.pulls.get(pull.number)!.merged_by).toBe('hydraflow-pusher[bot]');
+    expect(
+      after.filter((j) => j.workflow === 'ci.yml').map((j) => `${j.event} ${j.status}`),
+      formatTimeline(after),
+    ).toContain('push success');
     expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-fixed']);
     expect(w.gh.violations).toEqual([]);
   }, 180_000);
