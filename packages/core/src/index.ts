@@ -13,3 +13,4 @@ export * from './router/index';
 export * from './text/sanitize';
 export * from './implement/safe-outputs';
 export * from './merge/policy';
+export * from './doctor/checks';

@@ -1,0 +1,140 @@
+/**
+ * `doctor`: what HydraFlow can check of a repository's setup through the API, as facts in and findings out (pure; the
+ * adapter in src/phases/doctor.ts reads the facts). Each finding says what is wrong and how to fix it, so a new user
+ * reads one list instead of meeting each mistake as a failed run.
+ */
+import type { HydraflowConfig } from '../config/schema';
+import { PIPELINE_STAGES } from '../pipeline/labels';
+
+/** What the doctor could read; `undefined` where GitHub did not say (no permission, an error). */
+export interface SetupFacts {
+  /** The workflow file this run came from (`.github/workflows/x.yml`), and whether it is on the default branch. */
+  workflowFile: string | undefined;
+  workflowOnDefaultBranch: boolean | undefined;
+  defaultBranch: string;
+  /** Settings → Actions → General: "Allow GitHub Actions to create and approve pull requests". */
+  actionsMayCreatePullRequests: boolean | undefined;
+  defaultWorkflowPermissions: 'read' | 'write' | undefined;
+  /** Label names that exist in the repository. */
+  labels: string[] | undefined;
+  stateKey: boolean;
+  modelKey: boolean;
+  pushToken: boolean;
+  /** The default branch's protection: null when it has none. */
+  protection:
+    | {
+        requiredApprovals: number;
+        dismissStaleReviews: boolean;
+        requiredChecks: string[];
+      }
+    | null
+    | undefined;
+}
+
+export interface DoctorFinding {
+  level: 'problem' | 'note' | 'ok';
+  what: string;
+  fix?: string;
+}
+
+export function diagnose(facts: SetupFacts, config: Pick<HydraflowConfig, 'merge' | 'provider'>): DoctorFinding[] {
+  const out: DoctorFinding[] = [];
+  const file = facts.workflowFile ?? 'the HydraFlow workflow';
+  if (facts.workflowOnDefaultBranch === false)
+    out.push({
+      level: 'problem',
+      what: `${file} is not on the default branch \`${facts.defaultBranch}\`: GitHub starts issue events and dispatches only from there`,
+      fix: `merge ${file} into \`${facts.defaultBranch}\``,
+    });
+  else if (facts.workflowOnDefaultBranch) out.push({ level: 'ok', what: `${file} is on \`${facts.defaultBranch}\`` });
+
+  if (facts.actionsMayCreatePullRequests === false && !facts.pushToken)
+    out.push({
+      level: 'problem',
+      what: 'GitHub Actions may not create pull requests in this repository, and no push token is set: HydraFlow cannot open its pull requests',
+      fix: 'Settings → Actions → General → Workflow permissions: tick "Allow GitHub Actions to create and approve pull requests" (or set up a GitHub App / push token, README step 3)',
+    });
+  else if (facts.actionsMayCreatePullRequests !== undefined)
+    out.push({ level: 'ok', what: 'HydraFlow can open pull requests' });
+  if (!facts.pushToken)
+    out.push({
+      level: 'note',
+      what: 'no push identity: your CI does not run on HydraFlow’s pull requests and its merges start no push workflow',
+      fix: 'a GitHub App (variable HYDRAFLOW_APP_ID, secret HYDRAFLOW_APP_PRIVATE_KEY) or a fine-grained PAT (secret HYDRAFLOW_PUSH_TOKEN), README step 3',
+    });
+  if (facts.defaultWorkflowPermissions === 'write')
+    out.push({
+      level: 'note',
+      what: 'the default workflow permissions are read and write: other workflows get a writing token unless they say otherwise',
+      fix: 'Settings → Actions → General → Workflow permissions: "Read repository contents" (HydraFlow’s template declares what each job needs)',
+    });
+
+  if (!facts.modelKey)
+    out.push({
+      level: 'problem',
+      what: `no model key for the provider \`${config.provider}\``,
+      fix: config.provider === 'anthropic' ? 'add the secret ANTHROPIC_API_KEY' : 'add the secret OPENAI_API_KEY',
+    });
+  if (!facts.stateKey)
+    out.push({
+      level: 'problem',
+      what: 'no state key: HydraFlow’s hidden state is trusted by author identity only, and anyone who can edit its comments can change it',
+      fix: 'add the secret HYDRAFLOW_STATE_KEY (e.g. `openssl rand -hex 32`)',
+    });
+  else out.push({ level: 'ok', what: 'the state key is set' });
+
+  if (facts.labels) {
+    const missing = PIPELINE_STAGES.map((s) => s.label).filter((l) => !facts.labels!.includes(l));
+    out.push(
+      missing.length === 0
+        ? { level: 'ok', what: 'every pipeline label exists' }
+        : {
+            level: 'note',
+            what: `${missing.length} pipeline labels do not exist yet (HydraFlow creates each on first use)`,
+          },
+    );
+  }
+
+  const p = facts.protection;
+  if (p === null)
+    out.push({
+      level: 'note',
+      what: `\`${facts.defaultBranch}\` is not protected: HydraFlow’s merge gate (merge.policy ${config.merge.policy}) is the only gate`,
+      fix: 'a branch protection rule or ruleset that requires your CI checks',
+    });
+  else if (p) {
+    if (config.merge.policy === 'auto' && p.requiredApprovals > 0)
+      out.push({
+        level: 'problem',
+        what: `merge.policy auto, but \`${facts.defaultBranch}\` requires ${p.requiredApprovals} approving review(s): GitHub refuses HydraFlow’s merges until a human approves`,
+        fix: 'merge.policy: human (HydraFlow then waits for the approval), or drop the required reviews',
+      });
+    const unnamed = p.requiredChecks.filter((c) => !config.merge.required_checks.includes(c));
+    if (unnamed.length > 0)
+      out.push({
+        level: 'note',
+        what: `required checks that merge.required_checks does not name: ${unnamed.join(', ')} (the merge gate does not wait for a check that has not reported yet)`,
+        fix: `merge.required_checks: [${unnamed.map((c) => JSON.stringify(c)).join(', ')}]`,
+      });
+    if (p.requiredApprovals > 0 && !p.dismissStaleReviews)
+      out.push({
+        level: 'note',
+        what: 'an approval survives later pushes: a human may approve one version and HydraFlow push another before the merge',
+        fix: 'branch protection: "Dismiss stale pull request approvals when new commits are pushed"',
+      });
+  }
+  return out;
+}
+
+/** The findings as the job summary and the /doctor reply show them. */
+export function renderDiagnosis(findings: readonly DoctorFinding[]): string {
+  const mark = { problem: '❌', note: '⚠️', ok: '✅' } as const;
+  const problems = findings.filter((f) => f.level === 'problem').length;
+  return [
+    `### HydraFlow doctor: ${problems === 0 ? 'no problems found' : `${problems} problem${problems === 1 ? '' : 's'} to fix`}`,
+    '',
+    ...[...findings]
+      .sort((a, b) => ['problem', 'note', 'ok'].indexOf(a.level) - ['problem', 'note', 'ok'].indexOf(b.level))
+      .map((f) => `- ${mark[f.level]} ${f.what}${f.fix ? `\n  Fix: ${f.fix}` : ''}`),
+  ].join('\n');
+}
