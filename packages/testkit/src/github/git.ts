@@ -33,6 +33,15 @@ export interface PullDiffFile extends EmulatedPullFile {
   previous_filename?: string;
 }
 
+/** One `git ls-tree --long` entry: mode, object type and id, blob size (0 for trees and submodules), full path. */
+export interface GitTreeEntry {
+  mode: string;
+  type: 'blob' | 'tree' | 'commit';
+  sha: string;
+  size: number;
+  path: string;
+}
+
 const BASE_ENV: Record<string, string> = {
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_TERMINAL_PROMPT: '0',
@@ -158,6 +167,46 @@ export class GitRepo {
   mergeBase(a: string, b: string): string | undefined {
     const r = this.git(['merge-base', a, b], { okCodes: [1] });
     return r.status === 0 ? r.stdout.trim() : undefined;
+  }
+
+  /**
+   * The tree entries at `path` in `treeish` (a commit or tree): `path` itself when given (a file or a directory, not
+   * its contents), else the entries of `treeish`. Paths are literal, never globs.
+   */
+  lsTree(treeish: string, path?: string): GitTreeEntry[] {
+    const args = [
+      '--literal-pathspecs',
+      'ls-tree',
+      '-z',
+      '--long',
+      treeish,
+      ...(path !== undefined ? ['--', path] : []),
+    ];
+    const r = this.git(args, { okCodes: [128] });
+    if (r.status !== 0) return [];
+    return r.stdout
+      .split('\0')
+      .filter(Boolean)
+      .map((rec) => {
+        const tab = rec.indexOf('\t');
+        const [mode, type, sha, size] = rec.slice(0, tab).split(/\s+/);
+        return {
+          mode: mode!,
+          type: type as GitTreeEntry['type'],
+          sha: sha!,
+          size: size === '-' || size === undefined ? 0 : Number(size),
+          path: rec.slice(tab + 1),
+        };
+      });
+  }
+
+  /** A blob's bytes (binary-safe). */
+  readBlob(sha: string): Buffer {
+    return execFileSync('git', ['--git-dir', this.dir, 'cat-file', 'blob', sha], {
+      env: { ...process.env, ...BASE_ENV },
+      maxBuffer: 256 * 1024 * 1024,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
   }
 
   /** Compare-and-swap a ref: `old` = ZERO_SHA means "must not exist yet"; undefined means unconditional. */

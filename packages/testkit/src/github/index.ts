@@ -20,7 +20,11 @@ export {
   type EmulatedDispatch,
   type EmulatedCheckRun,
   type EmulatedStatus,
+  type ActionsWorkflowSettings,
+  type EmulatedBranchProtection,
+  type EmulatedWorkflowState,
 } from './world';
+export { blobSha, workflowId } from './contents';
 export { COMMENT_BODY_MAX } from './routes';
 export { specLoadStats, SPEC_FILE, loadSpec } from './openapi';
 export { graphqlSchemaStats } from './graphql';

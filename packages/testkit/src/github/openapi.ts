@@ -210,7 +210,11 @@ export function getValidators(method: string, template: string): OperationValida
   for (const p of params) {
     if (p.in !== 'path' && p.in !== 'query') continue;
     paramNames[p.in].push(p.name);
-    props[p.name] = convert(aP, p.schema ?? {});
+    // A parameter arrives as a string; coerced, "123" matches both branches of `oneOf: [integer, string]`
+    // (workflow_id), which GitHub accepts: any branch will do.
+    const { oneOf, ...rest } = p.schema ?? {};
+    const schema = oneOf ? { ...rest, anyOf: oneOf } : rest;
+    props[p.name] = convert(aP, schema);
     if (p.required) required.push(p.name);
   }
   const paramsValidator = aP.compile({ type: 'object', properties: props, required });

@@ -24,6 +24,8 @@ import {
   labelJson,
   pullFileJson,
   pullJson,
+  branchProtectionJson,
+  contentJson,
   reactionJson,
   refJson,
   repoJson,
@@ -32,9 +34,11 @@ import {
   statusJson,
   urls,
   userJson,
+  workflowJson,
   workflowRunJson,
 } from './serialize';
 import { searchIssues } from './search';
+import { readRepoPath, repoWorkflows, resolveCommitish } from './contents';
 
 export const DOCS = 'https://docs.github.com/rest';
 export const COMMENT_BODY_MAX = 65_536;
@@ -83,7 +87,8 @@ export interface Route {
   handler: (ctx: RouteContext) => RouteResult;
 }
 
-const GREEDY = new Set(['ref']);
+/** parameters that may span segments (the description's `x-multi-segment`) */
+const GREEDY = new Set(['ref', 'path', 'branch']);
 
 function compile(method: string, template: string, handler: Route['handler']): Route {
   const paramNames: string[] = [];
@@ -119,6 +124,29 @@ export function requirePermission(ctx: Actor, min: Permission): void {
     403,
     ctx.actor.type === 'Bot' ? 'Resource not accessible by integration' : `Must have ${min} access to repository.`,
   );
+}
+
+/**
+ * Repository administration (settings, branch protection): admins, and apps granted it. The GITHUB_TOKEN never has the
+ * `administration` permission.
+ */
+function requireAdmin(ctx: Actor): void {
+  if (hasPermission(ctx, 'admin')) return;
+  throw new HttpError(
+    403,
+    ctx.actor.type === 'Bot' ? 'Resource not accessible by integration' : 'Must have admin rights to Repository.',
+  );
+}
+
+/**
+ * "Allow GitHub Actions to create and approve pull requests" (Settings → Actions): off, GitHub refuses both to the
+ * GITHUB_TOKEN. Modelled only in worlds that opt in (`enforceActionsPullRequestSetting`).
+ */
+function requireActionsMayCreatePulls(ctx: Actor): void {
+  const w = ctx.world;
+  if (!w.enforceActionsPullRequestSetting || w.actionsSettings.can_approve_pull_request_reviews) return;
+  if (w.tokenKind(ctx.actor.login) !== 'GITHUB_TOKEN') return;
+  throw new HttpError(403, 'GitHub Actions is not permitted to create or approve pull requests.');
 }
 
 function hasPermission(ctx: Actor, min: Permission): boolean {
@@ -881,6 +909,36 @@ const defs: Array<[string, string, Route['handler']]> = [
     },
   ],
 
+  // repository contents and settings
+  [
+    'GET',
+    `${R}/contents/{path}`,
+    (ctx) => {
+      const ref = ctx.query.get('ref') || ctx.world.defaultBranch;
+      const commit = resolveCommitish(ctx.world, ref);
+      if (!commit) throw new HttpError(404, `No commit found for the ref ${ref}`);
+      const found = readRepoPath(ctx.world, commit, ctx.params.path!.replace(/^\/+|\/+$/g, ''));
+      if (!found) throw notFound();
+      if (found.type === 'submodule') {
+        ctx.notEmulated('GET /contents of a submodule');
+        throw notFound();
+      }
+      return { status: 200, body: contentJson(ctx.world, found, ref) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/branches/{branch}/protection`,
+    (ctx) => {
+      requireAdmin(ctx);
+      const branch = ctx.params.branch!;
+      if (!ctx.world.refs.has(`refs/heads/${branch}`)) throw new HttpError(404, 'Branch not found');
+      const protection = ctx.world.branchProtection.get(branch);
+      if (!protection) throw new HttpError(404, 'Branch not protected');
+      return { status: 200, body: branchProtectionJson(ctx.world, branch, protection) };
+    },
+  ],
+
   // pulls
   [
     'GET',
@@ -902,6 +960,7 @@ const defs: Array<[string, string, Route['handler']]> = [
     `${R}/pulls`,
     (ctx) => {
       requirePermission(ctx, 'write');
+      requireActionsMayCreatePulls(ctx);
       const b = obj(ctx);
       const head = String(b.head ?? '').replace(new RegExp(`^${ctx.world.owner}:`), '');
       const base = String(b.base ?? '');
@@ -1013,6 +1072,7 @@ const defs: Array<[string, string, Route['handler']]> = [
       const { pull, issue } = getPull(ctx);
       const b = obj(ctx);
       const event = b.event as string | undefined;
+      if (event === 'APPROVE') requireActionsMayCreatePulls(ctx);
       if (event === 'APPROVE' && issue.user === ctx.actor.login) {
         throw new HttpError(422, 'Unprocessable Entity', { errors: ['Can not approve your own pull request'] });
       }
@@ -1297,6 +1357,39 @@ const defs: Array<[string, string, Route['handler']]> = [
         ctx,
         artifactsOf(ctx.world).filter((a) => a.runId === num(ctx.params.run_id)),
       ),
+  ],
+  [
+    'GET',
+    `${R}/actions/workflows`,
+    (ctx) => {
+      const all = repoWorkflows(ctx.world);
+      const { page, headers } = paginate(ctx, all);
+      return {
+        status: 200,
+        body: { total_count: all.length, workflows: page.map((wf) => workflowJson(ctx.world, wf)) },
+        headers,
+      };
+    },
+  ],
+  [
+    'GET',
+    `${R}/actions/workflows/{workflow_id}`,
+    (ctx) => {
+      const id = ctx.params.workflow_id!;
+      const wf = repoWorkflows(ctx.world).find((x) =>
+        /^\d+$/.test(id) ? x.id === Number(id) : x.path === `.github/workflows/${id}`,
+      );
+      if (!wf) throw notFound();
+      return { status: 200, body: workflowJson(ctx.world, wf) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/actions/permissions/workflow`,
+    (ctx) => {
+      requireAdmin(ctx);
+      return { status: 200, body: { ...ctx.world.actionsSettings } };
+    },
   ],
   ['GET', `${R}/actions/artifacts`, (ctx) => artifactList(ctx, [...artifactsOf(ctx.world)])],
   [

@@ -9,9 +9,11 @@ import type {
   EmulatedReview,
   EmulatedReviewComment,
   EmulatedStatus,
+  EmulatedBranchProtection,
   EmulatedWorkflowRun,
   GitHubWorld,
 } from './world';
+import type { RepoEntry, RepoPath, RepoWorkflow } from './contents';
 
 export function urls(w: GitHubWorld) {
   const api = w.apiUrl;
@@ -483,5 +485,99 @@ export function workflowRunJson(w: GitHubWorld, r: EmulatedWorkflowRun) {
     repository: repoJson(w),
     head_repository: repoJson(w),
     display_title: r.name,
+  };
+}
+
+// -- repository contents, branch protection, workflows ------------------------------------------------------------
+
+const pathUrl = (p: string) => p.split('/').map(encodeURIComponent).join('/');
+
+/** One entry as GET /contents shapes it (a directory listing's item; a file adds content and encoding). */
+export function contentEntryJson(w: GitHubWorld, e: RepoEntry, ref: string) {
+  const { repoApi, html } = urls(w);
+  const p = pathUrl(e.path);
+  const r = pathUrl(ref);
+  const self = `${repoApi}/contents/${p}?ref=${encodeURIComponent(ref)}`;
+  const git = e.type === 'submodule' ? null : `${repoApi}/git/${e.type === 'dir' ? 'trees' : 'blobs'}/${e.sha}`;
+  const htmlUrl = e.type === 'submodule' ? null : `${html}/${e.type === 'dir' ? 'tree' : 'blob'}/${r}/${p}`;
+  return {
+    name: e.name,
+    path: e.path,
+    sha: e.sha,
+    size: e.size,
+    url: self,
+    html_url: htmlUrl,
+    git_url: git,
+    download_url: e.type === 'file' || e.type === 'symlink' ? `${html}/raw/${r}/${p}` : null,
+    type: e.type,
+    _links: { self, git, html: htmlUrl },
+  };
+}
+
+/** Files up to 1 MB carry base64 content wrapped at 60 characters, as GitHub sends it; larger ones `encoding: none`. */
+const CONTENT_MAX = 1024 * 1024;
+
+export function contentJson(w: GitHubWorld, found: RepoPath, ref: string) {
+  if (found.type === 'dir') return found.entries.map((e) => contentEntryJson(w, e, ref));
+  const entry = contentEntryJson(w, found, ref);
+  if (found.type === 'symlink') return { ...entry, target: found.target };
+  if (found.type === 'file') {
+    if (found.content.length > CONTENT_MAX) return { ...entry, content: '', encoding: 'none' };
+    const b64 = found.content.toString('base64');
+    return { ...entry, content: b64 ? `${b64.match(/.{1,60}/g)!.join('\n')}\n` : '', encoding: 'base64' };
+  }
+  return entry;
+}
+
+export function branchProtectionJson(w: GitHubWorld, branch: string, p: EmulatedBranchProtection) {
+  const url = `${urls(w).repoApi}/branches/${pathUrl(branch)}/protection`;
+  const flag = (v: boolean | undefined) => ({ enabled: v === true });
+  const body: Record<string, unknown> = { url };
+  if (p.required_status_checks) {
+    const contexts = [...(p.required_status_checks.contexts ?? [])];
+    body.required_status_checks = {
+      url: `${url}/required_status_checks`,
+      strict: p.required_status_checks.strict === true,
+      contexts,
+      contexts_url: `${url}/required_status_checks/contexts`,
+      checks: contexts.map((context) => ({ context, app_id: null })),
+    };
+  }
+  if (p.required_pull_request_reviews) {
+    const r = p.required_pull_request_reviews;
+    body.required_pull_request_reviews = {
+      url: `${url}/required_pull_request_reviews`,
+      dismiss_stale_reviews: r.dismiss_stale_reviews === true,
+      require_code_owner_reviews: r.require_code_owner_reviews === true,
+      required_approving_review_count: r.required_approving_review_count ?? 1,
+      require_last_push_approval: r.require_last_push_approval === true,
+    };
+  }
+  body.required_signatures = { url: `${url}/required_signatures`, enabled: p.required_signatures === true };
+  body.enforce_admins = { url: `${url}/enforce_admins`, enabled: p.enforce_admins === true };
+  body.required_linear_history = flag(p.required_linear_history);
+  body.allow_force_pushes = flag(p.allow_force_pushes);
+  body.allow_deletions = flag(p.allow_deletions);
+  body.block_creations = flag(p.block_creations);
+  body.required_conversation_resolution = flag(p.required_conversation_resolution);
+  body.lock_branch = flag(p.lock_branch);
+  body.allow_fork_syncing = flag(p.allow_fork_syncing);
+  return body;
+}
+
+export function workflowJson(w: GitHubWorld, wf: RepoWorkflow) {
+  const { repoApi, html } = urls(w);
+  const now = w.now();
+  return {
+    id: wf.id,
+    node_id: w.nodeId('W', wf.id),
+    name: wf.name,
+    path: wf.path,
+    state: w.workflowStates.get(wf.path) ?? 'active',
+    created_at: now,
+    updated_at: now,
+    url: `${repoApi}/actions/workflows/${wf.id}`,
+    html_url: `${html}/blob/${pathUrl(w.defaultBranch)}/${pathUrl(wf.path)}`,
+    badge_url: `${html}/workflows/${encodeURIComponent(wf.name)}/badge.svg`,
   };
 }

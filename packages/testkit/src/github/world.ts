@@ -204,6 +204,40 @@ export interface EmulatedWorkflowRun {
   created_at: string;
 }
 
+/** Settings → Actions → General → "Workflow permissions", as GET /actions/permissions/workflow reports them. */
+export interface ActionsWorkflowSettings {
+  /** the GITHUB_TOKEN's default permissions: 'read' (contents and packages read) or 'write' (read and write) */
+  default_workflow_permissions: 'read' | 'write';
+  /** "Allow GitHub Actions to create and approve pull requests" */
+  can_approve_pull_request_reviews: boolean;
+}
+
+/**
+ * A branch protection rule as a test sets it (GitHub's classic branch protection). An absent (or null) section is not
+ * required; booleans default to false. Reported by GET /branches/{branch}/protection; not enforced on merges.
+ */
+export interface EmulatedBranchProtection {
+  required_pull_request_reviews?: {
+    required_approving_review_count?: number;
+    dismiss_stale_reviews?: boolean;
+    require_code_owner_reviews?: boolean;
+    require_last_push_approval?: boolean;
+  } | null;
+  required_status_checks?: { strict?: boolean; contexts?: string[] } | null;
+  enforce_admins?: boolean;
+  required_signatures?: boolean;
+  required_linear_history?: boolean;
+  allow_force_pushes?: boolean;
+  allow_deletions?: boolean;
+  block_creations?: boolean;
+  required_conversation_resolution?: boolean;
+  lock_branch?: boolean;
+  allow_fork_syncing?: boolean;
+}
+
+export type EmulatedWorkflowState =
+  'active' | 'deleted' | 'disabled_fork' | 'disabled_inactivity' | 'disabled_manually';
+
 /** Which kind of credential made a change: GitHub starts no workflow for changes made with the GITHUB_TOKEN. */
 export type TokenKind = 'GITHUB_TOKEN' | 'user' | 'app';
 
@@ -294,6 +328,27 @@ export class GitHubWorld {
   readonly pullGitKey = new Map<number, string>();
   /** parent issue number → its sub-issue numbers, in order */
   readonly subIssueLists = new Map<number, number[]>();
+
+  /**
+   * The repository's files when it has no git repository (`git` unset): path ("docs/a.md", no leading slash) → UTF-8
+   * content; directories are implied. GET /contents and GET /actions/workflows read them, at any existing ref.
+   */
+  readonly files = new Map<string, string>();
+  /** Settings → Actions → Workflow permissions; a new repository's defaults */
+  actionsSettings: ActionsWorkflowSettings = {
+    default_workflow_permissions: 'read',
+    can_approve_pull_request_reviews: false,
+  };
+  /**
+   * When true, a pull request created (POST /pulls) or approved (POST /reviews, event APPROVE) with the GITHUB_TOKEN
+   * fails with GitHub's 403 unless `actionsSettings.can_approve_pull_request_reviews`. Off by default so worlds that do
+   * not model the setting keep working.
+   */
+  enforceActionsPullRequestSetting = false;
+  /** branch name → its protection rule (absent: not protected) */
+  readonly branchProtection = new Map<string, EmulatedBranchProtection>();
+  /** workflow file path (".github/workflows/ci.yml") → state; absent: 'active' */
+  readonly workflowStates = new Map<string, EmulatedWorkflowState>();
 
   private nextNumber = 1;
   private nextIds = {
