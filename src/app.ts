@@ -4,6 +4,7 @@ import {
   GraphqlGrooming,
   RestIssues,
   RestPulls,
+  RestSetup,
   type GroomingPort,
   type IssuesPort,
   type PullsPort,
@@ -26,6 +27,8 @@ export interface App extends Models {
    */
   pullsAsPusher: PullsPort | undefined;
   grooming: GroomingPort;
+  /** What `doctor` reads of the repository's settings. */
+  setup: RestSetup;
   /** The workflow file that receives the next phase's dispatch. */
   workflow: string;
   now: () => Date;
@@ -79,6 +82,7 @@ export function createApp(
     pulls,
     pullsAsPusher: pusher ? new RestPulls(pusher, repo, config.bot_logins) : undefined,
     grooming: new GraphqlGrooming(octokit, repo),
+    setup: new RestSetup(octokit, repo),
     ...(options.models ?? createModels(inputs, config)),
     workflow: options.workflowFromConfig || !ownWorkflow ? config.workflow : ownWorkflow,
     now: () => new Date(),

@@ -5,6 +5,7 @@ import type { route } from '@hydraflow/core';
 import type { EarlyCall } from './agents/model-gateway';
 import type { App } from './app';
 import { handleClose } from './handlers/close';
+import { handleDoctor } from './handlers/doctor';
 import { handleCommand } from './handlers/command';
 import { handleOverride } from './handlers/override';
 import { handlePhase } from './handlers/phase';
@@ -53,5 +54,7 @@ export async function execute(
       return handleOverride(app, decision);
     case 'close':
       return handleClose(app, decision);
+    case 'doctor':
+      return handleDoctor(app);
   }
 }

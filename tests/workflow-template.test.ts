@@ -190,7 +190,7 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     expect(t?.events.pull_request_review?.types).toEqual(['submitted']);
     expect(t?.events.workflow_run).toMatchObject({ types: ['completed'], workflows: ['CI'] });
     const inputs = t?.events.workflow_dispatch?.inputs ?? {};
-    expect(inputs.issue).toMatchObject({ type: 'string', required: true });
+    expect(inputs.issue).toMatchObject({ type: 'string', required: false }); // doctor needs none
     expect(inputs.phase).toMatchObject({ type: 'string', required: true });
     expect(inputs.actor).toMatchObject({ type: 'string' });
   });

@@ -4,6 +4,7 @@ import type { PhaseOutcome } from '../phases/phase-context';
 import { PHASES } from '../phases/registry';
 import { IssueSession } from '../session/issue-session';
 import { handlePhase } from './phase';
+import { handleDoctor } from './doctor';
 import { handlePullCommand } from './pull';
 
 export type CommandRequest = Extract<Decision, { kind: 'command' }>;
@@ -39,6 +40,10 @@ export async function handleCommand(app: App, request: CommandRequest): Promise<
     await app.issues.reactToComment(request.commentId, 'eyes');
     await reply(app, request, renderHelp(undefined, request.command === 'unknown' ? name : undefined));
     return { summary: `answered /${name}`, stage: null };
+  }
+  if (request.phase === 'doctor') {
+    await app.issues.reactToComment(request.commentId, 'eyes');
+    return handleDoctor(app, (text) => reply(app, request, text));
   }
   if (request.pull !== undefined && (request.phase === 'merge' || request.phase === 'feedback')) {
     const { pull, actor, commentId, command, phase } = request;

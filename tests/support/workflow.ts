@@ -156,8 +156,9 @@ export function checkTriggers(template: WorkflowTemplate | undefined): string[] 
   if (!dispatch) {
     problems.push('missing trigger: workflow_dispatch');
   } else {
+    // issue is optional: the doctor phase needs none (HydraFlow's own dispatches always give one)
     for (const [name, required] of [
-      ['issue', true],
+      ['issue', false],
       ['phase', true],
       ['actor', false],
     ] as const) {

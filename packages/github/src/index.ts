@@ -5,3 +5,4 @@ export * from './pulls-port';
 export * from './rest-pulls';
 export * from './grooming-port';
 export * from './graphql-grooming';
+export * from './rest-setup';

@@ -63,6 +63,14 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
     stages: ['review'],
   },
   {
+    name: 'doctor',
+    description:
+      "Check HydraFlow's setup in this repository (workflow, settings, keys, labels, branch protection) and reply with each problem and its fix.",
+    usage: '/doctor',
+    minPermission: 'write',
+    phase: 'doctor',
+  },
+  {
     name: 'help',
     description: 'List the commands.',
     usage: '/help',

@@ -73,6 +73,8 @@ export type Decision =
       pull?: number;
     }
   | { kind: 'override'; issue: number; stage: PipelineStage | null; actor: string }
+  /** Check the repository's setup and report (a workflow_dispatch of phase doctor; /doctor is a command). */
+  | { kind: 'doctor'; actor: string }
   | {
       kind: 'close';
       issue: number;
@@ -270,6 +272,11 @@ function groomOnAnswer(p: any, issue: number): Decision {
 
 const routeWorkflowDispatch: EventHandler = (event, ctx) => {
   const inputs = event.payload?.inputs ?? {};
+  // doctor needs no issue: run it from the Actions tab with phase doctor
+  if (typeof inputs.phase === 'string' && inputs.phase.trim() === 'doctor') {
+    const who = typeof event.payload?.sender?.login === 'string' ? event.payload.sender.login : '';
+    return { kind: 'doctor', actor: who };
+  }
   const rawIssue = inputs.issue;
   const issueText =
     typeof rawIssue === 'number' ? String(rawIssue) : typeof rawIssue === 'string' ? rawIssue.trim() : '';
