@@ -82,7 +82,8 @@ export function createApp(
     pulls,
     pullsAsPusher: pusher ? new RestPulls(pusher, repo, config.bot_logins) : undefined,
     grooming: new GraphqlGrooming(octokit, repo),
-    setup: new RestSetup(octokit, repo),
+    // the settings need Administration: read, which GITHUB_TOKEN never has; a push App may have it
+    setup: new RestSetup(pusher ?? octokit, repo),
     ...(options.models ?? createModels(inputs, config)),
     workflow: options.workflowFromConfig || !ownWorkflow ? config.workflow : ownWorkflow,
     now: () => new Date(),

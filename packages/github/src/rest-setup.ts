@@ -46,8 +46,13 @@ export class RestSetup {
   /** Settings → Actions → General → Workflow permissions. */
   workflowPermissions(): Promise<{ canCreatePullRequests: boolean; defaults: 'read' | 'write' } | undefined> {
     return answer(async () => {
-      const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/actions/permissions/workflow', { ...this.repo });
-      return { canCreatePullRequests: data.can_approve_pull_request_reviews, defaults: data.default_workflow_permissions };
+      const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/actions/permissions/workflow', {
+        ...this.repo,
+      });
+      return {
+        canCreatePullRequests: data.can_approve_pull_request_reviews,
+        defaults: data.default_workflow_permissions,
+      };
     }, undefined);
   }
 

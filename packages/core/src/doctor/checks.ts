@@ -56,6 +56,12 @@ export function diagnose(facts: SetupFacts, config: Pick<HydraflowConfig, 'merge
     });
   else if (facts.actionsMayCreatePullRequests !== undefined)
     out.push({ level: 'ok', what: 'HydraFlow can open pull requests' });
+  else
+    out.push({
+      level: 'note',
+      what: 'could not read the Actions settings with this token (they need the Administration: read permission, which GITHUB_TOKEN never has)',
+      fix: 'check Settings → Actions → General → "Allow GitHub Actions to create and approve pull requests" by hand, or give the push App Administration: read',
+    });
   if (!facts.pushToken)
     out.push({
       level: 'note',
@@ -96,7 +102,13 @@ export function diagnose(facts: SetupFacts, config: Pick<HydraflowConfig, 'merge
   }
 
   const p = facts.protection;
-  if (p === null)
+  if (p === undefined)
+    out.push({
+      level: 'note',
+      what: `could not read the protection of \`${facts.defaultBranch}\` with this token (it needs Administration: read)`,
+      fix: 'compare Settings → Branches with merge.policy and merge.required_checks by hand, or give the push App Administration: read',
+    });
+  else if (p === null)
     out.push({
       level: 'note',
       what: `\`${facts.defaultBranch}\` is not protected: HydraFlow’s merge gate (merge.policy ${config.merge.policy}) is the only gate`,

@@ -1,0 +1,60 @@
+/**
+ * doctor through the built dist/, against the emulator's settings: a workflow_dispatch of phase doctor (no issue)
+ * writes its findings to the job summary; /doctor on an issue replies with them. With GITHUB_TOKEN alone the admin-only
+ * settings cannot be read and it says so; a push App with administration rights reads them.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorld, type World } from '@hydraflow/testkit';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const dispatchDoctor = (w: World, inputs: Record<string, string> = {}) =>
+  w.run('workflow_dispatch', undefined, { inputs: { phase: 'doctor' } }, { inputs });
+
+describe('doctor', () => {
+  it('from the Actions tab: the job summary lists each problem with its fix; nothing is written to GitHub', async () => {
+    world = await createWorld();
+    world.gh.world.actionsSettings.can_approve_pull_request_reviews = false;
+    world.gh.world.files.set('.github/workflows/hydraflow.yml', 'name: HydraFlow\n');
+    const admin = world.gh.addApp({ login: 'hydraflow-admin', permission: 'admin' });
+    const before = world.gh.requests.filter((r) => r.method !== 'GET').length;
+    const run = await dispatchDoctor(world, { 'state-key': '', 'push-token': admin.token });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.summary).toContain('### HydraFlow doctor: 1 problem to fix');
+    expect(run.summary).toContain('Fix: add the secret HYDRAFLOW_STATE_KEY');
+    expect(run.summary).toMatch(/`main` is not protected/);
+    expect(run.summary).toContain('✅ .github/workflows/hydraflow.yml is on `main`');
+    // with the App's token the Actions settings were readable: PR creation is allowed with a push identity anyway
+    expect(run.summary).toContain('HydraFlow can open pull requests');
+    expect(world.gh.requests.filter((r) => r.method !== 'GET').length).toBe(before);
+  });
+
+  it('with GITHUB_TOKEN only, it says which settings it could not read; a missing setting with no push identity is a problem', async () => {
+    world = await createWorld();
+    const run = await dispatchDoctor(world);
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.summary).toContain('could not read the Actions settings with this token');
+    expect(run.summary).toContain('could not read the protection of `main`');
+    expect(run.summary).toContain('no push identity');
+    expect(run.summary).toContain('❌ .github/workflows/hydraflow.yml is not on the default branch `main`');
+  });
+
+  it('/doctor on an issue replies with the findings', async () => {
+    world = await createWorld();
+    const issue = world.gh.world.issue({ title: 'Setup', body: 'Is HydraFlow set up right?', author: 'alice' });
+    world.gh.addUser({ login: 'alice', permission: 'write' });
+    const comment = world.gh.world.comment(issue.number, { body: '/doctor', author: 'alice' });
+    const run = await world.run('issue_comment', 'created', {
+      issue: issue.number,
+      comment: comment.id,
+      sender: 'alice',
+    });
+    expect(run.exitCode, run.stdout).toBe(0);
+    const reply = world.gh.world.commentsOn(issue.number).find((c) => c.body.includes('HydraFlow doctor'));
+    expect(reply?.body).toContain('could not read the Actions settings');
+  });
+});
