@@ -27,8 +27,8 @@ const optional = (value: string) => (value === '' ? undefined : value);
 export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs {
   const phaseInput = getInput('phase', env);
   const githubToken = getInput('github-token', env) || env.GITHUB_TOKEN || '';
-  // The agent job runs the coding agent (and its model proxy) and is given no GitHub token on purpose.
-  if (!githubToken && phaseInput !== 'agent' && phaseInput !== 'model-proxy') {
+  // The agent step runs the coding agent and is given no GitHub token on purpose.
+  if (!githubToken && phaseInput !== 'agent') {
     throw new UserError('input github-token: expected a token (pass secrets.GITHUB_TOKEN or a PAT), got nothing');
   }
   const issueText = getInput('issue', env);

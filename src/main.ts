@@ -16,6 +16,19 @@ const io = createRunnerIO();
 const proxy = process.argv[2] ? await import('./agents/model-proxy') : undefined;
 if (proxy && process.argv[2] === proxy.SERVE_ARG) {
   await proxy.serveModelProxy();
+} else if (process.env.INPUT_PHASE === 'model-proxy') {
+  // actions/model-proxy: on the agent job's critical path, so it loads nothing but the proxy's launcher
+  const { startProxyStep } = await import('./agents/model-proxy');
+  for (const key of ['INPUT_ANTHROPIC-API-KEY', 'INPUT_OPENAI-API-KEY'])
+    if (process.env[key]) io.mask(process.env[key]);
+  const handle = await startProxyStep(process.env, process.argv[1]!);
+  if (typeof handle === 'string') {
+    io.error(handle);
+    process.exitCode = 1;
+  } else {
+    io.mask(handle.token);
+    io.setOutput('proxy', JSON.stringify(handle));
+  }
 } else if (skip) {
   io.setOutput('decision', 'skip');
   io.info(`HydraFlow: nothing to do (${skip})`);

@@ -52,15 +52,6 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     for (const warning of loaded.warnings) io.warning(warning);
     const config = loaded.config;
 
-    if (inputs.phase === 'model-proxy') {
-      // The agent job's first step: the model key goes into a proxy before any code of the repository runs.
-      const { startModelProxy } = await import('./phases/agent');
-      const handle = await startModelProxy(inputs, config);
-      io.mask(handle.token);
-      io.setOutput('proxy', JSON.stringify(handle));
-      io.info(`HydraFlow: the model proxy listens on ${handle.url}`);
-      return { decision: 'model-proxy', failed: false, message: handle.url };
-    }
     if (inputs.phase === 'agent') {
       // The coding agent's own job: no GitHub token, no routing; it works on the task the routing job handed on.
       const { runAgentStep } = await import('./phases/agent');

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIST_ENTRY, startModelServer, type ModelServer } from '@hydraflow/testkit';
-import { launchModelProxy, stopModelProxy, type ProxyHandle } from '../src/agents/model-proxy';
+import { launchModelProxy, startProxyStep, stopModelProxy, type ProxyHandle } from '../src/agents/model-proxy';
 
 const KEY = 'sk-ant-proxy-test-key-5b7e1c9d2f';
 let models: ModelServer;
@@ -30,6 +30,19 @@ function proxyProcesses(): { pid: number; environ: string; cmdline: string }[] {
   return out;
 }
 
+/** The launcher does not wait for the proxy to listen (the agent step comes much later): a test does. */
+async function ready(handle: ProxyHandle): Promise<ProxyHandle> {
+  for (let i = 0; i < 100; i++) {
+    const up = await fetch(`${handle.url}/ping`).then(
+      () => true,
+      () => false,
+    );
+    if (up) return handle;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the proxy did not start');
+}
+
 async function call(handle: ProxyHandle, wire: 'anthropic' | 'openai', token = handle.token, path?: string) {
   const anthropic = wire === 'anthropic';
   return fetch(`${handle.url}${path ?? (anthropic ? '/v1/messages' : '/chat/completions')}`, {
@@ -50,7 +63,9 @@ describe('the model proxy', () => {
   for (const wire of ['anthropic', 'openai'] as const) {
     it(`forwards ${wire} model calls with the key; the key is in no environment or command line; it stops when asked`, async () => {
       const upstream = wire === 'anthropic' ? models.anthropicBaseUrl : models.openaiBaseUrl;
-      const handle = await launchModelProxy(DIST_ENTRY, { provider: wire, key: KEY, upstream, ttlMs: 60_000 });
+      const handle = await ready(
+        await launchModelProxy(DIST_ENTRY, { provider: wire, key: KEY, upstream, ttlMs: 60_000 }),
+      );
       try {
         const answer = await call(handle, wire);
         expect(answer.status).toBe(200);
@@ -73,13 +88,38 @@ describe('the model proxy', () => {
     });
   }
 
-  it('exits by itself when its time is up', async () => {
-    const handle = await launchModelProxy(DIST_ENTRY, {
-      provider: 'anthropic',
-      key: KEY,
-      upstream: models.anthropicBaseUrl,
-      ttlMs: 200,
+  it('actions/model-proxy’s step: reads the routing job’s run-config for the upstream, refuses bad input in one line', async () => {
+    const runConfig = JSON.stringify({
+      v: 1,
+      config: { provider: 'anthropic', base_url: models.anthropicBaseUrl, implement: { max_minutes: 1 } },
     });
+    const handle = await startProxyStep({ 'INPUT_ANTHROPIC-API-KEY': KEY, 'INPUT_RUN-CONFIG': runConfig }, DIST_ENTRY);
+    expect(typeof handle).toBe('object');
+    try {
+      expect((await call(await ready(handle as ProxyHandle), 'anthropic')).status).toBe(200);
+    } finally {
+      await stopModelProxy(handle as ProxyHandle);
+    }
+    expect(await startProxyStep({ 'INPUT_RUN-CONFIG': runConfig }, DIST_ENTRY)).toBe(
+      "No API key for provider 'anthropic': set the model API key secret",
+    );
+    expect(await startProxyStep({ 'INPUT_ANTHROPIC-API-KEY': KEY, 'INPUT_RUN-CONFIG': '{' }, DIST_ENTRY)).toMatch(
+      /^input run-config:/,
+    );
+    expect(
+      await startProxyStep({ 'INPUT_OPENAI-API-KEY': KEY, INPUT_PROVIDER: 'openai-compatible' }, DIST_ENTRY),
+    ).toMatch(/needs a base URL/);
+  });
+
+  it('exits by itself when its time is up', async () => {
+    const handle = await ready(
+      await launchModelProxy(DIST_ENTRY, {
+        provider: 'anthropic',
+        key: KEY,
+        upstream: models.anthropicBaseUrl,
+        ttlMs: 300,
+      }),
+    );
     expect(handle.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     for (let i = 0; i < 100 && proxyProcesses().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(proxyProcesses()).toEqual([]);

@@ -15,6 +15,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { request as httpsRequest } from 'node:https';
 import type { ProviderName } from '@hydraflow/providers';
 
@@ -27,6 +28,8 @@ export interface ProxySpec {
   token: string;
   /** The proxy exits after this long, whatever happens. */
   ttlMs: number;
+  /** The port on 127.0.0.1 to listen on (chosen by the launcher, so it need not wait for the proxy to start). */
+  port: number;
 }
 
 /** Where the agent step finds the proxy: the output `proxy` of actions/model-proxy, its input `model-proxy`. */
@@ -47,38 +50,74 @@ export const SERVE_ARG = 'serve-model-proxy';
 /** Model calls only: what the providers' SDKs send for a completion, nothing that lists, uploads or administers. */
 const MODEL_CALL = /^\/(?:v1\/)?(?:messages|chat\/completions|responses)$/;
 
+/** A free port on 127.0.0.1, as the system hands one out. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
 /**
- * Starts the proxy as a detached process of `entry` (the bundle) with a minimal environment, hands it the key on its
- * standard input, and resolves once it listens. The caller exits soon after, taking the key's environment with it.
+ * Starts the proxy as a detached process of `entry` (the bundle) with a minimal environment and hands it the key on
+ * its standard input. It resolves once the process runs, not once it listens: the agent step that calls it comes after
+ * the checkout and the setup steps, and its model client retries a refused connection anyway.
  */
-export function launchModelProxy(entry: string, spec: Omit<ProxySpec, 'token'>): Promise<ProxyHandle> {
+export async function launchModelProxy(entry: string, spec: Omit<ProxySpec, 'token' | 'port'>): Promise<ProxyHandle> {
   const token = randomBytes(32).toString('hex');
+  const port = await freePort();
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' };
   // the runner's orphan clean-up finds a job's processes by this variable: the proxy must be among them
   if (process.env.RUNNER_TRACKING_ID) env.RUNNER_TRACKING_ID = process.env.RUNNER_TRACKING_ID;
-  const child = spawn(process.execPath, [entry, SERVE_ARG], { env, detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => fail(new Error('the model proxy did not start within 10 s')), 10_000);
-    const fail = (error: Error) => {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      reject(error);
-    };
-    child.on('error', fail);
-    child.on('exit', (code) => fail(new Error(`the model proxy exited at start (code ${code})`)));
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const port = /^listening (\d+)\n/.exec(out)?.[1];
-      if (!port) return;
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      child.stdout.destroy();
-      child.unref();
-      resolve({ url: `http://127.0.0.1:${port}`, token });
-    });
-    child.stdin.end(JSON.stringify({ ...spec, token } satisfies ProxySpec));
+  const child = spawn(process.execPath, [entry, SERVE_ARG], {
+    env,
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
   });
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('spawn', resolve);
+  });
+  child.stdin.end(JSON.stringify({ ...spec, token, port } satisfies ProxySpec));
+  child.unref();
+  return { url: `http://127.0.0.1:${port}`, token };
+}
+
+/** The step's inputs (action.yml of actions/model-proxy), as the runner passes them. */
+const input = (env: NodeJS.ProcessEnv, name: string) => (env[`INPUT_${name.toUpperCase()}`] ?? '').trim();
+
+/**
+ * actions/model-proxy, the agent job's first step: starts the proxy and sets the output `proxy`. It reads its inputs
+ * without the config machinery (this step is on the agent job's critical path): the provider, base URL and time limit
+ * from its own inputs, else the routing job's resolved configuration (input run-config). Returns an error to report,
+ * or the handle.
+ */
+export async function startProxyStep(env: NodeJS.ProcessEnv, entry: string): Promise<ProxyHandle | string> {
+  let handed: { provider?: unknown; base_url?: unknown; implement?: { max_minutes?: unknown } } = {};
+  const runConfig = input(env, 'run-config');
+  if (runConfig) {
+    try {
+      handed = (JSON.parse(runConfig) as { config?: typeof handed }).config ?? {};
+    } catch {
+      return 'input run-config: expected the run-config output of the routing job (JSON), got other text';
+    }
+  }
+  const keys = { anthropic: input(env, 'anthropic-api-key'), openai: input(env, 'openai-api-key') };
+  const provider = input(env, 'provider') || String(handed.provider ?? '') || (keys.anthropic ? 'anthropic' : 'openai');
+  if (provider !== 'anthropic' && provider !== 'openai' && provider !== 'openai-compatible')
+    return `input provider: expected anthropic, openai or openai-compatible, got "${provider}"`;
+  const key = provider === 'anthropic' ? keys.anthropic : keys.openai;
+  if (!key) return `No API key for provider '${provider}': set the model API key secret`;
+  const upstream = input(env, 'base-url') || String(handed.base_url ?? '') || DEFAULT_UPSTREAM[provider];
+  if (!/^https?:\/\/[^\s]+$/.test(upstream))
+    return `Provider '${provider}' needs a base URL (http or https), got "${upstream}"`;
+  const minutes = Number(handed.implement?.max_minutes) || 20;
+  // the agent's time, its final test run and a margin: the proxy never outlives its job by much
+  return launchModelProxy(entry, { provider, key, upstream, ttlMs: (minutes + 15) * 60_000 });
 }
 
 function sameToken(given: string | undefined, token: string): boolean {
@@ -130,19 +169,16 @@ export function proxyHandler(spec: ProxySpec, onShutdown: () => void) {
   };
 }
 
-/** The detached process: reads its spec from standard input, listens on 127.0.0.1, says on which port. */
+/** The detached process: reads its spec from standard input, listens on 127.0.0.1 at the port it was given. */
 export async function serveModelProxy(): Promise<void> {
-  let input = '';
-  for await (const chunk of process.stdin) input += String(chunk);
-  const spec = JSON.parse(input) as ProxySpec;
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  const spec = JSON.parse(text) as ProxySpec;
   const server = createServer(proxyHandler(spec, () => process.exit(0)));
   server.keepAliveTimeout = 5_000;
   const lifetime = setTimeout(() => process.exit(0), spec.ttlMs);
   lifetime.unref();
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : 0}\n`);
-  });
+  server.listen(spec.port, '127.0.0.1');
 }
 
 /** Asks the proxy to stop (the agent step is done with it); a proxy already gone is fine. */

@@ -7,13 +7,11 @@ import {
   redactSecrets,
   secretValuesOf,
   UserError,
-  type HydraflowConfig,
   type LedgerEntry,
 } from '@hydraflow/core';
 import { GitWorkspace } from '@hydraflow/git';
 import { ModelGateway, type LedgerSink } from '../agents/model-gateway';
-import { DEFAULT_UPSTREAM, launchModelProxy, stopModelProxy, type ProxyHandle } from '../agents/model-proxy';
-import type { ActionInputs } from '../inputs';
+import { stopModelProxy, type ProxyHandle } from '../agents/model-proxy';
 import { runToolLoop } from '../agents/tool-loop';
 import { createWorkspaceTools } from '../agents/tools/index';
 import type { App } from '../app';
@@ -88,26 +86,12 @@ export type AgentStepContext = Pick<App, 'runner' | 'config' | 'now' | 'provider
 };
 
 /**
- * actions/model-proxy: hands the model key to a proxy process (agents/model-proxy.ts) and returns where it listens.
- * Runs first in the agent job, before the checkout and the user's setup steps.
- */
-export async function startModelProxy(inputs: ActionInputs, config: HydraflowConfig): Promise<ProxyHandle> {
-  const key = config.provider === 'anthropic' ? inputs.anthropicApiKey : inputs.openaiApiKey;
-  if (!key) throw new UserError(`No API key for provider '${config.provider}': set the model API key secret`);
-  const upstream = config.base_url ?? DEFAULT_UPSTREAM[config.provider];
-  if (!upstream) throw new UserError(`Provider '${config.provider}' needs a base URL (base_url)`);
-  // the agent's time, its final test run and a margin: the proxy never outlives its job by much
-  const ttlMs = (config.implement.max_minutes + 15) * 60_000;
-  return launchModelProxy(process.argv[1]!, { provider: config.provider, key, upstream, ttlMs });
-}
-
-/**
  * The agent's change, as a binary patch from the start commit to the working tree (through a throwaway index, so
  * what the commands staged or committed themselves counts like the rest), written to `file`. A file over the size
  * limit is left out and reported, so that the publish job refuses the change by the file's name.
  */
 async function writeChange(workspace: string, start: string, file: string) {
-  const git = await GitWorkspace.open(workspace);
+  const git = new GitWorkspace(workspace); // no remote: this job pushes nothing
   // beside `file`, so the patch is renamed into place on one file system; removed before the upload
   const scratch = mkdtempSync(`${file}.tmp-`);
   try {
@@ -130,7 +114,7 @@ async function writeChange(workspace: string, start: string, file: string) {
 
 /** The agent job's checkout must be the start commit the routing job recorded: the patch is against it. */
 async function assertAtStart(workspace: string, start: string): Promise<void> {
-  const head = await (await GitWorkspace.open(workspace)).headSha().catch(() => 'no commit');
+  const head = await new GitWorkspace(workspace).headSha().catch(() => 'no commit');
   if (head !== start) {
     throw new UserError(
       `the agent job's checkout is at ${head}, expected the start commit ${start}: check out \`ref: \${{ needs.hydraflow.outputs.start-sha }}\` as workflows-templates/hydraflow.yml does`,
@@ -148,7 +132,9 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
   const stepFiles = watchStepFiles(process.env);
   const { tempDir, workspace, runId, runAttempt } = app.runner;
   const task = readHandoff(taskFile(taskDir(tempDir)), implementTaskSchema, 'implement task');
-  await assertAtStart(workspace, task.startSha);
+  // checked while the SDK loads and the tools are set up; before the first model call
+  const atStart = assertAtStart(workspace, task.startSha);
+  atStart.catch(() => undefined);
   const out = resultDir(tempDir);
   mkdirSync(out, { recursive: true });
   const ledger = new StepLedger(task.ledger);
@@ -182,6 +168,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
     });
   let outcome: PhaseOutcome;
   try {
+    await atStart;
     const loop = await runToolLoop({
       gateway,
       role: 'implement',
