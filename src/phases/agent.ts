@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   BudgetExceededError,
@@ -12,7 +12,7 @@ import {
 import { GitWorkspace } from '@hydraflow/git';
 import { ModelGateway, type LedgerSink } from '../agents/model-gateway';
 import { stopModelProxy, type ProxyHandle } from '../agents/model-proxy';
-import { runToolLoop } from '../agents/tool-loop';
+import { runToolLoop, type ToolContext } from '../agents/tool-loop';
 import { createWorkspaceTools } from '../agents/tools/index';
 import type { App } from '../app';
 import {
@@ -84,6 +84,13 @@ function exitCodeOf(content: string): number | null {
 export type AgentStepContext = Pick<App, 'runner' | 'config' | 'now' | 'providerFor' | 'prices'> & {
   proxy?: ProxyHandle | undefined;
 };
+
+/** A patch written between turns, and the tree version it stands for. */
+interface AheadChange {
+  version: number;
+  file: string;
+  refusals: ImplementResult['refusals'];
+}
 
 /**
  * The agent's change, as a binary patch from the start commit to the working tree (through a throwaway index, so
@@ -166,6 +173,23 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
       summary: redactSecrets(result.summary, secrets),
       testOutput: redactSecrets(result.testOutput, secrets),
     });
+  // The change is written between turns too, while the model thinks, once the tests of that tree ran: when the agent's
+  // answer is final and nothing touched the tree since, that patch is the one handed on (writing it costs git a few
+  // processes the step would otherwise wait for at its end).
+  const aheadChanges: Promise<AheadChange | undefined>[] = [];
+  const afterTools = (context: ToolContext) => {
+    toolset.afterTools(context);
+    const file = `${patchFile(out)}.ahead-${aheadChanges.length + 1}`;
+    aheadChanges.push(
+      toolset
+        .settled()
+        .then(async () => {
+          const version = toolset.treeVersion();
+          return { version, file, refusals: await writeChange(workspace, task.startSha, file) };
+        })
+        .catch(() => undefined),
+    );
+  };
   let outcome: PhaseOutcome;
   try {
     await atStart;
@@ -181,7 +205,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
         maxMs: task.limits.maxMinutes * 60_000,
         maxTokens: app.config.budgets.per_run.tokens,
       },
-      afterTools: toolset.afterTools,
+      afterTools,
       redact: secrets,
     });
     const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
@@ -189,7 +213,11 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
       ? { exitCode: exitCodeOf(tested.content), tail: tested.content.slice(-FINAL_TEST_TAIL) }
       : { exitCode: null, tail: '' };
     const summary = loop.outcome === 'finished' ? loop.summary : `${loop.detail}\n\n${loop.lastText}`.trim();
-    refusals.push(...(await writeChange(workspace, task.startSha, patchFile(out))));
+    const ahead = await aheadChanges.at(-1);
+    if (ahead && ahead.version === toolset.treeVersion()) {
+      renameSync(ahead.file, patchFile(out));
+      refusals.push(...ahead.refusals);
+    } else refusals.push(...(await writeChange(workspace, task.startSha, patchFile(out))));
     write({
       status: loop.outcome === 'finished' ? 'done' : 'cap',
       ...(loop.outcome === 'capped' ? { cap: loop.cap } : {}),
@@ -209,6 +237,9 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
     if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
     outcome = { summary: `agent failed: ${message}`, stage: null, failed: true };
   } finally {
+    // every patch written ahead is finished and gone before the directory is uploaded
+    await Promise.all(aheadChanges);
+    for (const name of readdirSync(out)) if (name.includes('.ahead-')) rmSync(join(out, name), { force: true });
     await toolset.dispose();
     if (app.proxy) await stopModelProxy(app.proxy);
     // After dispose: the commands' process groups are gone, so what they wrote is all there is to undo.

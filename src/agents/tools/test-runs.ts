@@ -36,6 +36,8 @@ export class TestRuns {
   private current: TestRun | undefined;
   /** Something changed the tree since the last run started. */
   private changed = false;
+  /** Counts what may have changed the tree: tools that write, other commands, and test runs (they may write files). */
+  version = 0;
 
   constructor(
     private readonly runTest: RunTest,
@@ -47,6 +49,7 @@ export class TestRuns {
     const run = this.current;
     this.current = undefined;
     this.changed = true;
+    this.version++;
     await stop(run);
   }
 
@@ -79,6 +82,11 @@ export class TestRuns {
     return this.start(timeoutMs, false).outcome;
   }
 
+  /** Resolves once no test run is going (whatever its outcome). */
+  async settled(): Promise<void> {
+    await this.current?.outcome;
+  }
+
   /** Kill a run still going (the session is over). */
   async dispose(): Promise<void> {
     await stop(this.current);
@@ -87,6 +95,7 @@ export class TestRuns {
   private start(timeoutMs: number, ahead: boolean): TestRun {
     const controller = new AbortController();
     this.changed = false;
+    this.version++;
     const run: TestRun = {
       controller,
       ahead,

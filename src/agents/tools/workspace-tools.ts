@@ -72,6 +72,13 @@ export interface WorkspaceToolset {
    * running it again would only repeat it; else a new run.
    */
   finalTest(timeoutMs: number): Promise<ToolOutcome | undefined>;
+  /**
+   * A number that changes whenever something may have changed the tree (a write, an edit, a command, a test run), and
+   * a promise that resolves once no test run is going: to tell whether a snapshot of the tree taken between turns
+   * still stands for it at the end.
+   */
+  treeVersion(): number;
+  settled(): Promise<void>;
   /** Kill a test run still going; remove the commands' temporary HOME. */
   dispose(): Promise<void>;
 }
@@ -353,6 +360,8 @@ async function build(options: WorkspaceToolsOptions, readOnly: boolean): Promise
     guard,
     afterTools: (context) => tests.startAhead(Math.min(commandTimeoutMs, context.remainingMs)),
     finalTest: async (timeoutMs) => (testLine === undefined ? undefined : tests.final(timeoutMs)),
+    treeVersion: () => tests.version,
+    settled: () => tests.settled(),
     dispose: async () => {
       await tests.dispose();
       await rm(scratch, { recursive: true, force: true });
