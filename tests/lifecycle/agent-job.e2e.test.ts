@@ -5,12 +5,12 @@
  * three-job topology, through the built dist/ and the template a user copies, none does.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { secretForms } from '@hydraflow/core';
-import { formatTimeline, MODEL_API_KEY, processAlive, TEST_STATE_KEY } from '@hydraflow/testkit';
+import { formatTimeline, processAlive } from '@hydraflow/testkit';
 import {
   agentRunningScript,
   agentWorld,
@@ -38,8 +38,8 @@ const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : 
 /** What no attack may obtain: the workflow's GitHub token, the state key and the model key. */
 function expectNoCredential(w: LifecycleWorld, text: string) {
   expect(text).not.toContain(w.gh.botToken);
-  expect(text).not.toContain(TEST_STATE_KEY);
-  expect(text).not.toContain(MODEL_API_KEY);
+  expect(text).not.toContain(w.stateKey);
+  expect(text).not.toContain(w.modelKey);
 }
 
 /** A harmless change, so that the attack is all there is to refuse or to let through. */
@@ -72,7 +72,10 @@ describe('the agent job: what an injected test can reach', () => {
     // The test configures a clean filter for every path, in the checkout's .git/config and in the job's HOME, with
     // the attributes in .git/info/attributes (never committed): any `git add` that honours them runs the filter.
     const trap = trapDir();
-    const filter = `sh -c 'env >> ${trap}/filter-env; cat'`;
+    // the filter appends the environment of every process above it (git, and whatever HydraFlow step ran git)
+    const ancestors = `const fs = require('fs');\n${READ_ANCESTOR_ENVIRONMENTS}fs.appendFileSync('${trap}/filter-env', out);\n`;
+    writeFileSync(join(trap, 'ancestors.cjs'), ancestors);
+    const filter = `sh -c 'node ${trap}/ancestors.cjs; cat'`;
     world = await agentWorld(
       agentRunningScript(
         `${CHANGELOG}const { execFileSync } = require('child_process');\nexecFileSync('git', ['config', 'filter.leak.clean', ${JSON.stringify(filter)}]);\nexecFileSync('git', ['config', '--global', 'filter.leak2.clean', ${JSON.stringify(filter)}]);\nfs.mkdirSync('.git/info', { recursive: true });\nfs.writeFileSync('.git/info/attributes', '* filter=leak\\nCHANGELOG.md filter=leak2\\n');\n`,
@@ -82,8 +85,10 @@ describe('the agent job: what an injected test can reach', () => {
     openIssue(world);
     const jobs = await world.lc.runUntilQuiet();
     expect(world.gh.world.pulls.size, formatTimeline(jobs, { steps: true })).toBe(1);
-    expectNoCredential(world, read(join(trap, 'filter-env')));
-    expect(read(join(trap, 'filter-env'))).not.toContain('INPUT_GITHUB-TOKEN');
+    const seen = read(join(trap, 'filter-env'));
+    expect(seen).toContain('INPUT_PHASE=agent'); // it ran, in the agent job (the agent step's own git add)…
+    expectNoCredential(world, seen); // …and nowhere a credential is
+    expect(seen).not.toContain('INPUT_GITHUB-TOKEN');
     const git = (...args: string[]) => execFileSync('git', args, { cwd: world!.sample.bareRepo }).toString();
     expect(git('show', 'hydraflow/issue-1:CHANGELOG.md')).toBe('average() added\n');
   }, 180_000);
@@ -153,7 +158,7 @@ describe('the agent job: what an injected test can reach', () => {
     expectNoCredential(world, found); // …but no process of the agent job held the model key, a token or the state key
     const published = everythingPublished(world);
     expect(published).toContain('base64: '); // the failing test's output was reported…
-    for (const secret of [CANARY, MODEL_API_KEY])
+    for (const secret of [CANARY, world.modelKey])
       for (const form of secretForms(secret)) expect(published).not.toContain(form.text); // …masked in each encoding
     expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
   }, 180_000);

@@ -69,5 +69,6 @@ export function agentWorld(
       ...(options.review ? { review: options.review } : {}),
     },
     options.env ?? {},
+    { ownSecrets: true },
   );
 }

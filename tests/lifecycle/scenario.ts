@@ -3,6 +3,7 @@
  * emulator, the scripted model server, and the lifecycle simulator running the very workflow template a user copies
  * (packages/testkit). Scripts for each agent role are what the scenarios vary.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,9 @@ export interface LifecycleWorld {
   models: ModelServer;
   sample: SampleRepo;
   lc: Lifecycle;
+  /** The repository secrets HYDRAFLOW_STATE_KEY and ANTHROPIC_API_KEY of this world. */
+  stateKey: string;
+  modelKey: string;
   /** Acts as the human maintainer alice (write permission) through the REST API, as GitHub would see her. */
   asAlice(method: string, path: string, body?: unknown): Promise<unknown>;
   close(): Promise<void>;
@@ -44,9 +48,18 @@ export async function lifecycleWorld(
     sample?: Parameters<typeof createSampleRepo>[1];
     /** The runner machines' environment (the simulator's machineEnv). */
     machineEnv?: Record<string, string>;
+    /** Another checkout of HydraFlow to run (its action.yml files and dist/), e.g. an older version. */
+    actionRoot?: string;
+    /**
+     * A state key and model key of this world's own, instead of the testkit's shared ones: an attack that scans every
+     * process on the machine must not mistake another test world's (vitest runs files in parallel) for this one's.
+     */
+    ownSecrets?: boolean;
   } = {},
 ): Promise<LifecycleWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'hydraflow-scenario-'));
+  const own = options.ownSecrets ? `-${randomBytes(8).toString('hex')}` : '';
+  const secrets = { stateKey: `${TEST_STATE_KEY}${own}`, modelKey: `${MODEL_API_KEY}${own}` };
   const sample = createSampleRepo(join(dir, 'sample'), options.sample);
   // HydraFlow derives the git URL from GITHUB_SERVER_URL/owner/repo (never from .git/config): serve the bare repo there.
   mkdirSync(join(dir, 'server/acme'), { recursive: true });
@@ -61,8 +74,8 @@ export async function lifecycleWorld(
     workflowsDir: sample.workflowsDir,
     repoDir: sample.bareRepo,
     secrets: {
-      ANTHROPIC_API_KEY: MODEL_API_KEY,
-      HYDRAFLOW_STATE_KEY: TEST_STATE_KEY,
+      ANTHROPIC_API_KEY: secrets.modelKey,
+      HYDRAFLOW_STATE_KEY: secrets.stateKey,
       ...(app ? { HYDRAFLOW_PUSH_TOKEN: app.token } : {}),
     },
     actionEnv: {
@@ -74,12 +87,14 @@ export async function lifecycleWorld(
     },
     ...(app ? { pusher: () => ({ actor: app.login, viaToken: 'app' as const }) } : {}),
     ...(options.machineEnv ? { machineEnv: options.machineEnv } : {}),
+    ...(options.actionRoot ? { actionRoot: options.actionRoot } : {}),
   });
   return {
     gh,
     models,
     sample,
     lc,
+    ...secrets,
     async asAlice(method, path, body) {
       const response = await fetch(`${gh.url}${path}`, {
         method,

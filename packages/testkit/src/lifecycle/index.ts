@@ -70,6 +70,9 @@ interface JobRunnerFiles {
   path: string[];
 }
 
+/** The job's event file, as the runner lays it out. */
+const eventPathOf = (rt: { temp: string }) => join(rt.temp, '_github_workflow', 'event.json');
+
 /** One job's machine. */
 interface JobRunner {
   run: Run;
@@ -852,6 +855,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       workspace: rt.workspace,
       timeoutMs,
       stepDir,
+      eventPath: eventPathOf(rt),
     };
     const runnerVars: Record<string, string> = {
       GITHUB_REF: run.info.ref,
@@ -1160,6 +1164,10 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     };
     for (const d of [rt.workspace, rt.home, rt.temp, join(dir, '_runner_file_commands')])
       mkdirSync(d, { recursive: true });
+    // The event payload, once per job where the runner keeps it (RUNNER_TEMP/_github_workflow/event.json): every step
+    // of the job reads this one file, so what one step's processes write to it, the later steps read.
+    mkdirSync(join(rt.temp, '_github_workflow'));
+    writeFileSync(eventPathOf(rt), JSON.stringify(run.info.payload));
     const stepsCtx: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }> = {};
     const runnerContext = { os: 'Linux', arch: 'X64', name: 'hydraflow-simulator', temp: rt.temp };
     const masked: string[] = [];

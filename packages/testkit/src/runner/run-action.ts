@@ -39,6 +39,8 @@ export interface RunActionOptions {
    * is left behind. The lifecycle simulator passes one inside the job's runner directory, removed with it.
    */
   stepDir?: string;
+  /** GITHUB_EVENT_PATH: an event file already written (the job's); default one written in the step's directory. */
+  eventPath?: string;
 }
 
 export interface ActionRun {
@@ -135,8 +137,8 @@ export function runnerEnv(options: RunActionOptions, dir: string): Record<string
   const workspace = options.workspace ?? join(dir, 'workspace');
   mkdirSync(join(workspace, '.github'), { recursive: true });
   if (options.config !== undefined) writeFileSync(join(workspace, '.github/hydraflow.yml'), options.config);
-  const eventPath = join(dir, 'event.json');
-  writeFileSync(eventPath, JSON.stringify(options.payload));
+  const eventPath = options.eventPath ?? join(dir, 'event.json');
+  if (!options.eventPath) writeFileSync(eventPath, JSON.stringify(options.payload));
   const outputPath = join(dir, 'output');
   const summaryPath = join(dir, 'summary');
   writeFileSync(outputPath, '');
