@@ -130,11 +130,15 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     return { summary: 'nothing to publish: implement was not prepared in this run', stage: session.currentStage };
   const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
   const agentResult = readResult(ctx.tempDir);
-  // Staging and reading the change touch only this job's checkout: they go on while the lock is taken. So does the
-  // diff the review this step goes on with reads (handed to it only if the change passes the checks below).
+  // The publish job checks nothing out: it fetches the base branch and the start commit into a repository of its own
+  // (a checkout step before it, as older templates have, is simply reused). That, staging and reading the change touch
+  // only this job's repository: they go on while the lock is taken. So does the diff the review this step goes on with
+  // reads (handed to it only if the change passes the checks below).
+  const token = ctx.gitToken ? { token: ctx.gitToken } : {};
+  const repository = git.ensureRepository().then(() => git.fetch(ctx.next.ref, token));
   const staged =
     record.startSha && agentResult && 'patch' in agentResult
-      ? stagePatch(git, record.startSha, agentResult.patch, ctx.gitToken)
+      ? repository.then(() => stagePatch(git, record.startSha!, agentResult.patch, ctx.gitToken))
       : undefined;
   const reviewFiles = ctx.canContinueWith('review')
     ? staged?.then(() => git.branchFiles(`origin/${ctx.next.ref}`, { staged: true }))

@@ -330,6 +330,12 @@ export class GitWorkspace {
     await this.run(['update-ref', '--no-deref', 'HEAD', sha]);
   }
 
+  /** Makes the directory a git repository if it is not one (a job without a checkout step fetches what it needs). */
+  async ensureRepository(): Promise<void> {
+    const probe = await this.run(['rev-parse', '--git-dir'], { allowFail: true });
+    if (probe.code !== 0) await this.run(['-c', 'init.defaultBranch=hydraflow', 'init', '--quiet']);
+  }
+
   /**
    * Stages the whole working tree (untracked files included, ignored ones not) into `index`, a throwaway index file,
    * on top of `start`'s tree: the repository's own index, which the agent's commands may have written, is not used.
@@ -410,8 +416,8 @@ export class GitWorkspace {
     if (!(await this.commitOf(sha))) {
       await this.run(['fetch', '--no-tags', '--quiet', this.pushTarget, sha], { config: this.auth(options.token) });
     }
-    await this.run(['update-ref', '--no-deref', 'HEAD', sha]);
-    await this.run(['read-tree', sha]);
+    // HEAD and the index are separate files: both are set at once
+    await Promise.all([this.run(['update-ref', '--no-deref', 'HEAD', sha]), this.run(['read-tree', sha])]);
   }
 
   /**
