@@ -82,21 +82,22 @@ async function describeChanges(git: GitWorkspace, start: string): Promise<{ file
  * Applies the agent's patch to a fresh index on the start commit (git parses it as data; the working tree is never
  * written), then describes what the commit would hold. A patch git cannot apply is reported as a problem.
  */
-async function stagePatch(git: GitWorkspace, start: string, patch: Buffer, token: string | undefined) {
+async function applyPatch(git: GitWorkspace, start: string, patch: Buffer, token: string | undefined) {
   await git.resetIndexTo(start, token ? { token } : {});
-  if (patch.length > 0) {
-    try {
-      await git.applyToIndex(patch);
-    } catch (error) {
-      if (!(error instanceof GitError)) throw error;
-      return {
-        files: [],
-        text: '',
-        unapplied: `the agent's patch does not apply to the start commit: ${error.message}`,
-      };
-    }
+  if (patch.length === 0) return undefined;
+  try {
+    await git.applyToIndex(patch);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    return `the agent's patch does not apply to the start commit: ${error.message}`;
   }
-  return { ...(await describeChanges(git, start)), unapplied: undefined };
+}
+
+/** What the commit would hold once the patch is applied, or why it could not be. */
+async function describeApplied(git: GitWorkspace, start: string, applied: Promise<string | undefined>) {
+  const unapplied = await applied;
+  return unapplied ? { files: [], text: '', unapplied } : { ...(await describeChanges(git, start)), unapplied };
 }
 
 function problemList(problems: readonly OutputProblem[]): string {
@@ -136,12 +137,14 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   // reads (handed to it only if the change passes the checks below).
   const token = ctx.gitToken ? { token: ctx.gitToken } : {};
   const repository = git.ensureRepository().then(() => git.fetch(ctx.next.ref, token));
-  const staged =
+  const applied =
     record.startSha && agentResult && 'patch' in agentResult
-      ? repository.then(() => stagePatch(git, record.startSha!, agentResult.patch, ctx.gitToken))
+      ? repository.then(() => applyPatch(git, record.startSha!, agentResult.patch, ctx.gitToken))
       : undefined;
+  // the checks' view of the change and the review's diff are read side by side, once the patch is in the index
+  const staged = applied ? describeApplied(git, record.startSha!, applied) : undefined;
   const reviewFiles = ctx.canContinueWith('review')
-    ? staged?.then(() => git.branchFiles(`origin/${ctx.next.ref}`, { staged: true }))
+    ? applied?.then(() => git.branchFiles(`origin/${ctx.next.ref}`, { staged: true }))
     : undefined;
   for (const pending of [staged, reviewFiles]) pending?.catch(() => undefined); // awaited below, where they count
   // So is the pull request to update, if there is one (unused if the change goes to a human instead).
