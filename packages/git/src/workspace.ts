@@ -321,15 +321,6 @@ export class GitWorkspace {
     return { resumed: fromRemote !== undefined, head };
   }
 
-  /**
-   * Point HEAD at `sha` (detached), leaving the index and the working tree as they are: what differs from `sha` then
-   * shows as changed, whatever commits were made, and the next commit's parent is `sha`.
-   */
-  async detachHead(sha: string): Promise<void> {
-    assertSha(sha);
-    await this.run(['update-ref', '--no-deref', 'HEAD', sha]);
-  }
-
   /** Makes the directory a git repository if it is not one (a job without a checkout step fetches what it needs). */
   async ensureRepository(): Promise<void> {
     const probe = await this.run(['rev-parse', '--git-dir'], { allowFail: true });
