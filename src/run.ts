@@ -57,6 +57,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
       const { runAgentStep } = await import('./phases/agent');
       const outcome = await runAgentStep({ runner, config, now: () => new Date(), ...agentModels(inputs, config) });
       for (const [name, value] of Object.entries(outcome.outputs)) io.setOutput(name, value);
+      if (outcome.fatal) throw outcome.fatal; // credit or budget: reported as such (report below)
       io.info(`HydraFlow: ${outcome.summary}`);
       if (outcome.failed) io.error(outcome.summary);
       return { decision: 'agent', failed: outcome.failed === true, message: outcome.summary };

@@ -135,7 +135,9 @@ async function assertAtStart(workspace: string, start: string): Promise<void> {
  * a result record — goes to a directory the workflow uploads as an artifact (outputs artifact-name, artifact-path),
  * which the publish job validates as data before anything is committed or pushed.
  */
-export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome & { outputs: Record<string, string> }> {
+export async function runAgentStep(
+  app: AgentStepContext,
+): Promise<PhaseOutcome & { outputs: Record<string, string>; fatal?: Error }> {
   const stepFiles = watchStepFiles(process.env);
   const { tempDir, workspace, runId, runAttempt } = app.runner;
   const task = readHandoff(taskFile(taskDir(tempDir)), implementTaskSchema, 'implement task');
@@ -191,6 +193,7 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
     );
   };
   let outcome: PhaseOutcome;
+  let fatal: Error | undefined;
   try {
     await atStart;
     const loop = await runToolLoop({
@@ -234,8 +237,9 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
     // The publish step reports it on the issue; credit exhaustion also fails this step (never swallowed).
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     write({ status: 'failed', summary: message.slice(0, 8_000), turns: 0, testExitCode: null, testOutput: '' });
-    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
     outcome = { summary: `agent failed: ${message}`, stage: null, failed: true };
+    // never swallowed: the step reports it as such, after its result is named for the upload (the publish job says why)
+    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) fatal = error;
   } finally {
     // every patch written ahead is finished and gone before the directory is uploaded
     await Promise.all(aheadChanges);
@@ -252,5 +256,5 @@ export async function runAgentStep(app: AgentStepContext): Promise<PhaseOutcome 
   }
   const files = [resultFile(out), patchFile(out)].filter((f) => f !== patchFile(out) || existsSync(f));
   const name = artifactName('result', task.issue, runId, runAttempt, files);
-  return { ...outcome, outputs: { 'artifact-name': name, 'artifact-path': out } };
+  return { ...outcome, outputs: { 'artifact-name': name, 'artifact-path': out }, ...(fatal ? { fatal } : {}) };
 }

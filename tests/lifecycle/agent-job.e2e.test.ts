@@ -163,3 +163,16 @@ describe('the agent job: what an injected test can reach', () => {
     expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
   }, 180_000);
 });
+
+describe('the agent job fails loudly and loses nothing', () => {
+  it('an exhausted credit balance fails the agent job and still reaches the issue through its result', async () => {
+    world = await agentWorld([{ fault: 'credit' }]);
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    const agent = jobs.find((j) => j.job === 'agent')!;
+    expect(agent.status, formatTimeline(jobs, { steps: true })).toBe('failure');
+    expect(agent.outputs?.['artifact-id']).toBeTruthy(); // the result was uploaded all the same
+    expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
+    expect(progressOf(world)).toMatch(/The coding agent failed[\s\S]*CreditExhaustedError/);
+  }, 180_000);
+});
