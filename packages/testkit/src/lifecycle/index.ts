@@ -1172,19 +1172,21 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     const runnerContext = { os: 'Linux', arch: 'X64', name: 'hydraflow-simulator', temp: rt.temp };
     const masked: string[] = [];
     let failed = false;
+    /** The expression contexts as they stand now: for a step's `if:`/`with:`/`env:`, and for the job's outputs. */
+    const jobContexts = (): Contexts => ({
+      ...baseContexts,
+      github: githubContext(run, job, rt.workspace),
+      secrets,
+      steps: stepsCtx,
+      job: { status: failed ? 'failure' : 'success' },
+      runner: runnerContext,
+      matrix: {},
+      strategy: {},
+      env: {},
+    });
     try {
       for (const step of job.steps) {
-        const contexts: Contexts = {
-          ...baseContexts,
-          github: githubContext(run, job, rt.workspace),
-          secrets,
-          steps: stepsCtx,
-          job: { status: failed ? 'failure' : 'success' },
-          runner: runnerContext,
-          matrix: {},
-          strategy: {},
-          env: {},
-        };
+        const contexts = jobContexts();
         const env = evalEnv({ ...run.workflow.env, ...job.env, ...step.env }, contexts);
         contexts.env = env;
         let runIt: boolean;
@@ -1216,21 +1218,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         stepsCtx[step.id] = { outputs: r.outputs, outcome: r.outcome, conclusion };
         if (conclusion === 'failure') failed = true;
       }
-      rec.outputs = jobOutputs(
-        rt,
-        {
-          ...baseContexts,
-          github: githubContext(run, job, rt.workspace),
-          secrets,
-          steps: stepsCtx,
-          job: { status: failed ? 'failure' : 'success' },
-          runner: runnerContext,
-          matrix: {},
-          strategy: {},
-          env: {},
-        },
-        masked,
-      );
+      rec.outputs = jobOutputs(rt, jobContexts(), masked);
     } finally {
       rec.status = failed ? 'failure' : 'success';
       // "Cleaning up orphan processes": whatever the job's steps left running dies with the job.
