@@ -45,7 +45,8 @@ function diffLines(diff: string): Map<string, number> {
 /**
  * The agent job's result, as data: its record and its patch, from the artifact the workflow downloaded into this
  * job's RUNNER_TEMP. Undefined when there is none (the agent job died before uploading one); an error message when it
- * is there but unreadable, for another start commit, or not a patch git can apply.
+ * is there but is not a small regular file, or not a result record (whether it is for this issue and start commit, and
+ * whether git can apply the patch, is checked by the caller).
  */
 function readResult(tempDir: string): { result: ImplementResult; patch: Buffer } | { error: string } | undefined {
   const dir = resultDir(tempDir);
