@@ -10,7 +10,7 @@
  *   the push URL's origin: never written to .git/config, never in an error message (redacted), never logged;
  * - the push URL is captured when the workspace is opened (`GitWorkspace.open`), before any agent ran, so a rewritten
  *   `remote.origin.url` cannot redirect the token;
- * - branch names are checked (`[A-Za-z0-9._/-]`, no leading `-`, `git check-ref-format --branch`), so a model-chosen
+ * - branch names are checked (`[A-Za-z0-9._/-]`, no leading `-`, and `git check-ref-format --branch`'s rules), so a model-chosen
  *   name can never become a flag of `git push` / `git checkout`.
  *
  * Not covered here (docs/architecture.md, known limits): a repository-local `url.<x>.insteadOf`, `http.proxy` or filter
@@ -100,6 +100,7 @@ export function isSafeBranchName(name: string): boolean {
     !name.endsWith('/') &&
     !name.endsWith('.') &&
     !name.endsWith('.lock') &&
+    !name.includes('.lock/') &&
     !name.includes('..') &&
     !name.includes('//') &&
     !name.includes('/.') &&
@@ -243,13 +244,6 @@ export class GitWorkspace {
     return r.code === 0 ? r.stdout.trim() : null;
   }
 
-  private async checkRefFormat(name: string): Promise<void> {
-    assertSafeBranchName(name);
-    const r = await this.run(['check-ref-format', '--branch', name], { allowFail: true });
-    if (r.code !== 0)
-      throw new GitError(`Refusing branch name ${JSON.stringify(name)}: git check-ref-format rejects it`, [], null, '');
-  }
-
   private auth(token: string | undefined): string[] {
     if (!token) return [];
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
@@ -264,7 +258,7 @@ export class GitWorkspace {
    * branch.
    */
   async fetch(branch: string, options: { token?: string } = {}): Promise<boolean> {
-    await this.checkRefFormat(branch);
+    assertSafeBranchName(branch);
     return this.fetchChecked(branch, options);
   }
 
@@ -298,7 +292,7 @@ export class GitWorkspace {
     name: string,
     options: { from: string; token?: string; fetched?: Promise<boolean> },
   ): Promise<{ resumed: boolean; head: string }> {
-    await this.checkRefFormat(name);
+    assertSafeBranchName(name);
     const remoteRef = `refs/remotes/${this.remote}/${name}`;
     let onRemote: boolean | undefined;
     try {
@@ -321,10 +315,12 @@ export class GitWorkspace {
     return { resumed: fromRemote !== undefined, head };
   }
 
-  /** Makes the directory a git repository if it is not one (a job without a checkout step fetches what it needs). */
+  /**
+   * Makes the directory a git repository if it is not one (a job without a checkout step fetches what it needs).
+   * `git init` leaves an existing repository as it is, so it is run without asking first.
+   */
   async ensureRepository(): Promise<void> {
-    const probe = await this.run(['rev-parse', '--git-dir'], { allowFail: true });
-    if (probe.code !== 0) await this.run(['-c', 'init.defaultBranch=hydraflow', 'init', '--quiet']);
+    await this.run(['-c', 'init.defaultBranch=hydraflow', 'init', '--quiet']);
   }
 
   /**
@@ -404,11 +400,17 @@ export class GitWorkspace {
    */
   async resetIndexTo(sha: string, options: { token?: string } = {}): Promise<void> {
     assertSha(sha);
-    if (!(await this.commitOf(sha))) {
-      await this.run(['fetch', '--no-tags', '--quiet', this.pushTarget, sha], { config: this.auth(options.token) });
+    // HEAD and the index are separate files: both are set at once. A clone that lacks the commit fails both, and
+    // fetches it first (asked only then: the publish job has usually just fetched it with its base branch).
+    const reset = () =>
+      Promise.all([this.run(['update-ref', '--no-deref', 'HEAD', sha]), this.run(['read-tree', sha])]);
+    try {
+      return void (await reset());
+    } catch (error) {
+      if (await this.commitOf(sha)) throw error; // the commit is there: something else failed
     }
-    // HEAD and the index are separate files: both are set at once
-    await Promise.all([this.run(['update-ref', '--no-deref', 'HEAD', sha]), this.run(['read-tree', sha])]);
+    await this.run(['fetch', '--no-tags', '--quiet', this.pushTarget, sha], { config: this.auth(options.token) });
+    await reset();
   }
 
   /**
@@ -555,7 +557,7 @@ export class GitWorkspace {
    * given on the command line only. Never forces.
    */
   async push(branch: string, options: { token?: string } = {}): Promise<void> {
-    await this.checkRefFormat(branch);
+    assertSafeBranchName(branch);
     await this.run(['push', '--quiet', '--no-verify', this.pushTarget, `HEAD:refs/heads/${branch}`], {
       config: this.auth(options.token),
     });

@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { GitError, GitWorkspace, isSafeBranchName, scrubGitEnv } from '../src/index';
 
 const dirs: string[] = [];
@@ -211,6 +212,21 @@ describe('GitWorkspace against real repositories', () => {
     }
     expect(isSafeBranchName('hydraflow/issue-12.fix_2')).toBe(true);
     await expect(ws.checkoutBranch('ok', { from: '--orphan' })).rejects.toBeInstanceOf(GitError);
+  });
+
+  it('every name isSafeBranchName accepts, git check-ref-format --branch accepts too (it replaces that git call)', () => {
+    // names built from the allowed characters, biased to the pieces git's rules are about: dots, slashes, ".lock"
+    const piece = fc.constantFrom('a', 'Z', '0', '-', '_', '.', '/', '..', '.lock', 'HEAD', '@');
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 8 }), (pieces) => {
+        const name = pieces.join('');
+        if (!isSafeBranchName(name)) return;
+        const git = spawnSync('git', ['check-ref-format', '--branch', name], { encoding: 'utf8' });
+        expect({ name, code: git.status }).toEqual({ name, code: 0 });
+      }),
+      { numRuns: 300 },
+    );
+    for (const bad of ['a.lock/b', 'a/.b', 'a//b']) expect(isSafeBranchName(bad)).toBe(false);
   });
 
   it('a push token goes on the command line only: not in .git/config, not in errors', async () => {
