@@ -328,6 +328,8 @@ describe('review phase → merge gate', () => {
     expect(refused.message).toMatch(/refused \/ship-it/);
     expect(t.w.gh.world.pulls.get(t.pull.number)!.merged).toBe(false);
 
+    // a human's /ship-it comes seconds after HydraFlow's review of the head, not in the same second (merge/approvals.ts)
+    t.w.gh.world.clock = () => Date.now() + 2_000;
     const fix = await t.shipIt('lee');
     expect(fix.message).toMatch(/required checks failed: test; implement dispatched \(fix\)/);
     let state = t.stateOf();

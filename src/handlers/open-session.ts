@@ -115,6 +115,7 @@ export function phaseContext(
     grooming: app.grooming,
     tempDir: app.runner.tempDir,
     remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,
+    repository: `${app.runner.owner}/${app.runner.repo}`,
     gitToken: app.inputs.pushToken ?? app.inputs.githubToken,
   };
 }

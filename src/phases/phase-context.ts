@@ -36,6 +36,8 @@ export interface PhaseContext {
    * which the agent's commands could have rewritten to send the push token elsewhere.
    */
   remoteUrl: string;
+  /** This repository, `owner/name` (GITHUB_REPOSITORY): HydraFlow's pull requests have their head branch here. */
+  repository: string;
   /** Token for git fetch/push (the push token if one is configured, else the GitHub token); never given to agents. */
   gitToken: string | undefined;
 }

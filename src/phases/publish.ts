@@ -223,15 +223,17 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   try {
     const headSha = await commit;
     await git.push(record.branch, ctx.gitToken ? { token: ctx.gitToken } : {});
+    // from now on the branch's head is headSha: a /ship-it counts for it only if written after this (merge/approvals.ts)
+    const pushedAt = session.options.now().toISOString();
 
     if (!testsPass) {
-      session.update((s) => ({ ...s, implement: { ...record, headSha } }));
+      session.update((s) => ({ ...s, implement: { ...record, headSha, pushedAt } }));
       return await escalate(ctx, {
         headline: 'The tests still fail after the coding agent’s work',
         reason: `the branch \`${record.branch}\` was pushed for a human to look at; no pull request was opened. The test command ended with exit code ${result.testExitCode}:\n${result.testOutput.slice(-3_000)}`,
       });
     }
-    const opened = await openOrUpdate(ctx, record, result, headSha, files.length, await lookup);
+    const opened = await openOrUpdate(ctx, { ...record, pushedAt }, result, headSha, files.length, await lookup);
     handed = opened.continueWith === 'review';
     return handed ? { ...opened, ...(review ? { nextCall: await review } : {}) } : opened;
   } finally {

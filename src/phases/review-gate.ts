@@ -18,15 +18,17 @@
  * issue is `hydraflow-fixed` and closed.
  */
 import {
+  approversOfHead,
   decideMerge,
   formatCount,
+  headSeenAt,
   ledgerTotals,
   parseCommand,
   permissionAtLeast,
   type ImplementRecord,
   type MergeDecision,
 } from '@hydraflow/core';
-import type { ChecksSummary, PullRequest, Review } from '@hydraflow/github';
+import type { ChecksSummary, PullRequest } from '@hydraflow/github';
 import { escalate } from './escalate';
 import { isHuman } from './feedback';
 import { advanceParentEpic } from './epic';
@@ -49,7 +51,7 @@ export interface PullTrigger {
 
 /** The template's job id, which is the name of the check run HydraFlow's own job shows on a pull request. */
 const OWN_CHECK = 'hydraflow';
-/** How many distinct human approvers (reviews or /ship-it) get a permission lookup before giving up. */
+/** How many human approvers (reviews or /ship-it) without write permission are looked up before giving up. */
 const MAX_APPROVER_LOOKUPS = 5;
 
 type Ctx = PhaseContext;
@@ -172,11 +174,10 @@ export async function runMergeGate(
   // decide, the reviews and comments that name the approver. On GitHub that is one round trip instead of three.
   const reading = pulls.getPull(found.pull);
   const locking = opts.locked ? undefined : session.acquire({ takeOver: ctx.forced });
+  // A go recorded earlier counts only for the head it was given on: on GitHub the head is known once the read is back,
+  // so the approvals are read whenever one may decide (they are ignored if the recorded go turns out to cover the head).
   const approvals =
-    !(previous?.approvedBy ?? trigger.approvedBy) &&
-    config.merge.policy === 'human' &&
-    review?.pull === found.pull &&
-    review.outcome === 'approve'
+    config.merge.policy === 'human' && review?.pull === found.pull && review.outcome === 'approve'
       ? approvalsOf(ctx, found.pull)
       : undefined;
   for (const p of [locking, approvals]) p?.catch(() => undefined); // awaited below, or unused on an early exit
@@ -185,6 +186,14 @@ export async function runMergeGate(
   // The gate writes only where it leaves: here on an unusual state, or after its reads, below.
   if (pull.merged || pull.state === 'closed' || ctx.issue.state === 'closed') await opts.ready;
 
+  const foreign = notHydraflows(ctx, pull, found.impl);
+  if (foreign) {
+    if (!lock.ok) return nothing(ctx, `skipped: ${lock.reason}`);
+    return escalate(ctx, {
+      headline: `HydraFlow will not merge or finish pull request #${pull.number}; a human decides`,
+      reason: foreign,
+    });
+  }
   if (pull.merged) return finishMerged(ctx, pull, found.impl, lock.ok);
   if (ctx.issue.state === 'closed') return nothing(ctx, `issue #${ctx.issue.number} is closed; nothing to merge`);
   if (!lock.ok) return nothing(ctx, `skipped: ${lock.reason}`);
@@ -199,14 +208,24 @@ export async function runMergeGate(
   const reviewed = review?.pull === pull.number && last !== undefined;
   const pipelineApproved = reviewed && review.outcome === 'approve' && last.sha === pull.headSha;
 
-  let approvedBy = previous?.approvedBy ?? trigger.approvedBy;
-  if (!approvedBy && pipelineApproved && config.merge.policy === 'human')
-    approvedBy = await humanApprover(ctx, approvals ?? approvalsOf(ctx, pull.number));
-  if (approvedBy && approvedBy !== previous?.approvedBy) {
-    const at = session.options.now().toISOString();
-    session.update((s) => ({ ...s, merge: { ...s.merge, approvedBy, at } }));
+  const required = config.merge.required_approvals;
+  let approvers = previous?.approvedSha === pull.headSha ? (previous.approvers ?? []) : [];
+  if (approvers.length < required && pipelineApproved && config.merge.policy === 'human') {
+    const found = await humanApprovers(ctx, approvals ?? approvalsOf(ctx, pull.number), pull.headSha, {
+      required,
+      ...(trigger.approvedBy ? { writer: trigger.approvedBy } : {}),
+    });
+    if (found.length > approvers.length) {
+      approvers = found;
+      const at = session.options.now().toISOString();
+      session.update((s) => ({
+        ...s,
+        merge: { ...s.merge, approvedBy: found[0], approvers: found, approvedSha: pull.headSha, at },
+      }));
+    }
   }
-  const humanApproved = approvedBy !== undefined;
+  const approvedBy = approvers.length > 0 ? approvers.join(', ') : undefined;
+  const humanApproved = approvers.length >= required;
 
   // GitHub computes mergeability lazily: the first read of a fresh head may say null.
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -254,6 +273,21 @@ export async function runMergeGate(
   }
 }
 
+/**
+ * Why the pull request is not HydraFlow's own, whatever the state says (a state forged without a key, or a stale one,
+ * may name any pull request): its head branch must be the recorded one, in this repository (not a fork), and it must
+ * have been opened by one of HydraFlow's identities (bot_logins: the Actions bot, the push App or account).
+ */
+function notHydraflows(ctx: Ctx, pull: PullRequest, impl: ImplementRecord): string | undefined {
+  if (pull.headRef !== impl.branch) return `its head branch is \`${pull.headRef}\`, not HydraFlow's \`${impl.branch}\``;
+  if (pull.headRepo !== ctx.repository)
+    return `its head branch is in ${pull.headRepo ?? 'a deleted repository'}, not in ${ctx.repository}`;
+  const author = pull.author?.login.toLowerCase();
+  if (!author || !ctx.config.bot_logins.some((l) => l.toLowerCase() === author))
+    return `it was opened by ${pull.author?.login ?? 'a deleted account'}, not by HydraFlow (bot_logins: ${ctx.config.bot_logins.join(', ')})`;
+  return undefined;
+}
+
 function withoutOwn(checks: ChecksSummary, trigger: PullTrigger): ChecksSummary {
   const own = new Set([OWN_CHECK, ...(trigger.ownChecks ?? [])].map((n) => n.toLowerCase()));
   const failing = checks.failing.filter((n) => !own.has(n.toLowerCase()));
@@ -279,31 +313,38 @@ function approvalsOf(ctx: Ctx, pull: number) {
 }
 
 /**
- * A human with write permission who approved the pull request (their latest deciding review is APPROVED) or said
- * `/ship-it` on it. Bots never count. The comment scan makes `/ship-it` durable: said while HydraFlow was busy, or
- * before its own review approved, it still counts when the gate runs.
+ * The humans with write permission whose go counts for `head` (merge/approvals.ts: an approving review of that commit,
+ * or `/ship-it` written after HydraFlow saw it), up to `required` of them. Bots never count. The comment scan makes a
+ * `/ship-it` durable: said while HydraFlow was busy, or before its own review approved, it still counts when the gate
+ * runs, as long as the head has not moved since. `writer`: a login whose write permission is already checked (the
+ * `/ship-it` that started this run).
  */
-async function humanApprover(ctx: Ctx, approvals: ReturnType<typeof approvalsOf>): Promise<string | undefined> {
-  const human = (a: { login: string; type: string } | null): a is { login: string; type: string } =>
-    isHuman(ctx.config, a);
+async function humanApprovers(
+  ctx: Ctx,
+  approvals: ReturnType<typeof approvalsOf>,
+  head: string,
+  opts: { required: number; writer?: string },
+): Promise<string[]> {
   const [reviews, comments] = await approvals;
-  const latest = new Map<string, Review>();
-  for (const r of reviews) {
-    if (!human(r.author)) continue;
-    if (r.state === 'APPROVED' || r.state === 'CHANGES_REQUESTED' || r.state === 'DISMISSED')
-      latest.set(r.author.login, r);
+  const candidates = approversOfHead({
+    head,
+    seenAt: headSeenAt(ctx.session.state, head),
+    reviews: reviews.flatMap((r) =>
+      isHuman(ctx.config, r.author) ? [{ login: r.author!.login, state: r.state, commitId: r.commitId }] : [],
+    ),
+    shipIts: comments.flatMap((c) =>
+      isHuman(ctx.config, c.user) && parseCommand(c.body)?.name === 'ship-it'
+        ? [{ login: c.user!.login, createdAt: c.createdAt }]
+        : [],
+    ),
+  });
+  const approvers: string[] = [];
+  for (const login of candidates.slice(0, opts.required + MAX_APPROVER_LOOKUPS)) {
+    if (approvers.length >= opts.required) break;
+    if (login === opts.writer || permissionAtLeast(await ctx.issues.getPermission(login), 'write'))
+      approvers.push(login);
   }
-  const candidates = [
-    ...[...latest.values()].filter((r) => r.state === 'APPROVED').map((r) => r.author!.login),
-    ...comments
-      .filter((c) => human(c.user) && parseCommand(c.body)?.name === 'ship-it')
-      .reverse()
-      .map((c) => c.user!.login),
-  ];
-  for (const login of [...new Set(candidates)].slice(0, MAX_APPROVER_LOOKUPS)) {
-    if (permissionAtLeast(await ctx.issues.getPermission(login), 'write')) return login;
-  }
-  return undefined;
+  return approvers;
 }
 
 async function wait(ctx: Ctx, pull: PullRequest, reason: string, checks?: ChecksSummary): Promise<PhaseOutcome> {

@@ -165,7 +165,7 @@ describe('review and refine', () => {
 });
 
 describe('escalation and steering', () => {
-  it('a red check at the human’s approval: the fix is implemented in that very run, reviewed, and the PR merges', async () => {
+  it('a red check at the human’s approval: the fix is implemented in that very run and reviewed; the fixed head merges on a new go', async () => {
     const fixSession: ScriptEntry[] = [
       {
         toolCalls: [
@@ -212,9 +212,19 @@ describe('escalation and steering', () => {
     const routing = jobs[0]!.steps.find((s) => s.id === 'hydraflow')!;
     expect(routing.outputs.phases, timeline).toBe('merge,implement');
     expect(w.gh.world.dispatches).toEqual([]);
-    // the fix was pushed to the same pull request, reviewed on its new head, and merged (alice's approval stands)
+    // the fix was pushed to the same pull request and reviewed on its new head; alice approved the old head, so the
+    // fixed one waits for a human's go on it (issue #17: approvals are bound to a commit)
     expect(w.gh.world.pulls.size).toBe(1);
-    expect(w.gh.world.pulls.get(pull.number)!.merged, timeline).toBe(true);
+    expect(w.gh.world.pulls.get(pull.number)!.merged, timeline).toBe(false);
+    expect(w.gh.world.pulls.get(pull.number)!.head.sha).not.toBe(firstHead);
+    const progress = w.gh.world.commentsOn(1).find((c) => c.body.includes('hydraflow:progress'))!;
+    expect(progress.body).toMatch(/waiting for a human/);
+    await w.asAlice('POST', `/repos/acme/widgets/pulls/${pull.number}/reviews`, {
+      event: 'APPROVE',
+      body: 'Fixed, ship it.',
+    });
+    const after = await w.lc.runUntilQuiet();
+    expect(w.gh.world.pulls.get(pull.number)!.merged, formatTimeline(after, { steps: true })).toBe(true);
     expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-fixed']);
     expect(w.models.calls.filter((c) => c.role === 'implement')).toHaveLength(7);
     expect(w.models.calls.filter((c) => c.role === 'review')).toHaveLength(2);

@@ -12,5 +12,6 @@ export * from './config/index';
 export * from './router/index';
 export * from './text/sanitize';
 export * from './implement/safe-outputs';
+export * from './merge/approvals';
 export * from './merge/policy';
 export * from './doctor/checks';

@@ -58,7 +58,7 @@ describe('loadConfig defaults', () => {
         test_ahead: true,
       },
       review: { max_rounds: 3, threshold: 7 },
-      merge: { policy: 'human', method: 'squash', required_checks: [] },
+      merge: { policy: 'human', method: 'squash', required_checks: [], required_approvals: 1 },
       grooming: {
         route: 'complex',
         complexity_threshold: 7,

@@ -26,7 +26,7 @@ const healthy: SetupFacts = {
 };
 const config = {
   provider: 'anthropic' as const,
-  merge: { policy: 'human' as const, method: 'squash' as const, required_checks: ['test'] },
+  merge: { policy: 'human' as const, method: 'squash' as const, required_checks: ['test'], required_approvals: 1 },
 };
 const problems = (facts: SetupFacts, c = config) => diagnose(facts, c).filter((f) => f.level === 'problem');
 

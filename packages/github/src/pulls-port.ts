@@ -13,6 +13,8 @@ export interface PullRequest {
   draft: boolean;
   headRef: string;
   headSha: string;
+  /** The head branch's repository (owner/name): another one for a fork; null when GitHub deleted it. */
+  headRepo: string | null;
   baseRef: string;
   /** GitHub's computed mergeability: null while it is still computing. */
   mergeable: boolean | null;

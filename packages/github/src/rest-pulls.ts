@@ -30,7 +30,7 @@ type RawPull = {
   merged_at?: string | null;
   merge_commit_sha?: string | null;
   draft?: boolean | null;
-  head: { ref: string; sha: string };
+  head: { ref: string; sha: string; repo?: { full_name: string } | null };
   base: { ref: string };
   mergeable?: boolean | null;
   user?: RawUser;
@@ -96,6 +96,7 @@ function toPull(raw: RawPull): PullRequest {
     draft: raw.draft === true,
     headRef: raw.head.ref,
     headSha: raw.head.sha,
+    headRepo: raw.head.repo?.full_name ?? null,
     baseRef: raw.base.ref,
     mergeable: raw.mergeable ?? null,
     author: author(raw.user),

@@ -377,6 +377,15 @@ export const configSchema = z
             .describe(
               'Checks (check runs or commit statuses, by name) that must have reported success before HydraFlow merges; until one reports, HydraFlow waits. Without any, every check present must pass and a commit with no checks at all counts as green: name your CI here so a merge never races its first report.',
             ),
+          required_approvals: z
+            .number(e('a whole number from 1 to 10'))
+            .int(e('a whole number from 1 to 10'))
+            .min(1, e('a whole number from 1 to 10'))
+            .max(10, e('a whole number from 1 to 10'))
+            .default(1)
+            .describe(
+              'Under policy human: how many different people with write access must give their go on the head HydraFlow merges (an approving review of that commit, or /ship-it written after HydraFlow saw it).',
+            ),
         })
         .prefault({})
         .describe('When and how HydraFlow merges.'),

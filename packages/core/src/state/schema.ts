@@ -165,13 +165,25 @@ export const implementRecordSchema = z.object({
     .optional(),
   /** Fix attempts for red checks or conflicts (merge gate allows one). */
   fixAttempts: z.number().int().nonnegative(),
+  /**
+   * When HydraFlow saw its push of `headSha` done (the runner's clock): a `/ship-it` counts for that head only if it
+   * was written after this (merge/approvals.ts).
+   */
+  pushedAt: isoTime.optional(),
   at: isoTime,
 });
 
 /** The merge gate's record. */
 export const mergeRecordSchema = z.object({
-  /** A human approved the pull request or said /ship-it (login). */
+  /** A human approved the pull request or said /ship-it (login): the first of `approvers`. */
   approvedBy: loginSchema.optional(),
+  /** The humans whose go on `approvedSha` the gate found (merge.required_approvals of them merge). */
+  approvers: z.array(loginSchema).max(10).optional(),
+  /** The head those approvals were given on: they count for no other. */
+  approvedSha: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/)
+    .optional(),
   mergedSha: z
     .string()
     .regex(/^[0-9a-f]{40}$/)
