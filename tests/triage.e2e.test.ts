@@ -63,8 +63,9 @@ describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened 
       inputs: { issue: String(issue.number), phase: 'plan', actor: 'alice' },
     });
     expect(first.summary).toContain('triaged');
-    // The first run in a repository also gives the new label its colour and description (one PATCH, once).
-    expect(triageRequests).toBeLessThanOrEqual(6);
+    // The first run in a repository also gives the new label its colour and description (one PATCH, once); the
+    // author's permission is asked of the API (the outsider rule: author_association is not access).
+    expect(triageRequests).toBeLessThanOrEqual(7);
     expect(world.gh.world.getLabel('hydraflow-plan')).toMatchObject({
       color: 'fef2c0',
       description: 'HydraFlow: needs a plan',
@@ -83,7 +84,8 @@ describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened 
     expect(ledger.status === 'valid' && ledger.state.ledger).toHaveLength(1);
     expectNoViolations(world.gh);
 
-    // Steady state: once the labels exist, triaging an issue takes at most five GitHub requests.
+    // Steady state: once the labels exist, triaging an issue takes six GitHub requests (one of them the author's
+    // permission, asked while the model reads: the outsider rule goes by access, not author_association).
     const second = world.gh.world.issue({
       title: 'Sort users by name',
       body: 'Add ?sort=name to GET /users.',
@@ -91,7 +93,7 @@ describe.each(['anthropic', 'openai'] as const)('triage of a real issues.opened 
     });
     const before = world.gh.requests.length;
     expect((await world.run('issues', 'opened', { issue: second.number }, TRIAGE_STEP)).exitCode).toBe(0);
-    expect(world.gh.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toHaveLength(5);
+    expect(world.gh.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toHaveLength(6);
   });
 
   it('the routing step goes on from a clear triage into planning in the same run: no workflow run for the plan', async () => {
@@ -187,7 +189,9 @@ describe('an issue opened by someone outside the repository (config outsider_iss
     expect(w.gh.world.dispatches).toEqual([]);
     expect(w.gh.world.reactionsFor({ type: 'issue', number: issue.number })).toEqual([]);
     const waiting = progressOf(w, issue.number).body;
-    expect(waiting).toContain('Planning waits for a maintainer: `mallory` is not a member or collaborator');
+    expect(waiting).toContain(
+      'Planning waits for a maintainer: `mallory` does not have write access to this repository',
+    );
     expect(waiting).toContain('Someone with write access comments `/retry`');
     const decoded = decodeStateBlock(waiting, { key: w.stateKey, issue: issue.number });
     expect(decoded.status === 'valid' && [decoded.state.triage?.route, decoded.state.claim]).toEqual([
@@ -206,6 +210,19 @@ describe('an issue opened by someone outside the repository (config outsider_iss
     expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-ready']);
     expectNoViolations(w.gh);
   });
+
+  // author_association is not access: MEMBER says nothing of this repository, COLLABORATOR includes read and triage
+  for (const association of ['MEMBER', 'COLLABORATOR']) {
+    it(`an author shown as ${association} but with read permission only is an outsider too`, async () => {
+      const { w } = await outsiderWorld();
+      w.gh.addUser({ login: 'mia', permission: 'read', association });
+      const issue = w.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'mia' });
+      const run = await w.run('issues', 'opened', { issue: issue.number });
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+      expect(progressOf(w, issue.number).body).toContain('Planning waits for a maintainer: `mia`');
+    });
+  }
 
   it('goes on like anyone’s with outsider_issues: go', async () => {
     const { w, issue } = await outsiderWorld('outsider_issues: go\n');

@@ -30,7 +30,7 @@ const ROUTE_WORK: Readonly<Record<TriageRoute, string>> = {
 
 /** What the progress comment says when an outsider's issue waits after triage (outsider.ts). */
 function waitingNote(ctx: PhaseContext, route: TriageRoute, author: string): string {
-  return `${ROUTE_WORK[route]} waits for a maintainer: \`${author}\` is not a member or collaborator of this repository, so HydraFlow spends nothing more on this issue by itself (\`outsider_issues: wait\`). Someone with ${ctx.config.commands.min_permission} access comments \`/retry\` to go on.`;
+  return `${ROUTE_WORK[route]} waits for a maintainer: \`${author}\` does not have ${ctx.config.commands.min_permission} access to this repository, so HydraFlow spends nothing more on this issue by itself (\`outsider_issues: wait\`). Someone with ${ctx.config.commands.min_permission} access comments \`/retry\` to go on.`;
 }
 
 function verdictDetails(verdict: TriageVerdict): string {

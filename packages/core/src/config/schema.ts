@@ -144,7 +144,7 @@ export const configSchema = z
         .enum(['wait', 'go'], e('wait or go'))
         .default('wait')
         .describe(
-          "What HydraFlow does with an issue opened by someone outside the repository (not its owner, a member of its organization or a collaborator, and below commands.min_permission): wait = triage it, then wait for someone with commands.min_permission to comment /retry before planning, grooming or discovery spend on it; go = treat it like anyone's.",
+          "What HydraFlow does with an issue opened by someone outside the repository (below commands.min_permission on the repository, by GitHub's permission API): wait = triage it, then wait for someone with commands.min_permission to comment /retry before planning, grooming or discovery spend on it; go = treat it like anyone's.",
         ),
       commands: z
         .strictObject(

@@ -72,7 +72,11 @@ export interface GitHubEmulator {
   readonly git: GitRepo | undefined;
   /** Every state change a webhook would report, in order (see EmulatedEvent). */
   readonly events: EmulatedEvent[];
-  addUser(u: { login: string; type?: 'User' | 'Bot'; permission: Permission }): {
+  /**
+   * A user and their permission on the repository. `association`: the author_association GitHub shows for them when
+   * it is not what the permission implies (an organization MEMBER with no access to the repository, say).
+   */
+  addUser(u: { login: string; type?: 'User' | 'Bot'; permission: Permission; association?: string }): {
     login: string;
     id: number;
     token: string;

@@ -22,6 +22,8 @@ export interface EmulatedUser {
   type: 'User' | 'Bot';
   permission: Permission;
   token: string;
+  /** author_association to show instead of the one the permission implies (world.authorAssociation). */
+  association?: string;
 }
 
 export interface EmulatedLabel {
@@ -508,10 +510,12 @@ export class GitHubWorld {
     permission?: Permission;
     id?: number;
     token?: string;
+    association?: string;
   }): EmulatedUser {
     const existing = this.users.get(u.login);
     if (existing) {
       if (u.permission) existing.permission = u.permission;
+      if (u.association) existing.association = u.association;
       if (u.type) existing.type = u.type;
       return existing;
     }
@@ -524,6 +528,7 @@ export class GitHubWorld {
       type: u.type ?? 'User',
       permission: u.permission ?? 'read',
       token,
+      ...(u.association ? { association: u.association } : {}),
     };
     this.users.set(u.login, user);
     this.tokens.set(token, u.login);
@@ -545,6 +550,7 @@ export class GitHubWorld {
   authorAssociation(login: string): string {
     const u = this.users.get(login);
     if (!u) return 'NONE';
+    if (u.association) return u.association;
     if (login === this.owner) return 'OWNER';
     if (u.type === 'Bot') return 'NONE';
     if (PERMISSION_RANK[u.permission] >= PERMISSION_RANK.triage) return 'COLLABORATOR';
