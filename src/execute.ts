@@ -1,12 +1,13 @@
 /**
  * The GitHub side of a run, loaded by run.ts only once its decision needs it: the client, the handlers and the phases.
  */
-import type { route } from '@hydraflow/core';
+import { labelFor, type route } from '@hydraflow/core';
 import type { EarlyCall } from './agents/model-gateway';
 import type { App } from './app';
 import { handleClose } from './handlers/close';
 import { handleDoctor } from './handlers/doctor';
 import { handleCommand } from './handlers/command';
+import { belowSteering, refuseLabelChange } from './handlers/label-steering';
 import { handleOverride } from './handlers/override';
 import { handlePhase } from './handlers/phase';
 import { handlePullWork } from './handlers/pull';
@@ -36,6 +37,14 @@ export async function execute(
           ...(decision.pull !== undefined ? { pull: decision.pull } : {}),
           actor: decision.actor || undefined,
         });
+      }
+      if (forced && decision.phase === 'triage') {
+        // hydraflow-find set by a human: steering, if they may (label-steering.ts)
+        const permission = await belowSteering(app, decision.actor);
+        if (permission !== undefined) {
+          const change = { issue: decision.issue, label: labelFor('find'), added: true, actor: decision.actor };
+          return refuseLabelChange(app, change, permission);
+        }
       }
       return handlePhase(
         app,

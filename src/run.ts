@@ -77,7 +77,10 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     const models = createModels(inputs, config);
     // A human who sets hydraflow-find asks for a fresh triage even if the issue is unchanged.
     const forced = runner.eventName === 'issues' && runner.payload.action === 'labeled';
-    early = decision.kind === 'phase' ? beginEarlyCall(runner, config, models, decision, inputs.phase) : undefined;
+    // Not for a label: who set it may not steer (handlers/label-steering.ts), and a call begun before that is known
+    // would be spent on their say.
+    early =
+      decision.kind === 'phase' && !forced ? beginEarlyCall(runner, config, models, decision, inputs.phase) : undefined;
     await early?.sent; // the process is busy loading code until the request is out: the GitHub side comes after
     const { createApp, execute } = await import('./execute');
     const app = createApp(runner, inputs, config, {

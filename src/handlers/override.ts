@@ -3,6 +3,7 @@ import type { Issue } from '@hydraflow/github';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { honourMovesRefusedByLock } from '../phases/refused-moves';
+import { belowSteering, refuseLabelChange } from './label-steering';
 import { freeLockOfDeadAttempt, openPhase } from './open-session';
 import { handlePhase } from './phase';
 
@@ -13,8 +14,11 @@ import { handlePhase } from './phase';
  */
 export async function handleOverride(
   app: App,
-  request: { issue: number; stage: PipelineStage | null; actor: string },
+  request: { issue: number; stage: PipelineStage | null; actor: string; label: string },
 ): Promise<PhaseOutcome> {
+  // who may steer is asked while the issue is read (label-steering.ts)
+  const below = belowSteering(app, request.actor);
+  below.catch(() => undefined); // awaited below
   const issue = await app.issues.getIssue(request.issue);
   const wanted = request.stage;
   const nothing =
@@ -30,6 +34,11 @@ export async function handleOverride(
       return settleDeadAttempt(app, issue, request.actor, nothing);
     await freeLockOfDeadAttempt(app, issue);
     return { summary: nothing, stage: null };
+  }
+  const permission = await below;
+  if (permission !== undefined) {
+    const change = { issue: request.issue, label: request.label, added: wanted !== null, actor: request.actor };
+    return refuseLabelChange(app, change, permission);
   }
   if (wanted === 'find') {
     return handlePhase(app, {

@@ -72,7 +72,14 @@ export type Decision =
       /** Set when the comment is on a pull request (`/ship-it` there means "merge"): its number. */
       pull?: number;
     }
-  | { kind: 'override'; issue: number; stage: PipelineStage | null; actor: string }
+  | {
+      kind: 'override';
+      issue: number;
+      stage: PipelineStage | null;
+      actor: string;
+      /** The pipeline label the event set (stage) or removed (stage null), as the event named it. */
+      label: string;
+    }
   /** Check the repository's setup and report (a workflow_dispatch of phase doctor; /doctor is a command). */
   | { kind: 'doctor'; actor: string }
   | {
@@ -159,14 +166,14 @@ const routeIssues: EventHandler = (event, ctx) => {
       if (typeof name !== 'string' || pipelineLabelsOf([name]).length === 0) return skip('not a pipeline label');
       const stage = stageOf(name.toLowerCase())!;
       if (stage === 'find') return { kind: 'phase', phase: 'triage', issue, actor };
-      return { kind: 'override', issue, stage, actor };
+      return { kind: 'override', issue, stage, actor, label: name };
     }
     case 'unlabeled': {
       const name: unknown = p.label?.name;
       if (typeof name !== 'string' || pipelineLabelsOf([name]).length === 0) return skip('not a pipeline label');
       const remaining = pipelineLabelsOf(labels).filter((l) => l.toLowerCase() !== name.toLowerCase());
       if (remaining.length > 0) return skip(`another pipeline label remains (${remaining.join(', ')})`);
-      return { kind: 'override', issue, stage: null, actor };
+      return { kind: 'override', issue, stage: null, actor, label: name };
     }
     case 'edited': {
       if (!isGrooming(labels))

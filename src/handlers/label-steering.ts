@@ -1,0 +1,69 @@
+/**
+ * Pipeline labels are steering, so they are permission-checked like slash commands (issue #17). On GitHub anyone with
+ * the triage role can set labels, and an issue form applies its labels for whoever opens the issue: without a check, a
+ * triage-role user or an outsider's form sends an issue past the outsider rule (src/phases/outsider.ts) to planning and
+ * the coding agent. So a label set or removed by someone below commands.min_permission is undone — the labels go back
+ * to what HydraFlow's signed state says — with a note (one per person and issue, updated in place); an issue opened
+ * with hydraflow-find by such a person (the form case) is triaged like any opened issue, outsider rule included.
+ */
+import { labelFor, permissionAtLeast, stageOf } from '@hydraflow/core';
+import type { Permission } from '@hydraflow/github';
+import type { App } from '../app';
+import type { PhaseOutcome } from '../phases/phase-context';
+import { loadIssueAndComments, openPhase } from './open-session';
+import { handlePhase } from './phase';
+
+/** A pipeline label change as the labeled/unlabeled event reports it. */
+export interface LabelChange {
+  issue: number;
+  label: string;
+  added: boolean;
+  actor: string;
+}
+
+/** The actor's permission when it is below commands.min_permission; undefined when they may steer. */
+export async function belowSteering(app: App, actor: string): Promise<Permission | undefined> {
+  if (app.config.commands.allowed_bots.includes(actor) || app.config.bot_logins.includes(actor)) return undefined;
+  const permission = await app.issues.getPermission(actor);
+  return permissionAtLeast(permission, app.config.commands.min_permission) ? undefined : permission;
+}
+
+const noteMarker = (actor: string) => `<!-- hydraflow:refused-label:${actor} -->`;
+
+/** Undoes a label change by someone who may not steer (or triages an issue opened with hydraflow-find, see above). */
+export async function refuseLabelChange(app: App, change: LabelChange, permission: Permission): Promise<PhaseOutcome> {
+  const { issue, comments } = await loadIssueAndComments(app, change.issue);
+  const ctx = await openPhase(app, {
+    issue,
+    phase: 'override',
+    actor: change.actor,
+    dispatched: false,
+    forced: false,
+    comments,
+  });
+  const { state } = ctx.session;
+  if (change.added && stageOf(change.label) === 'find' && !state.triage && !state.stage) {
+    return handlePhase(app, {
+      phase: 'triage',
+      issue: issue.number,
+      actor: change.actor,
+      dispatched: false,
+      forced: false,
+    });
+  }
+  const own = state.stage ? labelFor(state.stage) : undefined;
+  // back to the state's stage, whichever of the person's events this is (a swap of labels sends two)
+  if (change.added && change.label !== own) await app.issues.removeLabel(issue.number, change.label);
+  if (own && !issue.labels.includes(own)) await app.issues.addLabels(issue.number, [own]);
+  const marker = noteMarker(change.actor);
+  const body = `${marker}\n\`${change.actor}\` ${change.added ? 'set' : 'removed'} \`${change.label}\`: that was undone. Moving HydraFlow's pipeline labels needs ${app.config.commands.min_permission} permission on this repository (\`${change.actor}\` has ${permission}); someone who has it can set the label or comment a command.`;
+  const existing = ctx.session.comments.find(
+    (c) => c.user && app.config.bot_logins.includes(c.user.login) && c.body.includes(marker),
+  );
+  if (existing) await app.issues.updateComment(existing.id, body);
+  else await app.issues.createComment(issue.number, body, marker);
+  return {
+    summary: `${change.label} ${change.added ? 'set' : 'removed'} by ${change.actor} (${permission}) undone`,
+    stage: state.stage ?? null,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Pipeline labels are steering, so they are permission-checked like commands (issue #17, item 2), through the built
+ * dist/ on real webhook payloads: a label set or removed by someone below commands.min_permission is undone with a
+ * visible note; an issue opened with hydraflow-find (an issue form applies it) is triaged as an opened issue, so an
+ * outsider's issue still waits for a permitted human.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { BOT_LOGIN, createWorld, type World } from '@hydraflow/testkit';
+import { planScript } from './support/plans';
+
+const clear = {
+  clarity_score: 9,
+  complexity_score: 3,
+  needs_discovery: false,
+  enrichment: 'Clear.',
+  reasons: ['Says what and where.'],
+};
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
+const bodies = (w: World, n: number) =>
+  w.gh.world
+    .commentsOn(n)
+    .filter((c) => c.user === BOT_LOGIN)
+    .map((c) => c.body)
+    .join('\n');
+
+/** A user sets or removes labels on GitHub, which then delivers the labeled/unlabeled event. */
+function setLabels(w: World, issue: number, add: string[], remove: string[]) {
+  const labels = w.gh.world.issues.get(issue)!.labels;
+  for (const l of remove) labels.splice(labels.indexOf(l), 1);
+  for (const l of add) {
+    w.gh.world.label(l);
+    labels.push(l);
+  }
+}
+
+async function outsiderWaiting() {
+  world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+  const w = world;
+  w.gh.addUser({ login: 'lee', permission: 'write' });
+  w.gh.addUser({ login: 'tina', permission: 'triage' });
+  w.gh.addUser({ login: 'mallory', permission: 'read' });
+  const issue = w.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'mallory' });
+  expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+  expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+  expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+  return { w, issue };
+}
+
+describe('pipeline labels are permission-checked', () => {
+  it('an issue form’s hydraflow-find on an outsider’s issue is an opened issue: triaged, then it waits', async () => {
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+    const w = world;
+    w.gh.addUser({ login: 'mallory', permission: 'read' });
+    w.gh.world.label('hydraflow-find');
+    const issue = w.gh.world.issue({
+      title: 'Paginate GET /users',
+      body: 'Return 50 per page.',
+      author: 'mallory',
+      labels: ['hydraflow-find'],
+    });
+    const opened = await w.run('issues', 'opened', { issue: issue.number });
+    const labeled = await w.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-find' });
+    for (const r of [opened, labeled]) expect(r.exitCode, r.stdout).toBe(0);
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+    expect(bodies(w, issue.number)).toContain('Planning waits for a maintainer: `mallory`');
+  });
+
+  it('a triage-role user’s stage label on a waiting outsider’s issue is undone, with a note; a writer’s stands', async () => {
+    const { w, issue } = await outsiderWaiting();
+    setLabels(w, issue.number, ['hydraflow-ready'], []);
+    const run = await w.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-ready', sender: 'tina' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+    expect(bodies(w, issue.number)).toMatch(/`tina`.*hydraflow-ready.*undone/s);
+    expect(w.gh.world.dispatches).toEqual([]);
+
+    setLabels(w, issue.number, ['hydraflow-ready'], []);
+    const moved = await w.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-ready', sender: 'lee' });
+    expect(moved.exitCode, moved.stdout).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-ready']);
+  });
+
+  it('a triage-role user’s hydraflow-find does not send an outsider’s issue on', async () => {
+    const { w, issue } = await outsiderWaiting();
+    setLabels(w, issue.number, ['hydraflow-find'], ['hydraflow-plan']);
+    const run = await w.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-find', sender: 'tina' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+  });
+
+  it('a triage-role user removing the pipeline label is undone', async () => {
+    const { w, issue } = await outsiderWaiting();
+    setLabels(w, issue.number, [], ['hydraflow-plan']);
+    const run = await w.run('issues', 'unlabeled', { issue: issue.number, label: 'hydraflow-plan', sender: 'tina' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+  });
+});
