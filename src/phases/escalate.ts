@@ -3,10 +3,11 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 /**
  * Any phase's way out to a human: the issue moves to hydraflow-hitl, the progress comment shows the real reason, the
  * lock is released. `failed` also turns the run red (credit, budget: problems a human must fix outside the issue).
+ * `next`: what the human does, when it is not the usual fix-and-retry.
  */
 export async function escalate(
   ctx: PhaseContext,
-  args: { headline: string; reason: string; failed?: boolean },
+  args: { headline: string; reason: string; failed?: boolean; next?: string },
 ): Promise<PhaseOutcome> {
   const { session } = ctx;
   const phase = session.options.phase;
@@ -18,7 +19,8 @@ export async function escalate(
   session.releaseClaim();
   await session.publish({
     headline: args.headline,
-    next: 'A human decides: fix the cause, then comment /retry (or move the label to the stage to resume at).',
+    next:
+      args.next ?? 'A human decides: fix the cause, then comment /retry (or move the label to the stage to resume at).',
     error: args.reason,
   });
   await session.unlock();

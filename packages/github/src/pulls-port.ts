@@ -22,6 +22,11 @@ export interface PullRequest {
   htmlUrl: string;
   /** GraphQL node id (needed to mark a draft ready for review). */
   nodeId: string;
+  /**
+   * How many files the pull request changes (`changed_files`): GitHub lists at most 3000 of them, so a list shorter
+   * than this count left some out. Absent when the response did not say (a pull request from a list).
+   */
+  changedFiles?: number;
 }
 
 export interface PullFile {

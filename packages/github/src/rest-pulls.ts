@@ -33,6 +33,7 @@ type RawPull = {
   head: { ref: string; sha: string; repo?: { full_name: string } | null };
   base: { ref: string };
   mergeable?: boolean | null;
+  changed_files?: number;
   user?: RawUser;
   html_url: string;
   node_id: string;
@@ -102,6 +103,7 @@ function toPull(raw: RawPull): PullRequest {
     author: author(raw.user),
     htmlUrl: raw.html_url,
     nodeId: raw.node_id,
+    ...(typeof raw.changed_files === 'number' ? { changedFiles: raw.changed_files } : {}),
   };
 }
 

@@ -2,9 +2,12 @@
  * When the builder → reviewer → refiner loop stops (seeds §4.4 exit criteria, §6.3 convergence guard). Pure.
  *
  * After each review round:
- * - approve   when no critical or high finding is open and the score is at least `threshold` (config
- *             `review.threshold`, default 7);
+ * - approve   when no critical or high finding is open, the score is at least `threshold` (config
+ *             `review.threshold`, default 7) and the reviewer saw the whole diff;
  * - escalate  (a human decides) when
+ *     - `unseen`:      the round would approve, but the reviewer could not see some files (no patch from GitHub, cut to
+ *                      fit its prompt, not listed by GitHub): HydraFlow approves only what its reviewer saw, and a
+ *                      refinement cannot make a binary file readable (ADR 0002);
  *     - `needs-human`: a critical/high finding needs a product or design decision (field notes: not forward);
  *     - `diverging`:   the score dropped twice in a row (each refinement made it worse);
  *     - `repeating`:   the same set of critical/high findings is open in two consecutive rounds (the refiner is not
@@ -25,6 +28,8 @@ export interface ReviewRound {
   criticalHighKeys: readonly string[];
   /** A critical/high finding in this round needs a human decision. */
   needsHuman?: boolean | undefined;
+  /** Files of the diff the reviewer did not see whole (diff-view.ts): such a round never approves. */
+  unseen?: number | undefined;
 }
 
 export interface ReviewSettings {
@@ -45,8 +50,14 @@ export function reviewSettingsFrom(config: unknown): ReviewSettings {
   return { threshold, maxRounds };
 }
 
-export type EscalateReason = 'needs-human' | 'diverging' | 'repeating' | 'max-rounds';
-export const ESCALATE_REASONS: readonly EscalateReason[] = ['needs-human', 'diverging', 'repeating', 'max-rounds'];
+export type EscalateReason = 'needs-human' | 'diverging' | 'repeating' | 'max-rounds' | 'unseen';
+export const ESCALATE_REASONS: readonly EscalateReason[] = [
+  'needs-human',
+  'diverging',
+  'repeating',
+  'max-rounds',
+  'unseen',
+];
 
 export type ReviewExit =
   { exit: 'approve' } | { exit: 'refine' } | { exit: 'escalate'; reason: EscalateReason; detail: string };
@@ -68,7 +79,14 @@ export function reviewExit(rounds: readonly ReviewRound[], options: Partial<Revi
   const n = rounds.length;
   const last = rounds[n - 1];
   if (!last) throw new Error('reviewExit: no review round yet');
-  if (roundPasses(last, threshold)) return { exit: 'approve' };
+  if (roundPasses(last, threshold)) {
+    if (!last.unseen) return { exit: 'approve' };
+    return {
+      exit: 'escalate',
+      reason: 'unseen',
+      detail: `the reviewer found nothing blocking, but could not see ${last.unseen} file${last.unseen === 1 ? '' : 's'} of the diff (HydraFlow's review on the pull request names them); a human reviews those`,
+    };
+  }
   if (last.needsHuman && last.criticalHighKeys.length > 0) {
     return {
       exit: 'escalate',
@@ -100,8 +118,11 @@ export function reviewExit(rounds: readonly ReviewRound[], options: Partial<Revi
   return { exit: 'refine' };
 }
 
-/** The round a set of open findings makes: keys, score and the needs-human flag, all computed by HydraFlow. */
-export function roundOf(sha: string, open: readonly Finding[]): ReviewRound {
+/**
+ * The round a set of open findings makes: keys, score and the needs-human flag, all computed by HydraFlow. `unseen`:
+ * files of the diff the reviewer did not see whole.
+ */
+export function roundOf(sha: string, open: readonly Finding[], unseen = 0): ReviewRound {
   const distinct = distinctFindings(open);
   const blocking = distinct.filter(isBlocking);
   return {
@@ -110,5 +131,6 @@ export function roundOf(sha: string, open: readonly Finding[]): ReviewRound {
     findingKeys: distinct.map(findingKey),
     criticalHighKeys: blocking.map(findingKey),
     needsHuman: blocking.some((f) => f.needs_human_decision),
+    ...(unseen > 0 ? { unseen } : {}),
   };
 }

@@ -1,5 +1,6 @@
 export * from './finding';
 export * from './diff';
+export * from './diff-view';
 export * from './converge';
 export * from './record';
 export * from './render';

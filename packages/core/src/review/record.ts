@@ -19,6 +19,8 @@ export const reviewRoundRecordSchema = z.object({
   findingKeys: z.array(findingKeySchema).max(REVIEW_LIMITS.keysPerRound),
   criticalHighKeys: z.array(findingKeySchema).max(REVIEW_LIMITS.keysPerRound),
   needsHuman: z.boolean().optional(),
+  /** Files of the diff the reviewer did not see whole: the round never approves (a replay decides the same). */
+  unseen: z.number().int().positive().max(1_000_000).optional(),
   /** The review HydraFlow submitted for this round. */
   reviewId: z.number().int().positive().optional(),
   /** sha256 of the round's open findings as carried in the review's data block. */
@@ -37,7 +39,7 @@ export const reviewRecordSchema = z.object({
   /** Keys of every finding already posted, so none is ever posted twice. */
   raised: z.array(findingKeySchema).max(REVIEW_LIMITS.raised),
   outcome: z.enum(['approve', 'refine', 'escalate']).optional(),
-  reason: z.enum(['needs-human', 'diverging', 'repeating', 'max-rounds']).optional(),
+  reason: z.enum(['needs-human', 'diverging', 'repeating', 'max-rounds', 'unseen']).optional(),
 });
 
 export type ReviewRoundRecord = z.infer<typeof reviewRoundRecordSchema>;

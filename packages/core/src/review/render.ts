@@ -13,10 +13,13 @@ import { canonicalJson, escapeForComment } from '../state/codec';
 import { neutralizeModelText } from '../plan/render';
 import { findingSchema, type Finding } from './finding';
 import type { ReviewExit } from './converge';
+import { oneLine, type DiffView, type UnseenWhy } from './diff-view';
 
 export const REVIEW_MARKER = '<!-- hydraflow:review -->';
 const DATA_MARKER = '<!-- hydraflow:review-data';
 const MAX_BODY = 60_000;
+/** Files named per list in the body (the files the reviewer could not see, the files with hidden characters). */
+const MAX_NAMED_FILES = 30;
 
 const ICON: Record<Finding['severity'], string> = { critical: '🔴', high: '🟠', medium: '🟡', low: '⚪' };
 
@@ -35,9 +38,60 @@ export function renderFindingComment(f: Finding): string {
   ].join('\n');
 }
 
+/** A path in backticks: neutralised, on one line, its hidden characters shown. */
+function codePath(path: string): string {
+  return `\`${oneLine(flat(path, 200)).replace(/`/g, "'")}\``;
+}
+
 function location(f: Finding): string {
-  const path = `\`${flat(f.path, 200).replace(/`/g, "'")}\``;
+  const path = codePath(f.path);
   return f.line === null ? path : `${path} line ${f.line}`;
+}
+
+const UNSEEN_WHY: Record<UnseenWhy, string> = {
+  'no-patch': 'GitHub gives no patch for it (binary, too large, or past its diff limit)',
+  cut: 'cut to fit the reviewer’s prompt',
+  'over-budget': 'the diff was too large to show it',
+};
+
+/** `lines` of a list, at most MAX_NAMED_FILES of them, then how many more. */
+function capped(lines: string[]): string[] {
+  const rest = lines.length - MAX_NAMED_FILES;
+  return rest > 0 ? [...lines.slice(0, MAX_NAMED_FILES), `- … and ${rest} more`] : lines;
+}
+
+/**
+ * What the reviewer could not see, and the hidden characters it was shown as `<U+…>`: said in the review itself, so
+ * the human who decides knows which files to read (and GitHub's diff view hides what the characters do).
+ */
+function diffNotes(diff: Pick<DiffView, 'unseen' | 'listed' | 'unlisted' | 'hidden'>): string[] {
+  const lines: string[] = [];
+  if (diff.unseen.length || diff.unlisted) {
+    lines.push(
+      '#### Files the reviewer could not see',
+      '',
+      'HydraFlow approves only what its reviewer saw whole; a human reviews these:',
+      '',
+      ...capped(diff.unseen.map((u) => `- ${codePath(u.path)}: ${UNSEEN_WHY[u.why]}`)),
+      ...(diff.unlisted
+        ? [
+            `- ${diff.unlisted} file${diff.unlisted === 1 ? '' : 's'} GitHub did not list: this pull request changes ${diff.listed + diff.unlisted} files and GitHub lists ${diff.listed}`,
+          ]
+        : []),
+      '',
+    );
+  }
+  if (diff.hidden.length) {
+    lines.push(
+      '#### Hidden characters',
+      '',
+      'These files hold invisible, bidirectional-control or control characters, which GitHub may not show; the reviewer saw each as `<U+…>`:',
+      '',
+      ...capped(diff.hidden.map((h) => `- ${codePath(h.path)}: ${h.chars.join(', ')}`)),
+      '',
+    );
+  }
+  return lines;
 }
 
 export const reviewDataSchema = z.array(findingSchema).max(25);
@@ -59,6 +113,8 @@ export interface ReviewBodyInput {
   stillOpen: number;
   /** Every open finding of the round, for the data block. */
   open: readonly Finding[];
+  /** What the reviewer was shown of the diff: the files it could not see and the hidden characters are named. */
+  diff?: Pick<DiffView, 'unseen' | 'listed' | 'unlisted' | 'hidden'>;
 }
 
 function verdictLine(input: ReviewBodyInput): string {
@@ -93,6 +149,7 @@ function render(input: ReviewBodyInput, summaryMax: number, recommendationMax: n
     }
     lines.push('');
   }
+  if (input.diff) lines.push(...diffNotes(input.diff));
   const canonical = canonicalJson(input.open);
   lines.push(`${DATA_MARKER} sha256=${findingsHash(input.open)} ${escapeForComment(canonical)} -->`);
   return lines.join('\n');

@@ -188,6 +188,9 @@ function getPull(ctx: RouteContext) {
   return { pull, issue: ctx.world.issues.get(pull.number)! };
 }
 
+/** The most files GitHub lists for a pull request (`GET /pulls/{n}/files`), whatever the page. */
+const MAX_LISTED_PULL_FILES = 3000;
+
 /** GitHub-style pagination: per_page (default 30, max 100), page, and a Link header. */
 function paginate<T>(ctx: RouteContext, items: T[]): { page: T[]; headers: Record<string, string> } {
   const perPage = Math.min(Math.max(Number(ctx.query.get('per_page') ?? 30) || 30, 1), 100);
@@ -1028,7 +1031,8 @@ const defs: Array<[string, string, Route['handler']]> = [
     `${R}/pulls/{pull_number}/files`,
     (ctx) => {
       const pull = freshPull(ctx, getPull(ctx).pull);
-      return list(ctx, pull.files, (f) => pullFileJson(ctx.world, pull, f));
+      // GitHub: "Responses include a maximum of 3000 files"; the pull request's changed_files still counts them all.
+      return list(ctx, pull.files.slice(0, MAX_LISTED_PULL_FILES), (f) => pullFileJson(ctx.world, pull, f));
     },
   ],
   [
