@@ -11,6 +11,7 @@ export * from './cost/index';
 export * from './config/index';
 export * from './router/index';
 export * from './text/sanitize';
+export * from './text/neutralize';
 export * from './implement/safe-outputs';
 export * from './merge/policy';
 export * from './doctor/checks';
