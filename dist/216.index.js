@@ -1,4 +1,4 @@
-const Re=216,Fe=[216],Ce={5216:((Ae,H,h)=>{h.r(H),h.d(H,{runGroom:()=>fe});var Q=h(7598),o=h(105),Y=h(8179),z=h(9003),Z=h(5364),j=h(629),V=h(2833),k=h(7730),K=h(826);const J=`HydraFlow grooming.
+const Re=216,Fe=[216],Ce={5216:((Ae,H,h)=>{h.r(H),h.d(H,{runGroom:()=>fe});var Q=h(7598),o=h(2920),Y=h(8179),z=h(9003),Z=h(5364),j=h(629),V=h(2833),k=h(7730),K=h(826);const J=`HydraFlow grooming.
 Several agents judge, each from its own angle, whether one GitHub issue is ready for an engineer to plan and build.
 Your role is given in the first user message. The issue, its comments, the open questions, related issues and the
 repository are below; the tools read more of the repository (read_file, list_files, search) and search this

@@ -4,6 +4,7 @@ import {
   UserError,
   handOffConfig,
   loadConfigDetailed,
+  neutralizeText,
   readConfigFile,
   readHandedConfig,
   route,
@@ -97,7 +98,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     for (const [name, value] of Object.entries(outcome.outputs ?? {})) io.setOutput(name, value);
     if (outcome.outputs?.agent) io.setOutput('run-config', handOffConfig(loaded));
     if (outcome.phases) io.setOutput('phases', outcome.phases.map((p) => p.phase).join(','));
-    io.appendSummary(summaryMarkdown(decision, outcome));
+    io.appendSummary(summaryMarkdown(decision, outcome, runner));
     if (outcome.failed) io.error(outcome.summary);
     return { decision: decided, failed: outcome.failed === true, message: outcome.summary };
   } catch (error) {
@@ -154,8 +155,19 @@ function describe(decision: Decision): string {
   }
 }
 
-function summaryMarkdown(decision: Decision, outcome: PhaseOutcome): string {
-  const lines = [`### HydraFlow · ${describe(decision)}`, '', outcome.summary];
+/**
+ * The job summary: markdown GitHub renders on the run's page. The outcome's summary and details can hold a model's
+ * words (an escalation's reason, the triage verdict), so they are neutralized like the progress comment's, with the
+ * repository's own links kept.
+ */
+function summaryMarkdown(
+  decision: Decision,
+  outcome: PhaseOutcome,
+  runner: { serverUrl: string; owner: string; repo: string },
+): string {
+  const repository = `${runner.serverUrl.replace(/\/$/, '')}/${runner.owner}/${runner.repo}/`;
+  const shown = (text: string) => neutralizeText(text, { trustedPrefixes: [repository] });
+  const lines = [`### HydraFlow · ${describe(decision)}`, '', shown(outcome.summary)];
   const spans = outcome.phases ?? [];
   if (spans.length > 1) {
     const took = spans.map((s) => `${s.phase} ${((s.endedAt - s.startedAt) / 1000).toFixed(1)} s`).join(' → ');
@@ -163,7 +175,7 @@ function summaryMarkdown(decision: Decision, outcome: PhaseOutcome): string {
   }
   // The same spans, machine-readable (epoch ms): HydraFlow's bench reads them to split a step's requests by phase.
   if (spans.length > 0) lines.push('', phaseSpansBlock(spans));
-  if (outcome.details) lines.push('', outcome.details);
+  if (outcome.details) lines.push('', shown(outcome.details));
   return lines.join('\n');
 }
 

@@ -47,9 +47,13 @@ function added(path: string, lines: string[]): PullFile {
  * `merge.policy: auto` (an approving round with green checks merges at once), and one run of the review phase.
  */
 async function reviewOf(files: PullFile[]) {
-  world = await createWorld({ script: { review: [approve] }, config: 'merge:\n  policy: auto\n' });
+  world = await createWorld({
+    script: { review: [approve] },
+    config: `merge:\n  policy: auto\nbot_logins: ['github-actions[bot]', '${PUSHER}']\n`,
+  });
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
+  const pusher = w.gh.addApp({ login: PUSHER });
   const issue = w.gh.world.issue({
     title: 'Add the parser',
     body: 'Parse it.',
@@ -83,9 +87,12 @@ async function reviewOf(files: PullFile[]) {
     author: BOT_LOGIN,
     body: `${PROGRESS_MARKER}\nimplemented\n${encodeStateBlock(state, { key: w.stateKey })}`,
   });
-  const run = await w.run('workflow_dispatch', undefined, {
-    inputs: { issue: String(issue.number), phase: 'review', actor: 'lee' },
-  });
+  const run = await w.run(
+    'workflow_dispatch',
+    undefined,
+    { inputs: { issue: String(issue.number), phase: 'review', actor: 'lee' } },
+    { inputs: { 'push-token': pusher.token } },
+  );
   const reviews = [...w.gh.world.reviews.values()].filter((r) => r.pull_number === pull.number);
   const progress = w.gh.world
     .commentsOn(issue.number)

@@ -54,6 +54,15 @@ export async function freeLockOfDeadAttempt(app: App, issue: Pick<Issue, 'number
   if (issue.state === 'closed' || !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
 }
 
+/**
+ * The repository's web URL, from the issue's own (GitHub's answer, so right on GitHub Enterprise too), else from the
+ * server URL: HydraFlow's links there are the only ones its progress comment keeps.
+ */
+function repositoryUrl(app: App, issue: Issue): string {
+  const fromIssue = /^(https?:\/\/.+?)\/(?:issues|pull)\/\d+$/.exec(issue.htmlUrl ?? '')?.[1];
+  return fromIssue ?? `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}`;
+}
+
 export async function openPhase(
   app: App,
   args: {
@@ -79,6 +88,7 @@ export async function openPhase(
       labelsAtStart: args.issue.labels,
       now: app.now,
       dispatched: args.dispatched,
+      repositoryUrl: repositoryUrl(app, args.issue),
     },
     args.comments,
   );

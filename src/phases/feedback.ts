@@ -8,7 +8,7 @@
  * not a request: it starts nothing (docs/architecture.md).
  */
 import {
-  neutralizeText,
+  neutralizeModelText,
   parseCommand,
   permissionAtLeast,
   sanitizeUntrusted,
@@ -136,8 +136,8 @@ export async function answerThreads(ctx: PhaseContext, pull: number, sha: string
     const body = !report
       ? `HydraFlow pushed ${sha.slice(0, 7)} for this review; its coding agent did not report on this comment, so please check it.`
       : report.done
-        ? `Done in ${sha.slice(0, 7)}: ${neutralizeText(report.text) || 'addressed.'}`
-        : `Not changed in ${sha.slice(0, 7)}: ${neutralizeText(report.text) || 'the coding agent gave no reason.'}`;
+        ? `Done in ${sha.slice(0, 7)}: ${neutralizeModelText(report.text) || 'addressed.'}`
+        : `Not changed in ${sha.slice(0, 7)}: ${neutralizeModelText(report.text) || 'the coding agent gave no reason.'}`;
     await ctx.pulls.answerReviewThread(pull, id, body, report?.done === true);
   }
   ctx.session.update((s) =>

@@ -3,7 +3,8 @@ import {
   checkChanges,
   findSecrets,
   MAX_FILE_BYTES,
-  neutralizeText,
+  neutralizeModelText,
+  neutralizeReferences,
   secretValuesOf,
   type ChangedFile as CheckedFile,
   type OutputProblem,
@@ -111,7 +112,8 @@ function pullBody(issue: number, result: ImplementResult): string {
     '',
     '### What changed',
     '',
-    neutralizeText(result.summary),
+    // the model's text: no closing keyword of its own (only the line above closes an issue), mention or link
+    neutralizeModelText(result.summary),
     '',
     `<sub>Written by HydraFlow's coding agent in ${result.turns} turns${result.testExitCode === 0 ? '; the tests pass' : ''}. HydraFlow reviews it next.</sub>`,
   ].join('\n');
@@ -212,7 +214,8 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const testsPass = result.testExitCode === null || result.testExitCode === 0;
   const commit = git
     .commitStaged(
-      `${issue.title} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
+      // the issue's author wrote its title: a closing keyword in it would close another issue when this commit lands
+      `${neutralizeReferences(issue.title)} (#${issue.number})\n\nHydraFlow implement, attempt ${record.attempts} (${record.mode}).`,
       AUTHOR,
     )
     .then((sha) => sha ?? git.headSha());
@@ -278,7 +281,7 @@ async function openOrUpdate(
     existing && existing.state === 'open'
       ? existing
       : await ctx.pullsToOpen.createPull({
-          title: issue.title,
+          title: neutralizeReferences(issue.title),
           body: pullBody(issue.number, result),
           head: record.branch,
           base: ctx.next.ref,
@@ -301,7 +304,7 @@ async function openOrUpdate(
   await session.publish({
     headline: `Pull request #${pull.number} ${existing ? 'updated' : 'opened'} (draft): ${changed} file(s) changed`,
     next: `${next.note} [#${pull.number}](${pull.htmlUrl})`,
-    details: neutralizeText(result.summary),
+    details: neutralizeModelText(result.summary),
   });
   return { summary: `pushed ${headSha.slice(0, 7)} to #${pull.number}`, stage: 'review', ...next.outcome };
 }

@@ -23,6 +23,7 @@ import {
   formatCount,
   headSeenAt,
   ledgerTotals,
+  neutralizeReferences,
   parseCommand,
   permissionAtLeast,
   type ImplementRecord,
@@ -399,7 +400,8 @@ async function merge(
     sha = await (ctx.pullsToOpen ?? pullsOf(ctx)).merge(pull.number, {
       method: config.merge.method,
       sha: pull.headSha,
-      title: `${pull.title} (#${pull.number})`,
+      // a human can edit the pull request's title (it starts as the issue's): no mention or closing keyword of theirs
+      title: `${neutralizeReferences(pull.title)} (#${pull.number})`,
       // No closing keyword here: HydraFlow closes the issue itself, after labelling it, so a crash in between
       // never leaves a closed issue without hydraflow-fixed.
       message: [

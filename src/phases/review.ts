@@ -300,7 +300,9 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
         diff,
       }),
       comments: placed.inline.map((f) => ({ path: f.path, line: f.line, body: renderFindingComment(f) })),
-      ...(pull.author ? { pullAuthor: pull.author.login } : {}),
+      // GitHub refuses an approval of one's own pull request: it is own when no push identity opened it (a push
+      // identity is among bot_logins, but it is not the token that reviews)
+      ...(pull.author && ctx.pullsToOpen === ctx.pulls ? { pullAuthor: pull.author.login } : {}),
     }));
 
   const now = session.options.now().toISOString();

@@ -8,8 +8,23 @@ import { appendFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { EOL } from 'node:os';
 
+/** A command's data (GitHub's rules): it stays on the command's one line. */
 function escapeData(value: string): string {
   return value.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/**
+ * Text for the log that cannot issue a workflow command. The runner reads the step's output line by line (`\n`, `\r`
+ * and `\r\n` end a line) and runs a line as a command when, after its leading whitespace (.NET's, which counts NEL
+ * too), it starts with `::`, or when it holds `##[` anywhere (the older syntax, still parsed). Such a line keeps its
+ * text but not its syntax: `::` becomes `: :` and `##[` becomes `## [`. Multi-line text is escaped line by line,
+ * because a model's or a user's text can put a command on any line (`::add-mask::`, `::stop-commands::`, ...).
+ */
+export function escapeLogText(text: string): string {
+  return text
+    .split(/(\r\n|\r|\n)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/^([\s\u0085]*):(?=:)/, '$1: ').replace(/##\[/g, '## [')))
+    .join('');
 }
 
 /** An input as the runner passes it (`INPUT_<NAME>`, spaces to underscores, upper-cased, hyphens kept), trimmed. */
@@ -52,7 +67,8 @@ export function createRunnerIO(
     mask: (secret) => {
       if (secret) command('add-mask', secret);
     },
-    info: (message) => write(message + EOL),
+    // plain log lines are where untrusted text shows (a model's summary, an error's message): never a command
+    info: (message) => write(escapeLogText(message) + EOL),
     notice: (message) => command('notice', message),
     warning: (message) => command('warning', message),
     error: (message) => command('error', message),

@@ -36,6 +36,11 @@ export interface SessionOptions {
   /** Set when this run was started by another phase's workflow_dispatch: it inherits that phase's lock. */
   dispatched?: boolean;
   claimTtlMs?: number;
+  /**
+   * The repository's web URL (`https://github.com/acme/widgets`): HydraFlow's own links there (its pull request, its
+   * comments) stay links in the progress comment; every other link in it is neutralized.
+   */
+  repositoryUrl?: string;
 }
 
 export interface Progress {
@@ -410,6 +415,7 @@ export class IssueSession {
         ...(progress.error !== undefined ? { error: { phase: this.options.phase, message: progress.error } } : {}),
         ...(details ? { details } : {}),
         ...(progress.dataBlock ? { dataBlock: progress.dataBlock } : {}),
+        ...(this.options.repositoryUrl ? { trustedLinkPrefixes: [`${this.options.repositoryUrl}/`] } : {}),
       },
       { key: this.options.stateKey },
     );

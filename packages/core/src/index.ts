@@ -12,6 +12,7 @@ export * from './config/index';
 export * from './router/index';
 export * from './text/sanitize';
 export * from './text/reveal';
+export * from './text/neutralize';
 export * from './implement/safe-outputs';
 export * from './merge/approvals';
 export * from './merge/policy';

@@ -6,7 +6,7 @@
  *     <!-- hydraflow:plan-data sha256=<hex> <json, escaped like the state block> -->
  *
  * Model text is neutralised before it is shown: it cannot open or close an HTML comment, fake a HydraFlow marker,
- * or @mention anyone.
+ * @mention anyone, carry a closing keyword or link to another host (text/neutralize.ts).
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson, escapeForComment } from '../state/codec';
@@ -19,7 +19,7 @@ const DATA_KIND = 'plan-data';
 /** Stay well below GitHub's 65,536-character comment limit. */
 const MAX_BODY = 60_000;
 
-/** neutralizeText, plus no HydraFlow marker of any kind (plan, plan-data, review, ...). */
+/** neutralizeText with no trusted link at all, plus no HydraFlow marker of any kind (plan, plan-data, review, ...). */
 export function neutralizeModelText(text: string): string {
   return neutralizeText(text).replace(/hydraflow(?=:)/gi, (m) => `${m}\u200b`);
 }

@@ -16,6 +16,7 @@
 import { labelFor, stageInfo, type PipelineStage } from '../pipeline/labels';
 import { encodeStateBlock, PROGRESS_MARKER, STATE_MARKER, type StateKeyOptions } from './codec';
 import type { HistoryEntry, IssueState, LedgerEntry } from './schema';
+import { neutralizeLinks, neutralizeReferences, type LinkOptions } from '../text/neutralize';
 
 export { PROGRESS_MARKER };
 
@@ -42,22 +43,29 @@ export interface ProgressInput {
    * agent verdicts), placed before the state block as is. The first thing dropped when the comment would be too long.
    */
   dataBlock?: string;
+  /**
+   * URL prefixes of HydraFlow's own links (the repository's, e.g. `https://github.com/acme/widgets/`): links there stay
+   * links; any other link in the comment is neutralized.
+   */
+  trustedLinkPrefixes?: readonly string[];
 }
 
 /**
  * Make text safe to show in the visible part: it cannot open an HTML comment (so it can neither hide text nor fake a
- * state/progress marker) and cannot @mention anyone.
+ * state/progress marker), @mention anyone, carry a closing keyword, or link to a host outside `trustedPrefixes`
+ * (text/neutralize.ts says how). HydraFlow's own links, to the repository's issues and pull requests, pass with the
+ * repository's URL as a trusted prefix; a model's or a user's text never gets one.
  */
-export function neutralizeText(text: string): string {
-  return text
+export function neutralizeText(text: string, options: LinkOptions = {}): string {
+  const structural = text
     .replace(/<!--/g, '&lt;!--')
     .replace(/-->/g, '--&gt;')
-    .replace(/hydraflow:(state|progress)/gi, 'hydraflow\u200b:$1')
-    .replace(/(^|[^\w`])@([A-Za-z0-9][A-Za-z0-9-]*)/g, '$1@\u200b$2');
+    .replace(/hydraflow:(state|progress)/gi, 'hydraflow\u200b:$1');
+  return neutralizeLinks(neutralizeReferences(structural), options);
 }
 
-function oneLine(text: string, max = 300): string {
-  const flat = neutralizeText(text).replace(/\s+/g, ' ').trim();
+function oneLine(text: string, max = 300, links: LinkOptions = {}): string {
+  const flat = neutralizeText(text, links).replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -102,10 +110,10 @@ function stageCell(stage: PipelineStage | null): string {
   return `\`${labelFor(stage)}\` — ${stageInfo(stage).description.replace(/^HydraFlow: /, '')}`;
 }
 
-function historyLine(h: HistoryEntry): string {
+function historyLine(h: HistoryEntry, links: LinkOptions): string {
   const from = h.from === undefined ? '' : `${h.from ?? '—'} → `;
   const who = h.by === 'human' ? `by ${h.actor ? `\`${h.actor}\`` : 'a human'}` : 'by HydraFlow';
-  return `- ${h.at.slice(0, 16).replace('T', ' ')} ${from}**${h.to ?? '—'}** ${who}: ${oneLine(h.reason, 200)}`;
+  return `- ${h.at.slice(0, 16).replace('T', ' ')} ${from}**${h.to ?? '—'}** ${who}: ${oneLine(h.reason, 200, links)}`;
 }
 
 function render(
@@ -116,23 +124,24 @@ function render(
   block: string,
 ): string {
   const { state, stage } = input;
+  const links: LinkOptions = { trustedPrefixes: input.trustedLinkPrefixes ?? [] };
   const tokens = tokenSummary(state.ledger);
   const usd = input.costUsd ?? tokens.usd;
   const lines: string[] = [
     PROGRESS_MARKER,
     `### HydraFlow · ${stage ?? 'idle'}`,
     '',
-    `**${oneLine(input.headline)}**`,
+    `**${oneLine(input.headline, 300, links)}**`,
     '',
     '| | |',
     '|---|---|',
     `| Stage | ${stageCell(stage)} |`,
-    `| Next | ${oneLine(input.next).replace(/\|/g, '\\|')} |`,
+    `| Next | ${oneLine(input.next, 300, links).replace(/\|/g, '\\|')} |`,
     `| Cost so far | ${formatUsd(usd)} · ${tokens.text} |`,
   ];
   if (input.error !== undefined) {
     const err = typeof input.error === 'string' ? { message: input.error } : input.error;
-    const msg = neutralizeText(err.message);
+    const msg = neutralizeText(err.message, links);
     const clipped = msg.length > errorMax ? `${msg.slice(0, errorMax)}… (truncated)` : msg;
     lines.push(
       '',
@@ -145,7 +154,7 @@ function render(
     );
   }
   if (details !== undefined && details.trim() !== '') {
-    lines.push('', '<details><summary>Details</summary>', '', neutralizeText(details), '', '</details>');
+    lines.push('', '<details><summary>Details</summary>', '', neutralizeText(details, links), '', '</details>');
   }
   const history = state.history.slice(state.history.length - historyCount);
   if (history.length > 0) {
@@ -153,7 +162,7 @@ function render(
       '',
       `<details><summary>History (${history.length})</summary>`,
       '',
-      ...history.map(historyLine),
+      ...history.map((h) => historyLine(h, links)),
       '',
       '</details>',
     );

@@ -2,7 +2,7 @@
  * The emulated repository's state: plain data in Maps/arrays, plus fluent builders for tests.
  * Everything a test may want to assert on ("end state, not call counts") lives here.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { ZERO_SHA, type GitRepo } from './git';
 
 export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
@@ -282,7 +282,6 @@ export interface EmulatedEvent {
 export const BOT_LOGIN = 'github-actions[bot]';
 export const BOT_ID = 41898282;
 
-let tokenCounter = 0;
 
 export function fakeSha(seed: string): string {
   return createHash('sha1').update(seed).digest('hex');
@@ -520,7 +519,9 @@ export class GitHubWorld {
       return existing;
     }
     const id = u.id ?? this.nextId('user');
-    const token = u.token ?? `ghs_emu${(++tokenCounter).toString(36)}${fakeSha(u.login + tokenCounter).slice(0, 24)}`;
+    // random, as GitHub's are: tests in parallel workers must never share a token (an attack test that scans every
+    // process on the machine for one would find another world's)
+    const token = u.token ?? `ghs_emu${randomBytes(15).toString('hex')}`;
     const user: EmulatedUser = {
       login: u.login,
       id,
