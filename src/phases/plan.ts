@@ -131,7 +131,8 @@ function readCapped(root: string, path: string, max: number): string | undefined
     if (statSync(full).size > LIMITS.fileBytes) return undefined;
     const text = readFileSync(full, 'utf8');
     if (text.includes('\u0000')) return undefined; // binary
-    return sanitizeUntrusted(text, max);
+    // GitHub renders markdown files and shows every other file verbatim, as the model should read them.
+    return sanitizeUntrusted(text, max, { markdown: /\.(md|markdown)$/i.test(path) });
   } catch {
     return undefined;
   }

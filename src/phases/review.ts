@@ -91,7 +91,8 @@ function diffText(files: readonly PullFile[]): string {
       parts.push(`${head}\n(not shown: the diff is too large)`);
       continue;
     }
-    let patch = annotatePatch(sanitizeUntrusted(f.patch, LIMITS.patchChars));
+    // GitHub shows a diff verbatim (a comment in it is a line to review): only invisible code points are hidden.
+    let patch = annotatePatch(sanitizeUntrusted(f.patch, LIMITS.patchChars, { markdown: false }));
     if (patch.length > budget) patch = `${patch.slice(0, budget)}\n… (truncated)`;
     budget -= patch.length;
     parts.push(`${head}\n\`\`\`\n${patch.replace(/```/g, '`\u200b``')}\n\`\`\``);

@@ -2,7 +2,7 @@
  * What every grooming agent reads: one fetch, one text. It is the cacheable prefix of every call of the run (see
  * prompts.ts), so it must not depend on the agent — and it is sanitised, because all of it is untrusted.
  */
-import { issueKeywords, sanitizeUntrusted, type IssueState } from '@hydraflow/core';
+import { issueKeywords, sanitizeUntrusted, untrustedExcerpt, type IssueState } from '@hydraflow/core';
 import type { GroomContext, Issue, IssueComment } from '@hydraflow/github';
 import { readRepositoryContext } from '../plan';
 
@@ -56,7 +56,7 @@ export function sharedContext(args: {
       ? ['(none found)']
       : found.related.map(
           (r) =>
-            `- ${r.isPullRequest ? 'PR' : 'Issue'} #${r.number} (${r.state}) ${sanitizeUntrusted(r.title, 200)}: ${sanitizeUntrusted(r.excerpt, 300).replace(/\s+/g, ' ')}`,
+            `- ${r.isPullRequest ? 'PR' : 'Issue'} #${r.number} (${r.state}) ${sanitizeUntrusted(r.title, 200)}: ${untrustedExcerpt(r.excerpt, 300)}`,
         )),
     '',
     readRepositoryContext(args.workspace, issue).text,

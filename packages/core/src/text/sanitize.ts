@@ -1,20 +1,52 @@
 /**
- * Untrusted text (issue bodies, comments) is cleaned before a model reads it: HTML comments, hidden elements and
- * invisible Unicode are where prompt injections hide from the humans reviewing the issue (field notes). What a human
- * sees on GitHub is what the model gets.
+ * Untrusted text (issue bodies, comments, search results) is cleaned before a model reads it: what GitHub renders
+ * invisibly is where prompt injections hide from the humans reviewing the issue (field notes). What a human sees on
+ * GitHub is what the model gets: markdown that renders as nothing (markdown-hidden.ts), then code points that draw
+ * nothing (invisible.ts). packages/core/tests/fixtures/hidden-text.json is the corpus of cases: input, and what a
+ * human sees.
  */
-const INVISIBLE = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\u{E0000}-\u{E007F}]/gu;
+import { stripInvisible } from './invisible';
+import { stripHiddenMarkdown } from './markdown-hidden';
 
-export function sanitizeUntrusted(text: string, maxChars = 20_000): string {
-  const cleaned = text
-    .replace(/<!--[\s\S]*?(-->|$)/g, '')
-    .replace(
-      /<(details|summary|span|div|p)\b[^>]*\b(hidden|style\s*=\s*["'][^"']*display\s*:\s*none)[^>]*>[\s\S]*?<\/\1>/gi,
-      '',
-    )
-    .replace(/<[^>]+\b(aria-hidden|hidden)\b[^>]*>/gi, '')
-    .replace(INVISIBLE, '')
-    .replace(/\r\n/g, '\n')
-    .trim();
+export interface SanitizeOptions {
+  /**
+   * Is the text markdown GitHub renders (issues, comments, pull requests, .md files: the default), or text it shows
+   * verbatim (source files, diffs), where only invisible code points are hidden?
+   */
+  markdown?: boolean;
+}
+
+export function sanitizeUntrusted(text: string, maxChars = 20_000, options: SanitizeOptions = {}): string {
+  // Markdown first, on the text as GitHub parses it: an invisible character can stop a line from being a fence or a
+  // definition there, and removing it first would make one GitHub never saw.
+  const lines = text.replace(/\r\n?/g, '\n');
+  const rendered = options.markdown === false ? lines : stripHiddenMarkdown(parsedPart(lines, maxChars));
+  const cleaned = stripInvisible(rendered).trim();
   return cleaned.length > maxChars ? `${cleaned.slice(0, maxChars)}\n… (truncated at ${maxChars} characters)` : cleaned;
+}
+
+/** What is parsed beyond the characters kept, for the ones removed (the parser's time grows with its input). */
+const PARSE_SLACK = 4_000;
+
+/**
+ * The part of a long text worth parsing: up to a blank line a little past `maxChars`. Only a blank line is a safe cut:
+ * every construct that hides text and could be cut in two (a definition's label or title, a tag's attributes) ends
+ * before one; those that cross it (a comment, code, a hidden element) are hidden or shown all the same when cut short.
+ * Without such a line, the whole text is parsed.
+ */
+function parsedPart(text: string, maxChars: number): string {
+  if (text.length <= maxChars + PARSE_SLACK) return text;
+  const head = text.slice(0, maxChars + PARSE_SLACK);
+  const blank = Math.max(head.lastIndexOf('\n\n'), head.lastIndexOf('\n \n'), head.lastIndexOf('\n\t\n'));
+  return blank >= maxChars / 2 ? `${head.slice(0, blank)}\n\n… (truncated)` : text;
+}
+
+/**
+ * A short excerpt of untrusted text: sanitised whole first, then cut, so that a cut never turns half of a hidden
+ * construct (a comment's start, a definition's unfinished title) into visible-looking text.
+ */
+export function untrustedExcerpt(text: string, maxChars: number): string {
+  return sanitizeUntrusted(text, Math.max(4 * maxChars, 2_000))
+    .replace(/\s+/g, ' ')
+    .slice(0, maxChars);
 }
