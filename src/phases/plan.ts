@@ -17,6 +17,7 @@ import {
   rankRelevantFiles,
   renderPlanComment,
   sanitizeUntrusted,
+  untrustedTitle,
   type IssueState,
   type Plan,
   type PlanReview,
@@ -210,7 +211,7 @@ type TriageScores = Pick<NonNullable<IssueState['triage']>, 'clarity_score' | 'c
 function issueMessage(issue: Issue, triage: TriageScores | undefined): string {
   return [
     `Issue #${issue.number}`,
-    `Title: ${sanitizeUntrusted(issue.title, 300)}`,
+    `Title: ${untrustedTitle(issue.title)}`,
     '',
     sanitizeUntrusted(issue.body) || '(no description)',
     ...(triage ? ['', `Triage: clarity ${triage.clarity_score}/10, complexity ${triage.complexity_score}/10.`] : []),

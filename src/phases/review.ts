@@ -20,6 +20,7 @@ import {
   reviewVerdictSchema,
   roundOf,
   sanitizeUntrusted,
+  untrustedTitle,
   type EscalateReason,
   type Finding,
   type ReviewExit,
@@ -340,7 +341,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
 function reviewMessage(issue: Issue, { title, files, plan, earlier }: ReviewSubject): string {
   return [
     `Issue #${issue.number}`,
-    `Title: ${sanitizeUntrusted(issue.title, 300)}`,
+    `Title: ${untrustedTitle(issue.title)}`,
     '',
     sanitizeUntrusted(issue.body) || '(no description)',
     '',
@@ -349,7 +350,7 @@ function reviewMessage(issue: Issue, { title, files, plan, earlier }: ReviewSubj
       : 'No accepted plan is available: review against the issue.',
     '',
     // No pull request number nor head commit: the publish step begins this call before either exists.
-    `Pull request: ${sanitizeUntrusted(title, 300)}`,
+    `Pull request: ${untrustedTitle(title)}`,
     ...(earlier && earlier.length
       ? [
           '',

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sanitizeUntrusted, untrustedExcerpt } from '../src/text/sanitize';
+import { sanitizeUntrusted, untrustedExcerpt, untrustedTitle } from '../src/text/sanitize';
 import { isInvisible } from '../src/text/invisible';
 
 interface Case {
@@ -105,6 +105,12 @@ describe('verbatim text and excerpts', () => {
   it('markdown: false (source files, diffs) hides only invisible code points', () => {
     const code = `const bag = {\n  [key]: value, // <!-- not a comment in a .js file -->\n};\u200B`;
     expect(sanitizeUntrusted(code, 20_000, { markdown: false })).toBe(code.replace('\u200B', ''));
+  });
+
+  it('a title is plain text on GitHub: an issue form’s "[Feature]: x" is no definition, <b> no tag', () => {
+    expect(untrustedTitle('[Feature]: pagination')).toBe('[Feature]: pagination');
+    expect(untrustedTitle('Fix <img> in `x` 🐢\u{E0100}\u200B')).toBe('Fix <img> in `x` 🐢');
+    expect(untrustedTitle('x'.repeat(400))).toMatch(/^x{300}\n… \(truncated at 300 characters\)$/);
   });
 
   it('an excerpt is cut after sanitizing: a definition cut short never shows its title', () => {

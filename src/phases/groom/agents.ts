@@ -16,8 +16,8 @@ import {
   isProviderError,
   type AgentVerdict,
   type GroomSummary,
-  sanitizeUntrusted,
   untrustedExcerpt,
+  untrustedTitle,
 } from '@hydraflow/core';
 import type { GroomingPort } from '@hydraflow/github';
 import { defineTool, runToolLoop, type AgentTool, type TurnGateway } from '../../agents/tool-loop';
@@ -53,7 +53,7 @@ function searchIssuesTool(grooming: GroomingPort): AgentTool {
         content: found
           .map(
             (r) =>
-              `${r.isPullRequest ? 'PR' : 'Issue'} #${r.number} (${r.state}) ${sanitizeUntrusted(r.title, 200)}\n  ${untrustedExcerpt(r.excerpt, EXCERPT_CHARS)}`,
+              `${r.isPullRequest ? 'PR' : 'Issue'} #${r.number} (${r.state}) ${untrustedTitle(r.title, 200)}\n  ${untrustedExcerpt(r.excerpt, EXCERPT_CHARS)}`,
           )
           .join('\n'),
       };

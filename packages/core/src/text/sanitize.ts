@@ -42,6 +42,14 @@ function parsedPart(text: string, maxChars: number): string {
 }
 
 /**
+ * An issue's or pull request's title: GitHub shows it as plain text (no markdown: "[Feature]: pagination" is no link
+ * reference definition there), so only invisible code points are hidden.
+ */
+export function untrustedTitle(title: string, maxChars = 300): string {
+  return sanitizeUntrusted(title, maxChars, { markdown: false });
+}
+
+/**
  * A short excerpt of untrusted text: sanitised whole first, then cut, so that a cut never turns half of a hidden
  * construct (a comment's start, a definition's unfinished title) into visible-looking text.
  */
