@@ -168,7 +168,10 @@ function failed(name: string, why: string, turns: number, started: number, provi
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** The summary: undefined when it failed (the caller falls back to the raw questions, as the seed says). */
+/**
+ * The summary: undefined when it failed. The caller falls back to the raw questions (the seed) when it answered badly,
+ * and escalates when the provider failed it (`provider`).
+ */
 export async function runSummary(
   setup: LoopSetup,
   task: string,
