@@ -411,12 +411,12 @@ describe('blocked, and custom agents', () => {
 });
 
 describe('failures (seed: Error handling)', () => {
-  it('a failing agent yields its diagnostic question; a failing summary yields the fallback summary', async () => {
+  it('a failing agent yields its diagnostic question; a summary answering junk yields the fallback summary', async () => {
     const ready = groomReady();
     world = await groomWorld({
       ...ready,
       groom_qa: { fault: 'junk' },
-      groom_summary: { fault: '500' },
+      groom_summary: { fault: 'junk' },
     });
     const issue = world.gh.world.issue({ ...STATS_ISSUE, author: 'alice' });
     const run = await aliceComments(world, issue.number, '/groom');
@@ -427,6 +427,56 @@ describe('failures (seed: Error handling)', () => {
     expect(state(world, issue.number).groom).toMatchObject({ decision: 'needs_info' });
     expect(progress(world, issue.number)).toMatch(/summary agent failed/i);
   });
+
+  describe.each(['anthropic', 'openai'] as const)(
+    'every agent failing on the provider fails closed (%s)',
+    (provider) => {
+      const everyRole = (entry: Script[string]): Script =>
+        Object.fromEntries(['pm', 'engineer', 'qa', 'research', 'summary'].map((r) => [`groom_${r}`, entry]));
+
+      it('HTTP 500 from every call: hydraflow-hitl with the provider’s message, no question to the author', async () => {
+        world = await groomWorld(everyRole({ fault: '500' }), provider);
+        const issue = world.gh.world.issue({ ...STATS_ISSUE, author: 'alice' });
+        const run = await aliceComments(world, issue.number, '/groom');
+        expect(labelsOf(world, issue.number), run.stdout + run.stderr).toEqual(['hydraflow-hitl']);
+        expect(bodyOf(world, issue.number)).toBe(STATS_ISSUE.body);
+        const said = progress(world, issue.number);
+        expect(said).toContain(
+          provider === 'anthropic'
+            ? 'Internal server error'
+            : 'The server had an error while processing your request. Sorry about that!',
+        );
+        expect(said).not.toMatch(/failed to complete analysis/);
+        expect(state(world, issue.number).lastError?.phase).toBe('groom');
+        expect(world.gh.world.dispatches).toHaveLength(0);
+        // No summary was asked to decide on four failures.
+        expect(callsOf(world, 'groom_summary')).toBe(0);
+      });
+
+      it('HTTP 401 (a key the provider refuses): hydraflow-hitl with the provider’s message', async () => {
+        world = await createWorld({ provider, script: groomReady(), models: { apiKeys: ['sk-another-key'] } });
+        world.gh.addUser({ login: 'alice', permission: 'write' });
+        const issue = world.gh.world.issue({ ...STATS_ISSUE, author: 'alice' });
+        const run = await aliceComments(world, issue.number, '/groom');
+        expect(labelsOf(world, issue.number), run.stdout + run.stderr).toEqual(['hydraflow-hitl']);
+        expect(bodyOf(world, issue.number)).toBe(STATS_ISSUE.body);
+        const said = progress(world, issue.number);
+        expect(said).toContain(provider === 'anthropic' ? 'invalid x-api-key' : 'Incorrect API key provided');
+        expect(said).not.toMatch(/failed to complete analysis/);
+      });
+
+      it('the agents answer but the summary’s calls fail with HTTP 500: hydraflow-hitl, not the fallback questions', async () => {
+        world = await groomWorld({ ...groomModeQuestions(), groom_summary: { fault: '500' } }, provider);
+        const issue = world.gh.world.issue({ ...MODE_ISSUE, author: 'alice' });
+        const run = await aliceComments(world, issue.number, '/groom');
+        expect(labelsOf(world, issue.number), run.stdout + run.stderr).toEqual(['hydraflow-hitl']);
+        expect(bodyOf(world, issue.number)).toBe(MODE_ISSUE.body);
+        expect(progress(world, issue.number)).toContain(
+          provider === 'anthropic' ? 'Internal server error' : 'The server had an error',
+        );
+      });
+    },
+  );
 
   it('a spent budget stops the run visibly, and asks the author nothing', async () => {
     world = await createWorld({ script: groomReady(), config: 'budgets:\n  per_run:\n    usd: 0.004\n' });

@@ -2,6 +2,7 @@ import {
   planAsMarkdown,
   readReviewFindings,
   sanitizeUntrusted,
+  untrustedTitle,
   type Finding,
   type ImplementRecord,
 } from '@hydraflow/core';
@@ -159,7 +160,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const task: ImplementTask = {
     v: 2,
     issue: issue.number,
-    title: sanitizeUntrusted(issue.title, 300),
+    title: untrustedTitle(issue.title),
     body: sanitizeUntrusted(issue.body),
     plan: planAsMarkdown(plan),
     findings,

@@ -17,6 +17,7 @@ import {
   rankRelevantFiles,
   renderPlanComment,
   sanitizeUntrusted,
+  untrustedTitle,
   type IssueState,
   type Plan,
   type PlanReview,
@@ -131,7 +132,8 @@ function readCapped(root: string, path: string, max: number): string | undefined
     if (statSync(full).size > LIMITS.fileBytes) return undefined;
     const text = readFileSync(full, 'utf8');
     if (text.includes('\u0000')) return undefined; // binary
-    return sanitizeUntrusted(text, max);
+    // GitHub renders markdown files and shows every other file verbatim, as the model should read them.
+    return sanitizeUntrusted(text, max, { markdown: /\.(md|markdown)$/i.test(path) });
   } catch {
     return undefined;
   }
@@ -209,7 +211,7 @@ type TriageScores = Pick<NonNullable<IssueState['triage']>, 'clarity_score' | 'c
 function issueMessage(issue: Issue, triage: TriageScores | undefined): string {
   return [
     `Issue #${issue.number}`,
-    `Title: ${sanitizeUntrusted(issue.title, 300)}`,
+    `Title: ${untrustedTitle(issue.title)}`,
     '',
     sanitizeUntrusted(issue.body) || '(no description)',
     ...(triage ? ['', `Triage: clarity ${triage.clarity_score}/10, complexity ${triage.complexity_score}/10.`] : []),

@@ -21,6 +21,7 @@ import {
   roundOf,
   sanitizeUntrusted,
   unseenCount,
+  untrustedTitle,
   type DiffView,
   type EscalateReason,
   type Finding,
@@ -334,7 +335,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
 function reviewMessage(issue: Issue, { title, diff, plan, earlier }: ReviewSubject): string {
   return [
     `Issue #${issue.number}`,
-    `Title: ${sanitizeUntrusted(issue.title, 300)}`,
+    `Title: ${untrustedTitle(issue.title)}`,
     '',
     sanitizeUntrusted(issue.body) || '(no description)',
     '',
@@ -343,7 +344,7 @@ function reviewMessage(issue: Issue, { title, diff, plan, earlier }: ReviewSubje
       : 'No accepted plan is available: review against the issue.',
     '',
     // No pull request number nor head commit: the publish step begins this call before either exists.
-    `Pull request: ${sanitizeUntrusted(title, 300)}`,
+    `Pull request: ${untrustedTitle(title)}`,
     ...(earlier && earlier.length
       ? [
           '',

@@ -1,4 +1,4 @@
-import { sanitizeUntrusted, triageVerdictSchema, type TriageVerdict } from '@hydraflow/core';
+import { sanitizeUntrusted, triageVerdictSchema, untrustedTitle, type TriageVerdict } from '@hydraflow/core';
 import type { Issue } from '@hydraflow/github';
 import type { StructuredCall } from '../agents/model-gateway';
 
@@ -33,7 +33,7 @@ export function triageCall(issue: Pick<Issue, 'number' | 'title' | 'body'>): Str
       messages: [
         {
           role: 'user',
-          content: `Issue #${issue.number}\nTitle: ${sanitizeUntrusted(issue.title, 300)}\n\n${sanitizeUntrusted(issue.body) || '(no description)'}`,
+          content: `Issue #${issue.number}\nTitle: ${untrustedTitle(issue.title)}\n\n${sanitizeUntrusted(issue.body) || '(no description)'}`,
         },
       ],
       maxOutputTokens: 1_000,

@@ -51,6 +51,28 @@ export class ProviderUnavailableError extends HydraflowError {
   override name = 'ProviderUnavailableError';
 }
 
+/** The provider refused the credentials (HTTP 401/403): a key the user must fix. */
+export class ProviderAuthError extends UserError {
+  override name = 'ProviderAuthError';
+}
+
+/** The provider rejected the request itself (another 4xx): no retry can help, a human must look. */
+export class ProviderRequestError extends HydraflowError {
+  override name = 'ProviderRequestError';
+}
+
+/**
+ * The model call failed at the provider (unavailable after retries, credentials refused, request rejected): the
+ * failure says nothing about the issue, so it is never turned into a question for the issue's author.
+ */
+export function isProviderError(error: unknown): boolean {
+  return (
+    error instanceof ProviderUnavailableError ||
+    error instanceof ProviderAuthError ||
+    error instanceof ProviderRequestError
+  );
+}
+
 /** Errors that must stop the pipeline and be shown to a human rather than retried or escalated silently. */
 export function isFatal(error: unknown): boolean {
   return error instanceof CreditExhaustedError || error instanceof BudgetExceededError;

@@ -13,6 +13,7 @@ import {
   engineerVerdictSchema,
   finalGroomDecision,
   GROOM_AGENTS,
+  groomFailsClosed,
   groomBodyHash,
   groomRecordSchema,
   groomSummarySchema,
@@ -482,6 +483,42 @@ describe('fallbacks', () => {
     expect(s.consolidated_questions[1]?.description).toBe(long);
     expect(s.consolidated_questions[2]?.title).toBe('Agent qa failed to complete analysis');
     expect(groomSummarySchemaFor(['pm', 'engineer', 'qa', 'research']).safeParse(s).success).toBe(true);
+  });
+});
+
+describe('groomFailsClosed', () => {
+  const ok = (name: string) => ({ name, failed: false });
+  const down = (name: string, failure = 'anthropic model x unavailable after 4 attempts; last error: status 500') => ({
+    name,
+    failed: true,
+    failure,
+    provider: true,
+  });
+
+  it('one failed agent among others keeps the seed’s diagnostic question', () => {
+    expect(groomFailsClosed([ok('pm'), down('qa'), ok('engineer')])).toBeUndefined();
+    expect(groomFailsClosed([ok('pm'), ok('qa')], { name: 'summary', failed: false })).toBeUndefined();
+  });
+
+  it('every agent failing stops grooming, one line per distinct message', () => {
+    const stop = groomFailsClosed([down('pm'), down('qa'), down('engineer', 'rejected the credentials (HTTP 401)')]);
+    expect(stop?.headline).toMatch(/model provider failed every grooming agent/);
+    expect(stop?.reason).toBe(
+      'pm, qa: anthropic model x unavailable after 4 attempts; last error: status 500\nengineer: rejected the credentials (HTTP 401)',
+    );
+    const junk = groomFailsClosed([
+      { name: 'pm', failed: true, failure: 'it answered without calling submit_verdict' },
+    ]);
+    expect(junk?.headline).toBe('Grooming stopped: every grooming agent failed');
+  });
+
+  it('a reused verdict is a verdict: the failures of a partial re-run do not stop grooming by themselves', () => {
+    expect(groomFailsClosed([down('qa'), ok('pm')])).toBeUndefined();
+  });
+
+  it('a summary the provider failed stops grooming; one that answered badly falls back', () => {
+    expect(groomFailsClosed([ok('pm')], down('summary'))?.headline).toMatch(/failed the summary agent/);
+    expect(groomFailsClosed([ok('pm')], { name: 'summary', failed: true, failure: 'junk' })).toBeUndefined();
   });
 });
 

@@ -1,3 +1,4 @@
+import { untrustedExcerpt } from '@hydraflow/core';
 import type { RestClient } from './client';
 import type { GroomContext, GroomingPort, NewSubIssue, RelatedItem, SubIssue } from './grooming-port';
 import type { LabelSpec } from './port';
@@ -23,7 +24,8 @@ function toRelated(raw: RawItem): RelatedItem | undefined {
     state: (raw.state ?? raw.prState) === 'OPEN' ? 'open' : 'closed',
     isPullRequest: raw.__typename === 'PullRequest',
     url: raw.url ?? '',
-    excerpt: (raw.body ?? '').slice(0, EXCERPT),
+    // Sanitised before it is cut: a cut through a hidden construct (a definition's title) would make it text.
+    excerpt: untrustedExcerpt(raw.body ?? '', EXCERPT),
   };
 }
 

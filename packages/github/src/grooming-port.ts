@@ -11,7 +11,10 @@ export interface RelatedItem {
   state: 'open' | 'closed';
   isPullRequest: boolean;
   url: string;
-  /** The first characters of the body (search results are context, not whole documents). */
+  /**
+   * The first characters of the body as GitHub shows it, sanitised (search results are context, not whole documents;
+   * callers sanitise again, cheaply, so that no path depends on this one).
+   */
   excerpt: string;
 }
 

@@ -3,9 +3,16 @@
  * and OpenAI-compatible endpoints behave the same: exponential backoff with jitter on 429 (rate limits, not quota),
  * 408/409, 5xx (Anthropic 529 included), timeouts and connection errors; `retry-after-ms` / `retry-after` honoured;
  * bounded attempts; an injectable sleep so tests never wait. Credit/billing exhaustion is never retried: it becomes a
- * CreditExhaustedError at once. Auth failures become UserErrors; any other 4xx is a request bug and is not retried.
+ * CreditExhaustedError at once. Auth failures become ProviderAuthErrors (UserErrors); any other 4xx is a request bug
+ * (ProviderRequestError) and is not retried.
  */
-import { CreditExhaustedError, HydraflowError, ProviderUnavailableError, UserError } from '@hydraflow/core';
+import {
+  CreditExhaustedError,
+  HydraflowError,
+  ProviderAuthError,
+  ProviderRequestError,
+  ProviderUnavailableError,
+} from '@hydraflow/core';
 import type { ProviderName } from './types';
 
 export interface RetryOptions {
@@ -167,14 +174,16 @@ export async function withRetries<T>(
         );
       }
       if (c.kind === 'auth') {
-        throw new UserError(
+        throw new ProviderAuthError(
           `${ctx.provider} rejected the credentials for model ${ctx.model} (${c.detail}); check the API key secret`,
           { cause: err },
         );
       }
       if (c.kind === 'fatal') {
         if (err instanceof HydraflowError) throw err;
-        throw new HydraflowError(`${ctx.provider} (${ctx.model}) rejected the request: ${c.detail}`, { cause: err });
+        throw new ProviderRequestError(`${ctx.provider} (${ctx.model}) rejected the request: ${c.detail}`, {
+          cause: err,
+        });
       }
       last = c;
       lastError = err;

@@ -2,7 +2,14 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CreditExhaustedError, ModelOutputError, ProviderUnavailableError, UserError } from '../../core/src/errors';
+import {
+  CreditExhaustedError,
+  isProviderError,
+  ModelOutputError,
+  ProviderAuthError,
+  ProviderUnavailableError,
+  UserError,
+} from '../../core/src/errors';
 import { startModelServer, textOfTokens, type ModelServer, type Script } from '../../testkit/src/models/index';
 import {
   classifyError,
@@ -138,6 +145,7 @@ describe.each(['openai', 'anthropic'] as const)('%s provider against the scripte
       const { provider, sleeps, server } = await setup(kind, { triage: { fault } });
       const error = await structured(provider).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ProviderUnavailableError);
+      expect(isProviderError(error)).toBe(true);
       const status = kind === 'openai' && fault === '529' ? '503' : fault;
       expect((error as Error).message).toContain(kind);
       expect((error as Error).message).toContain(MODELS[kind]);
@@ -172,7 +180,7 @@ describe.each(['openai', 'anthropic'] as const)('%s provider against the scripte
     expect(server.calls.map((c) => c.status)).toEqual([0, 200]);
   });
 
-  it('a rejected API key is a UserError, not retried', async () => {
+  it("a rejected API key is a UserError (the provider's: grooming escalates it), not retried", async () => {
     server = await startModelServer({ script: { triage: { json: GOOD } }, apiKeys: ['right'] });
     const provider = await createProvider({
       provider: kind,
@@ -181,7 +189,10 @@ describe.each(['openai', 'anthropic'] as const)('%s provider against the scripte
       baseUrl: kind === 'anthropic' ? server.anthropicBaseUrl : server.openaiBaseUrl,
       sleep: async () => {},
     });
-    await expect(structured(provider)).rejects.toBeInstanceOf(UserError);
+    const error = await structured(provider).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UserError);
+    expect(error).toBeInstanceOf(ProviderAuthError);
+    expect(isProviderError(error)).toBe(true);
     expect(server.calls).toHaveLength(1);
   });
 });

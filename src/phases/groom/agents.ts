@@ -13,8 +13,11 @@ import {
   engineerVerdictSchema,
   groomSummarySchema,
   groomSummarySchemaFor,
+  isProviderError,
   type AgentVerdict,
   type GroomSummary,
+  untrustedExcerpt,
+  untrustedTitle,
 } from '@hydraflow/core';
 import type { GroomingPort } from '@hydraflow/github';
 import { defineTool, runToolLoop, type AgentTool, type TurnGateway } from '../../agents/tool-loop';
@@ -27,11 +30,14 @@ export interface AgentRun {
   failed: boolean;
   /** Why it failed (shown in the job summary and the progress details). */
   failure?: string;
+  /** It failed at the model provider (the call, not the answer): see groomFailsClosed. */
+  provider?: boolean;
   turns: number;
   ms: number;
 }
 
 const SEARCH_LIMIT = 10;
+const EXCERPT_CHARS = 300;
 
 function searchIssuesTool(grooming: GroomingPort): AgentTool {
   return defineTool({
@@ -39,6 +45,7 @@ function searchIssuesTool(grooming: GroomingPort): AgentTool {
     description:
       "Search this repository's issues and pull requests (GitHub search syntax: words, is:open, is:pr, in:title). Read-only.",
     input: z.strictObject({ query: z.string().min(1).max(200).describe('Search words and qualifiers.') }),
+    // Other people's issues are as untrusted as this one: what GitHub hides in them stays hidden from the agent.
     async run({ query }) {
       const found = await grooming.searchIssues(query, SEARCH_LIMIT);
       if (found.length === 0) return { content: 'No issue or pull request matches.' };
@@ -46,7 +53,7 @@ function searchIssuesTool(grooming: GroomingPort): AgentTool {
         content: found
           .map(
             (r) =>
-              `${r.isPullRequest ? 'PR' : 'Issue'} #${r.number} (${r.state}) ${r.title}\n  ${r.excerpt.replace(/\s+/g, ' ')}`,
+              `${r.isPullRequest ? 'PR' : 'Issue'} #${r.number} (${r.state}) ${untrustedTitle(r.title, 200)}\n  ${untrustedExcerpt(r.excerpt, EXCERPT_CHARS)}`,
           )
           .join('\n'),
       };
@@ -103,8 +110,8 @@ async function toolsFor(setup: LoopSetup, who: 'agent' | 'summary', isEngineer: 
 }
 
 /**
- * One agent's run. A failure of any kind but credit exhaustion (which stops the whole run, visibly) becomes the
- * seed's failure verdict, so grooming goes on with a diagnostic question.
+ * One agent's run. A failure of any kind but credit exhaustion or a budget (which stop the whole run, visibly) becomes
+ * the seed's failure verdict; the caller decides whether grooming goes on with it (groomFailsClosed).
  */
 export async function runAgent(setup: LoopSetup, role: AgentRole, onTurn?: (turns: number) => void): Promise<AgentRun> {
   const started = Date.now();
@@ -141,28 +148,34 @@ export async function runAgent(setup: LoopSetup, role: AgentRole, onTurn?: (turn
     return failed(role.name, why, result.turns, started);
   } catch (error) {
     if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
-    return failed(role.name, error instanceof Error ? error.message : String(error), 0, started);
+    return failed(role.name, messageOf(error), 0, started, isProviderError(error));
   } finally {
     await dispose();
   }
 }
 
-function failed(name: string, why: string, turns: number, started: number): AgentRun {
+function failed(name: string, why: string, turns: number, started: number, provider = false): AgentRun {
   return {
     name,
     verdict: agentFailureVerdict(name),
     failed: true,
     failure: why.slice(0, 300),
+    ...(provider ? { provider } : {}),
     turns,
     ms: Date.now() - started,
   };
 }
 
-/** The summary: undefined when it failed (the caller falls back to the raw questions, as the seed says). */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The summary: undefined when it failed. The caller falls back to the raw questions (the seed) when it answered badly,
+ * and escalates when the provider failed it (`provider`).
+ */
 export async function runSummary(
   setup: LoopSetup,
   task: string,
-): Promise<{ summary: GroomSummary | undefined; failure?: string; turns: number }> {
+): Promise<{ summary: GroomSummary | undefined; failure?: string; provider?: boolean; turns: number }> {
   const { tools, dispose } = await toolsFor(setup, 'summary', false);
   try {
     const result = await runToolLoop({
@@ -186,7 +199,7 @@ export async function runSummary(
     };
   } catch (error) {
     if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
-    return { summary: undefined, failure: error instanceof Error ? error.message : String(error), turns: 0 };
+    return { summary: undefined, failure: messageOf(error), provider: isProviderError(error), turns: 0 };
   } finally {
     await dispose();
   }

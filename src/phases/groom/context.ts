@@ -2,7 +2,7 @@
  * What every grooming agent reads: one fetch, one text. It is the cacheable prefix of every call of the run (see
  * prompts.ts), so it must not depend on the agent — and it is sanitised, because all of it is untrusted.
  */
-import { issueKeywords, sanitizeUntrusted, type IssueState } from '@hydraflow/core';
+import { issueKeywords, sanitizeUntrusted, untrustedExcerpt, untrustedTitle, type IssueState } from '@hydraflow/core';
 import type { GroomContext, Issue, IssueComment } from '@hydraflow/github';
 import { readRepositoryContext } from '../plan';
 
@@ -32,7 +32,7 @@ export function sharedContext(args: {
   const triage = state.triage;
   const parts = [
     `# Issue #${issue.number}`,
-    `Title: ${sanitizeUntrusted(issue.title, 300)}`,
+    `Title: ${untrustedTitle(issue.title)}`,
     `Author: ${issue.author?.login ?? 'unknown'}`,
     ...(triage ? [`Triage: clarity ${triage.clarity_score}/10, complexity ${triage.complexity_score}/10.`] : []),
     '',
@@ -49,14 +49,14 @@ export function sharedContext(args: {
     '# Sub-issues',
     ...(found.subIssues.length === 0
       ? ['(none)']
-      : found.subIssues.map((s) => `- #${s.number} (${s.state}) ${sanitizeUntrusted(s.title, 200)}`)),
+      : found.subIssues.map((s) => `- #${s.number} (${s.state}) ${untrustedTitle(s.title, 200)}`)),
     '',
     '# Related issues and pull requests (search of this repository)',
     ...(found.related.length === 0
       ? ['(none found)']
       : found.related.map(
           (r) =>
-            `- ${r.isPullRequest ? 'PR' : 'Issue'} #${r.number} (${r.state}) ${sanitizeUntrusted(r.title, 200)}: ${sanitizeUntrusted(r.excerpt, 300).replace(/\s+/g, ' ')}`,
+            `- ${r.isPullRequest ? 'PR' : 'Issue'} #${r.number} (${r.state}) ${untrustedTitle(r.title, 200)}: ${untrustedExcerpt(r.excerpt, 300)}`,
         )),
     '',
     readRepositoryContext(args.workspace, issue).text,

@@ -17,6 +17,7 @@ import {
   formatCount,
   formatUsd,
   GROOMED_LABEL,
+  groomFailsClosed,
   groomBodyHash,
   labelFor,
   ledgerTotals,
@@ -30,6 +31,7 @@ import {
   stageInfo,
   renderGroomData,
   renderSubIssueBody,
+  sanitizeUntrusted,
   stabilizeQuestionIds,
   subIssueTitle,
   upsertPhasesSection,
@@ -177,10 +179,22 @@ async function groom(
     const fresh = runs.find((r) => r.name === name);
     verdicts[name] = fresh ? fresh.verdict : reusable![name]!;
   }
+  // Reused verdicts are verdicts: only when no agent has one does grooming stop here.
+  const outcomes = [...runs, ...plan.reuse.map((name) => ({ name, failed: false }))];
+  const noVerdict = groomFailsClosed(outcomes);
+  if (noVerdict) return escalate(ctx, { ...noVerdict, failed: true });
 
-  // The summary (after all agents). It fails → the seed's fallback summary of raw questions.
+  // The summary (after all agents). It answers badly → the seed's fallback summary of raw questions; it cannot be
+  // reached → a human, with the provider's message.
   const task = summaryTask(verdicts, runs, existing);
   const summaryRun = await runSummary(setup, task);
+  const unreachable = groomFailsClosed(outcomes, {
+    name: 'summary',
+    failed: !summaryRun.summary,
+    ...(summaryRun.failure ? { failure: summaryRun.failure } : {}),
+    ...(summaryRun.provider ? { provider: true } : {}),
+  });
+  if (unreachable) return escalate(ctx, { ...unreachable, failed: true });
   const summary: GroomSummary = summaryRun.summary
     ? stabilizeQuestionIds(summaryRun.summary, existing)
     : buildFallbackSummary(verdicts);
@@ -350,7 +364,8 @@ function summaryTask(
     '# Questions already on the issue (reuse their ids)',
     open.length === 0
       ? '(none)'
-      : open.map((q) => `- ${q.checked ? '[x]' : '[ ]'} ${q.title} (id: ${q.id})`).join('\n'),
+      : // The Questions section is in the issue body: anyone who can edit the issue writes these titles.
+        open.map((q) => `- ${q.checked ? '[x]' : '[ ]'} ${sanitizeUntrusted(q.title, 200)} (id: ${q.id})`).join('\n'),
   ].join('\n');
 }
 

@@ -61,3 +61,53 @@ export function buildFallbackSummary(verdicts: Readonly<Record<string, AgentVerd
     blocker_reason: null,
   };
 }
+
+/** How one grooming call ended, as far as failing closed is concerned. */
+export interface GroomCallOutcome {
+  name: string;
+  failed: boolean;
+  /** Why it failed. */
+  failure?: string;
+  /** The failure came from the model provider (unavailable, credentials, request refused), not from the answer. */
+  provider?: boolean;
+}
+
+/**
+ * When grooming stops and a human takes over instead of asking the author (fail closed, field notes: a verdict that
+ * cannot be trusted never passes, and a provider's failure is no question an author can answer):
+ * - every agent that ran failed: no verdict is left to decide on, and "Agent X failed" questions would be all the
+ *   author got;
+ * - the summary failed at the provider: the seed's fallback (the agents' raw questions) is for a summary that
+ *   answered badly, not for one that could not be reached.
+ * One failed agent among others keeps the seed's diagnostic question. Undefined when grooming goes on.
+ */
+export function groomFailsClosed(
+  agents: readonly GroomCallOutcome[],
+  summary?: GroomCallOutcome,
+): { headline: string; reason: string } | undefined {
+  if (agents.length > 0 && agents.every((a) => a.failed)) {
+    const provider = agents.some((a) => a.provider);
+    return {
+      headline: provider
+        ? 'Grooming stopped: the model provider failed every grooming agent'
+        : 'Grooming stopped: every grooming agent failed',
+      reason: failureReasons(agents),
+    };
+  }
+  if (summary?.failed && summary.provider)
+    return {
+      headline: 'Grooming stopped: the model provider failed the summary agent',
+      reason: failureReasons([summary]),
+    };
+  return undefined;
+}
+
+/** "pm, qa: <message>; engineer: <other message>": one line per distinct message, as the provider wrote it. */
+function failureReasons(calls: readonly GroomCallOutcome[]): string {
+  const byMessage = new Map<string, string[]>();
+  for (const c of calls) {
+    const message = c.failure ?? 'no reason given';
+    byMessage.set(message, [...(byMessage.get(message) ?? []), c.name]);
+  }
+  return [...byMessage].map(([message, names]) => `${names.join(', ')}: ${message}`).join('\n');
+}
