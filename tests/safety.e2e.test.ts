@@ -113,7 +113,7 @@ describe('the publish job works by the routing job’s configuration', () => {
 });
 
 describe('slash commands check the author’s permission', () => {
-  it('refuses /ship-it from a read-only user with a short reply and changes nothing', async () => {
+  it('refuses /ship-it from a read-only user with a reaction only (no reply comment) and changes nothing', async () => {
     world = await createWorld({ script: { triage: { json: clear } } });
     const issue = await openIssue(world);
     expect((await world.run('issues', 'opened', { issue: issue.number }, TRIAGE_STEP)).exitCode).toBe(0);
@@ -129,16 +129,32 @@ describe('slash commands check the author’s permission', () => {
     expect(world.gh.world.dispatches).toHaveLength(before.dispatches);
     const reactions = world.gh.world.reactionsFor({ type: 'comment', id: command.id });
     expect(reactions.map((r) => r.content)).toEqual(['confused']);
-    const replies = botComments(world, issue.number).filter((c) => c.body.includes(`hydraflow:reply:${command.id}`));
-    expect(replies).toHaveLength(1);
-    expect(replies[0]!.body).toContain('`/ship-it` needs write permission');
+    // commands cost strangers nothing: the refusal is the reaction (and the job log), not a comment
+    expect(botComments(world, issue.number)).toHaveLength(1);
     expect(botComments(world, issue.number)[0]!.body).toBe(progressBefore);
+    expect(run.stdout).toContain('/ship-it needs write permission');
 
-    // The same event delivered again: still one reply.
-    await world.run('issue_comment', 'created', { issue: issue.number, comment: command.id });
-    expect(
-      botComments(world, issue.number).filter((c) => c.body.includes(`hydraflow:reply:${command.id}`)),
-    ).toHaveLength(1);
+    // an unknown command from them: a reaction, no help reply
+    const unknown = world.gh.world.comment(issue.number, { author: 'reader', body: '/pwn all the things' });
+    expect((await world.run('issue_comment', 'created', { issue: issue.number, comment: unknown.id })).exitCode).toBe(
+      0,
+    );
+    expect(world.gh.world.reactionsFor({ type: 'comment', id: unknown.id }).map((r) => r.content)).toEqual([
+      'confused',
+    ]);
+    expect(botComments(world, issue.number)).toHaveLength(1);
+  });
+
+  it('/help is answered, at most three times an hour per person and issue', async () => {
+    world = await createWorld();
+    const issue = await openIssue(world);
+    world.gh.addUser({ login: 'reader', permission: 'read' });
+    for (let i = 0; i < 5; i++) {
+      const help = world.gh.world.comment(issue.number, { author: 'reader', body: '/help' });
+      expect((await world.run('issue_comment', 'created', { issue: issue.number, comment: help.id })).exitCode).toBe(0);
+      expect(world.gh.world.reactionsFor({ type: 'comment', id: help.id }).map((r) => r.content)).toEqual(['eyes']);
+    }
+    expect(botComments(world, issue.number).filter((c) => c.body.includes('hydraflow:reply:'))).toHaveLength(3);
   });
 
   it('runs /triage for a writer and acknowledges it', async () => {

@@ -10,31 +10,44 @@ import { handlePullCommand } from './pull';
 export type CommandRequest = Extract<Decision, { kind: 'command' }>;
 
 const replyMarker = (commentId: number) => `<!-- hydraflow:reply:${commentId} -->`;
+const replyTo = (actor: string) => `<!-- hydraflow:reply-to:${actor} -->`;
+/** Replies to one person on one issue per hour: beyond, a command is answered by its reaction alone. */
+const MAX_REPLIES_PER_HOUR = 3;
 
-/** One short reply per command comment, found by marker so a re-run never posts it twice. */
+/**
+ * One short reply per command comment, found by marker so a re-run never posts it twice, and at most
+ * MAX_REPLIES_PER_HOUR to one person on one issue (a reply is a comment everyone watching the issue is notified of).
+ */
 async function reply(app: App, request: CommandRequest, text: string): Promise<void> {
   const marker = replyMarker(request.commentId);
-  const existing = (await app.issues.listComments(request.issue)).some(
-    (c) => c.user && app.config.bot_logins.includes(c.user.login) && c.body.includes(marker),
+  const ours = (await app.issues.listComments(request.issue)).filter(
+    (c) => c.user && app.config.bot_logins.includes(c.user.login),
   );
-  if (!existing) await app.issues.createComment(request.issue, `${marker}\n${text}`, marker);
+  if (ours.some((c) => c.body.includes(marker))) return;
+  const hourAgo = app.now().getTime() - 3_600_000;
+  const recent = ours.filter((c) => c.body.includes(replyTo(request.actor)) && Date.parse(c.createdAt) > hourAgo);
+  if (recent.length >= MAX_REPLIES_PER_HOUR) return;
+  await app.issues.createComment(request.issue, `${marker}${replyTo(request.actor)}\n${text}`, marker);
 }
 
 /**
  * A slash command: the author's permission is checked with the collaborator API (the event's author_association
- * misses org admins); a refused command gets a short reply and changes nothing; an accepted one gets a 🚀.
+ * misses org admins). A refused command — or an unknown one from someone below commands.min_permission — gets a 😕
+ * and changes nothing: no reply comment, so commands cost strangers nothing (the job log says why). An accepted one
+ * gets a 🚀.
  */
 export async function handleCommand(app: App, request: CommandRequest): Promise<PhaseOutcome> {
   const name = request.requested ?? request.command;
   const permission = await app.issues.getPermission(request.actor);
-  if (!permissionAtLeast(permission, request.minPermission)) {
+  const unknownToStranger =
+    request.command === 'unknown' && !permissionAtLeast(permission, app.config.commands.min_permission);
+  if (!permissionAtLeast(permission, request.minPermission) || unknownToStranger) {
     await app.issues.reactToComment(request.commentId, 'confused');
-    await reply(
-      app,
-      request,
-      `\`/${name}\` needs ${request.minPermission} permission on this repository; \`${request.actor}\` has ${permission}. Nothing was changed.`,
-    );
-    return { summary: `refused /${name} from ${request.actor} (${permission})`, stage: null };
+    const needs = unknownToStranger ? app.config.commands.min_permission : request.minPermission;
+    return {
+      summary: `refused /${name} from ${request.actor}: /${name} needs ${needs} permission on this repository, ${request.actor} has ${permission}`,
+      stage: null,
+    };
   }
   if (request.phase === null) {
     await app.issues.reactToComment(request.commentId, 'eyes');

@@ -234,6 +234,26 @@ describe('escalation and steering', () => {
     expect(merged).toContain('test/average-one.test.js');
   }, 180_000);
 
+  it('a slash command from outside the repository starts no runner (the template filters on author_association); a collaborator’s is answered', async () => {
+    world = await lifecycleWorld({});
+    const w = world;
+    w.gh.addUser({ login: 'stranger', permission: 'read' }); // author_association CONTRIBUTOR
+    const issue = w.gh.world.issue({ ...AVERAGE_ISSUE, author: 'stranger' });
+    for (const [who, body] of [
+      ['stranger', '/help'],
+      ['stranger', '/retry'],
+      ['alice', '/help'],
+    ] as const) {
+      const c = w.gh.world.comment(issue.number, { author: who, body });
+      w.lc.dispatch('issue_comment', 'created', { issue: issue.number, comment: c.id, sender: who });
+    }
+    const jobs = await w.lc.runUntilQuiet();
+    const replies = w.gh.world.commentsOn(issue.number).filter((c) => c.user === BOT_LOGIN);
+    expect(replies, formatTimeline(jobs, { steps: true })).toHaveLength(1);
+    expect(replies[0]!.body).toContain('/triage');
+    expect(w.models.calls).toEqual([]);
+  });
+
   it('tests that never pass go to a human with the reason; no pull request is opened', async () => {
     const wrong = AVERAGE_GOOD.replace('sum(numbers) / numbers.length', 'sum(numbers) / (numbers.length + 1)');
     world = await lifecycleWorld({
