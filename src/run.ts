@@ -8,6 +8,7 @@ import {
   readConfigFile,
   readHandedConfig,
   route,
+  UNSIGNED_STATE_NOTE,
   type HydraflowConfig,
   type LoadedConfig,
 } from '@hydraflow/core';
@@ -98,7 +99,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     for (const [name, value] of Object.entries(outcome.outputs ?? {})) io.setOutput(name, value);
     if (outcome.outputs?.agent) io.setOutput('run-config', handOffConfig(loaded));
     if (outcome.phases) io.setOutput('phases', outcome.phases.map((p) => p.phase).join(','));
-    io.appendSummary(summaryMarkdown(decision, outcome, runner));
+    io.appendSummary(summaryMarkdown(decision, outcome, runner, Boolean(inputs.stateKey)));
     if (outcome.failed) io.error(outcome.summary);
     return { decision: decided, failed: outcome.failed === true, message: outcome.summary };
   } catch (error) {
@@ -164,10 +165,12 @@ function summaryMarkdown(
   decision: Decision,
   outcome: PhaseOutcome,
   runner: { serverUrl: string; owner: string; repo: string },
+  signed: boolean,
 ): string {
   const repository = `${runner.serverUrl.replace(/\/$/, '')}/${runner.owner}/${runner.repo}/`;
   const shown = (text: string) => neutralizeText(text, { trustedPrefixes: [repository] });
   const lines = [`### HydraFlow · ${describe(decision)}`, '', shown(outcome.summary)];
+  if (!signed) lines.push('', `> [!CAUTION]\n> ${UNSIGNED_STATE_NOTE}`);
   const spans = outcome.phases ?? [];
   if (spans.length > 1) {
     const took = spans.map((s) => `${s.phase} ${((s.endedAt - s.startedAt) / 1000).toFixed(1)} s`).join(' → ');

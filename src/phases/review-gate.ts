@@ -26,6 +26,7 @@ import {
   neutralizeReferences,
   parseCommand,
   permissionAtLeast,
+  UNSIGNED_STATE_NOTE,
   type ImplementRecord,
   type MergeDecision,
 } from '@hydraflow/core';
@@ -202,6 +203,15 @@ export async function runMergeGate(
     return escalate(ctx, {
       headline: `Pull request #${pull.number} was closed without merging; a human decides`,
       reason: `pull request #${pull.number} is closed and not merged`,
+    });
+  }
+
+  if (!session.options.stateKey) {
+    // the review outcome below comes from the state: without a key, anyone who can edit HydraFlow's comment wrote it
+    await opts.ready;
+    return escalate(ctx, {
+      headline: `HydraFlow does not merge pull request #${pull.number} on state it cannot verify; a human decides`,
+      reason: UNSIGNED_STATE_NOTE,
     });
   }
 

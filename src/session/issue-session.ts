@@ -416,6 +416,7 @@ export class IssueSession {
         ...(details ? { details } : {}),
         ...(progress.dataBlock ? { dataBlock: progress.dataBlock } : {}),
         ...(this.options.repositoryUrl ? { trustedLinkPrefixes: [`${this.options.repositoryUrl}/`] } : {}),
+        ...(this.options.stateKey ? {} : { unsigned: true }),
       },
       { key: this.options.stateKey },
     );

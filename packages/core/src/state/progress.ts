@@ -48,7 +48,13 @@ export interface ProgressInput {
    * links; any other link in the comment is neutralized.
    */
   trustedLinkPrefixes?: readonly string[];
+  /** No state key: the state block is not signed; the comment says so (and what it means: no merge on it). */
+  unsigned?: boolean;
 }
+
+/** What a run without HYDRAFLOW_STATE_KEY says, in the progress comment and the job summary. */
+export const UNSIGNED_STATE_NOTE =
+  'No HYDRAFLOW_STATE_KEY: HydraFlow’s state on this issue is not signed, so anyone who can edit its comments could rewrite it. HydraFlow works on, but never merges on state it cannot verify; add the secret (README, “Install”).';
 
 /**
  * Make text safe to show in the visible part: it cannot open an HTML comment (so it can neither hide text nor fake a
@@ -139,6 +145,7 @@ function render(
     `| Next | ${oneLine(input.next, 300, links).replace(/\|/g, '\\|')} |`,
     `| Cost so far | ${formatUsd(usd)} · ${tokens.text} |`,
   ];
+  if (input.unsigned) lines.push('', '> [!CAUTION]', `> ${UNSIGNED_STATE_NOTE}`);
   if (input.error !== undefined) {
     const err = typeof input.error === 'string' ? { message: input.error } : input.error;
     const msg = neutralizeText(err.message, links);
