@@ -75,7 +75,14 @@ export async function handleCommand(app: App, request: CommandRequest): Promise<
     return { summary: `/${name}: nothing to run`, stage: null };
   }
   await app.issues.reactToComment(request.commentId, 'rocket');
-  return handlePhase(app, { phase, issue: request.issue, actor: request.actor, dispatched: false, forced: true });
+  return handlePhase(app, {
+    phase,
+    issue: request.issue,
+    actor: request.actor,
+    dispatched: false,
+    forced: true,
+    commandId: request.commentId,
+  });
 }
 
 /** /retry resumes the phase that failed; without a recorded failure, the phase of the issue's current stage. */

@@ -1,4 +1,4 @@
-import { isFatal, labelFor, stagesBeside, type PipelineStage } from '@hydraflow/core';
+import { hasHandled, isFatal, labelFor, markHandled, stagesBeside, type PipelineStage } from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import { honourMovesRefusedByLock } from '../phases/refused-moves';
@@ -15,6 +15,8 @@ export interface PhaseRequest {
   dispatched: boolean;
   /** A human asked for it explicitly (/triage, /retry): redo even if done. */
   forced: boolean;
+  /** The comment whose command started it: done once per comment, whatever the deliveries or re-runs. */
+  commandId?: number;
 }
 
 /**
@@ -40,6 +42,18 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
   const startedAt = Date.now();
   const ctx = await openPhase(app, { ...request, issue, early, comments });
+  if (request.commandId !== undefined) {
+    const id = `comment:${request.commandId}`;
+    if (hasHandled(ctx.session.state, id)) {
+      await freeLockOfDeadAttempt(app, issue); // the attempt that did it may have died before unlocking
+      return {
+        summary: `the command of comment ${request.commandId} was done already`,
+        stage: ctx.session.currentStage,
+      };
+    }
+    // published with the phase's state: a run that dies before that has not done it, and its re-run does
+    ctx.session.update((s) => markHandled(s, id));
+  }
   const runner = PHASES[request.phase];
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
   const outcome =
