@@ -44,14 +44,15 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
   const ctx = await openPhase(app, { ...request, issue, early, comments });
   if (request.commandId !== undefined) {
     const id = `comment:${request.commandId}`;
-    if (hasHandled(ctx.session.state, id)) {
-      await freeLockOfDeadAttempt(app, issue); // the attempt that did it may have died before unlocking
+    // A new run for a comment already acted on (a redelivery) does nothing. A re-run of the run that acted on it does
+    // it again: the mark is published with the first phase's state, and the attempt may have died in a later phase of
+    // the chain, half-way through a label swap (property test tests/property/pipeline-histories).
+    if (hasHandled(ctx.session.state, id) && app.runner.runAttempt <= 1) {
       return {
         summary: `the command of comment ${request.commandId} was done already`,
         stage: ctx.session.currentStage,
       };
     }
-    // published with the phase's state: a run that dies before that has not done it, and its re-run does
     ctx.session.update((s) => markHandled(s, id));
   }
   const runner = PHASES[request.phase];

@@ -903,6 +903,35 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'pending-first' },
   },
+  {
+    // Found on a new seed (677662621) once a command was done once per comment: a /triage run went on into planning and
+    // died mid-way through its label swap after the state marking the comment done was published; its re-run skipped
+    // as "done already" and the issue kept hydraflow-plan and hydraflow-ready. A re-run now redoes its own command.
+    seed: 2142355449,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'open', issue: 0, labels: [] },
+          b: { kind: 'label', issue: 0, op: 'add', label: 'bug', deliver: 'now' },
+          after: 0,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'rerun', pick: 0, mode: 'attempt' },
+          b: { kind: 'comment', issue: 0, body: '/triage' },
+          after: 0,
+        },
+      },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/triage' }, k: 8 } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 describe('pipeline histories (property)', () => {
