@@ -282,7 +282,6 @@ export interface EmulatedEvent {
 export const BOT_LOGIN = 'github-actions[bot]';
 export const BOT_ID = 41898282;
 
-
 export function fakeSha(seed: string): string {
   return createHash('sha1').update(seed).digest('hex');
 }
