@@ -183,12 +183,30 @@ function summaryMarkdown(
 }
 
 /** One place that reports: user mistakes as such, credit exhaustion loudly, anything else as a HydraFlow bug. */
+/**
+ * A request GitHub answered with an error status, in one line that says what is left to do; undefined for any other
+ * error. Recognised by shape (octokit's RequestError: status and request), since this file loads no GitHub client.
+ */
+function githubRefusal(error: unknown): string | undefined {
+  const e = error as { status?: unknown; request?: { method?: unknown; url?: unknown } } | null;
+  const method = e?.request?.method;
+  const url = e?.request?.url;
+  if (typeof e?.status !== 'number' || typeof method !== 'string' || typeof url !== 'string') return undefined;
+  const what = `GitHub answered ${e.status} to ${method} ${URL.canParse(url) ? new URL(url).pathname : url}`;
+  if (e.status === 404)
+    return `${what}: the issue or pull request is gone (deleted or transferred), or this token cannot see it. Nothing was changed; nothing is left to do for this event.`;
+  if (e.status === 401) return `${what}: the token was refused; check the github-token input. Nothing was changed.`;
+  return `${what}: re-run this workflow run to finish (HydraFlow looks before it writes again).`;
+}
+
 function report(io: RunnerIO, error: unknown): string {
   let message: string;
   if (error instanceof UserError) {
     message = `HydraFlow configuration problem: ${error.message}`;
   } else if (error instanceof CreditExhaustedError) {
     message = `HydraFlow stopped: the ${error.provider} account is out of credit. ${error.message}`;
+  } else if (githubRefusal(error)) {
+    message = `HydraFlow stopped: ${githubRefusal(error)}`;
   } else {
     const e = error instanceof Error ? error : new Error(String(error));
     message = `HydraFlow failed: ${e.message}`;

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock, emptyState, encodeStateBlock, PROGRESS_MARKER } from '@hydraflow/core';
-import { BOT_LOGIN, createWorld, expectNoViolations, runAction, type World } from '@hydraflow/testkit';
+import { BOT_LOGIN, buildEvent, createWorld, expectNoViolations, runAction, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
 
 const clear = {
@@ -217,5 +217,36 @@ describe('GitHub failing does not duplicate writes', () => {
     expect(run.exitCode, run.stdout).toBe(0);
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan']);
     expect(botComments(world, issue.number)).toHaveLength(1);
+  });
+});
+
+describe('a GitHub error ends in one line that says what happened and what is left to do', () => {
+  it('an issue deleted before the run: one line, no stack trace', async () => {
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+    const issue = await openIssue(world);
+    const payload = buildEvent(world.gh, 'issues', 'opened', { issue: issue.number });
+    world.gh.world.issues.delete(issue.number);
+    const run = await runAction({ gh: world.gh, event: 'issues', payload, inputs: world.inputs() });
+    expect(run.exitCode).toBe(1);
+    const errors = run.stdout.split('\n').filter((l) => l.startsWith('::error'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      /GitHub answered 404 to GET \/repos\/acme\/widgets\/issues\/\d+\/comments: .*nothing is left to do/,
+    );
+    expect(run.stdout).not.toMatch(/^\s+at /m);
+  });
+
+  it('a 500 on the lock’s reaction: one line that says to re-run, no stack trace', async () => {
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+    const issue = await openIssue(world);
+    world.gh.faults.failNext(10, 500, { methods: ['POST'], pathIncludes: '/reactions' });
+    const run = await world.run('issues', 'opened', { issue: issue.number });
+    expect(run.exitCode).toBe(1);
+    const errors = run.stdout.split('\n').filter((l) => l.startsWith('::error'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/GitHub answered 500 to POST \/repos\/acme\/widgets\/issues\/\d+\/reactions: .*re-run/);
+    expect(run.stdout).not.toMatch(/^\s+at /m);
+    // the failure was escalated with that line, as any unexpected one is: a human's /retry resumes it
+    expect(world.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-hitl']);
   });
 });

@@ -126,8 +126,9 @@ export function createRestClient(options: ClientOptions): RestClient {
           !isIdempotent(method, url) &&
           !(requestOptions.request as { hydraflowIdempotent?: boolean } | undefined)?.hydraflowIdempotent
         ) {
+          const path = error instanceof RequestError ? new URL(error.request.url).pathname : url;
           throw new UncertainWriteError(
-            `GitHub answered ${status ?? 'a network error'} to ${method} ${url}; the write may or may not have happened`,
+            `GitHub answered ${status ?? 'a network error'} to ${method} ${path}: the write may or may not have happened; re-run this workflow run to finish (HydraFlow looks before it writes again)`,
             status,
           );
         }
