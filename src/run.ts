@@ -201,12 +201,13 @@ function githubRefusal(error: unknown): string | undefined {
 
 function report(io: RunnerIO, error: unknown): string {
   let message: string;
+  const refusal = githubRefusal(error);
   if (error instanceof UserError) {
     message = `HydraFlow configuration problem: ${error.message}`;
   } else if (error instanceof CreditExhaustedError) {
     message = `HydraFlow stopped: the ${error.provider} account is out of credit. ${error.message}`;
-  } else if (githubRefusal(error)) {
-    message = `HydraFlow stopped: ${githubRefusal(error)}`;
+  } else if (refusal) {
+    message = `HydraFlow stopped: ${refusal}`;
   } else {
     const e = error instanceof Error ? error : new Error(String(error));
     message = `HydraFlow failed: ${e.message}`;

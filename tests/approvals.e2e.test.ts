@@ -29,9 +29,12 @@ async function setup(opts: {
   approvals?: number;
   /** Who opened the pull request and on which branch (default: HydraFlow, on the issue's branch). */
   pullBy?: { author: string; head?: string };
+  policy?: 'human' | 'auto';
+  /** No state key: the state block is written unsigned and the runs get none. */
+  unsigned?: boolean;
 }) {
   world = await createWorld({
-    config: `merge:\n  policy: human\n${opts.approvals ? `  required_approvals: ${opts.approvals}\n` : ''}`,
+    config: `merge:\n  policy: ${opts.policy ?? 'human'}\n${opts.approvals ? `  required_approvals: ${opts.approvals}\n` : ''}`,
   });
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
@@ -78,17 +81,19 @@ async function setup(opts: {
   };
   w.gh.world.comment(issue.number, {
     author: BOT_LOGIN,
-    body: `${PROGRESS_MARKER}\nreviewed\n${encodeStateBlock(state, { key: w.stateKey })}`,
+    body: `${PROGRESS_MARKER}\nreviewed\n${encodeStateBlock(state, opts.unsigned ? {} : { key: w.stateKey })}`,
   });
   const moveHead = () => {
     pull.head.sha = V2;
     w.gh.world.refs.set(`refs/heads/${pull.head.ref}`, V2);
   };
   const gate = (sender = 'lee') =>
-    w.run('workflow_dispatch', undefined, {
-      inputs: { issue: String(issue.number), phase: 'merge', actor: sender },
-      sender,
-    });
+    w.run(
+      'workflow_dispatch',
+      undefined,
+      { inputs: { issue: String(issue.number), phase: 'merge', actor: sender }, sender },
+      opts.unsigned ? { inputs: { 'state-key': '' } } : {},
+    );
   return { w, issue, pull, moveHead, gate };
 }
 
@@ -173,44 +178,10 @@ describe('the gate merges only HydraFlow’s own pull request, whatever the stat
 
 describe('state without a key is not trusted to merge', () => {
   it('with no HYDRAFLOW_STATE_KEY, the gate merges nothing (any policy) and the run says why, in the summary and the progress comment', async () => {
-    world = await createWorld({ config: 'merge:\n  policy: auto\n' });
-    const w = world;
-    w.gh.addUser({ login: 'lee', permission: 'write' });
-    const issue = w.gh.world.issue({ title: 'Use the input', body: 'Read a from input.', author: 'lee' });
-    w.gh.world.label('hydraflow-review');
-    issue.labels.push('hydraflow-review');
-    const branch = `hydraflow/issue-${issue.number}`;
-    const { pull } = w.gh.world.pull({ title: 'Use the input', author: BOT_LOGIN, head: branch, headSha: V1 });
-    // an unsigned block, as anyone who can edit the bot's comment could write it
-    const state: IssueState = {
-      ...emptyState(issue.number),
-      stage: 'review',
-      implement: {
-        branch,
-        pull: pull.number,
-        headSha: V1,
-        attempts: 1,
-        mode: 'build',
-        fixAttempts: 0,
-        at: iso(Date.now()),
-      },
-      review: {
-        pull: pull.number,
-        rounds: [{ sha: V1, score: 10, findingKeys: [], criticalHighKeys: [], event: 'APPROVE', at: iso(Date.now()) }],
-        raised: [],
-        outcome: 'approve',
-      },
-    };
-    w.gh.world.comment(issue.number, {
-      author: BOT_LOGIN,
-      body: `${PROGRESS_MARKER}\nreviewed\n${encodeStateBlock(state)}`,
-    });
-    const run = await w.run(
-      'workflow_dispatch',
-      undefined,
-      { inputs: { issue: String(issue.number), phase: 'merge', actor: 'lee' }, sender: 'lee' },
-      { inputs: { 'state-key': '' } },
-    );
+    // an unsigned block, as anyone who can edit the bot's comment could write it, approving the head under policy auto
+    const { w, issue, pull, moveHead, gate } = await setup({ reviewedAgoMs: 10_000, policy: 'auto', unsigned: true });
+    moveHead();
+    const run = await gate();
     expect(run.exitCode, run.stdout).toBe(0);
     expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(false);
     expect(run.summary).toContain('HYDRAFLOW_STATE_KEY');
