@@ -1,7 +1,7 @@
 /**
  * The GitHub side of a run, loaded by run.ts only once its decision needs it: the client, the handlers and the phases.
  */
-import { labelFor, type route } from '@hydraflow/core';
+import { labelFor, permissionAtLeast, type Permission, type route } from '@hydraflow/core';
 import type { EarlyCall } from './agents/model-gateway';
 import type { App } from './app';
 import { handleClose } from './handlers/close';
@@ -26,6 +26,12 @@ export async function execute(
 ): Promise<PhaseOutcome> {
   switch (decision.kind) {
     case 'phase':
+      if (decision.minPermission && !(await mayAct(app, decision.actor, decision.minPermission))) {
+        return {
+          summary: `${decision.actor} may not start ${decision.phase} (needs ${decision.minPermission})`,
+          stage: null,
+        };
+      }
       // A pull-request or CI event: the phase checks the pull request it names (if any) is the issue's own.
       if (
         !decision.dispatched &&
@@ -66,4 +72,9 @@ export async function execute(
     case 'doctor':
       return handleDoctor(app);
   }
+}
+
+/** Does the actor hold `floor` on this repository? Asked of the permission API (author_association is not access). */
+async function mayAct(app: App, actor: string, floor: Permission): Promise<boolean> {
+  return permissionAtLeast(await app.issues.getPermission(actor), floor);
 }

@@ -82,7 +82,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     // Not for a label: who set it may not steer (handlers/label-steering.ts), and a call begun before that is known
     // would be spent on their say.
     early =
-      decision.kind === 'phase' && !forced ? beginEarlyCall(runner, config, models, decision, inputs.phase) : undefined;
+      decision.kind === 'phase' && !forced && !decision.minPermission
+        ? beginEarlyCall(runner, config, models, decision, inputs.phase)
+        : undefined;
     await early?.sent; // the process is busy loading code until the request is out: the GitHub side comes after
     const { createApp, execute } = await import('./execute');
     const app = createApp(runner, inputs, config, {

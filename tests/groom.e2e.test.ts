@@ -527,3 +527,32 @@ describe('an outsider’s complex issue (config outsider_issues: wait)', () => {
     expectNoViolations(w.gh);
   });
 });
+
+describe('who may re-run grooming by answering (issue #17 item 3: access, not author_association)', () => {
+  it.each([
+    ['an organization MEMBER without access to the repository', 'none', 'MEMBER'],
+    ['a COLLABORATOR with the read role', 'read', 'COLLABORATOR'],
+  ] as const)('%s: the answer grooms nothing; a writer’s answer does', async (_who, permission, association) => {
+    world = await groomWorld({ triage: triageModeComplex, ...groomModeQuestions() });
+    const w = world;
+    w.gh.addUser({ login: 'olga', permission, association });
+    const issue = w.gh.world.issue({ ...MODE_ISSUE, author: 'alice' });
+    await w.run('issues', 'opened', { issue: issue.number });
+    await w.runDispatch();
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-groom']);
+
+    const calls = w.models.calls.length;
+    const stranger = w.gh.world.comment(issue.number, { author: 'olga', body: TIES_ANSWER });
+    const run = await w.run('issue_comment', 'created', { issue: issue.number, comment: stranger.id, sender: 'olga' });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(w.models.calls.length, 'no model call for a comment by someone without write access').toBe(calls);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-groom']);
+    expect(w.gh.world.commentsOn(issue.number).filter((c) => c.user === BOT)).toHaveLength(1); // no reply either
+
+    w.gh.addUser({ login: 'wendy', permission: 'write', association: 'COLLABORATOR' });
+    const writer = w.gh.world.comment(issue.number, { author: 'wendy', body: TIES_ANSWER });
+    await w.run('issue_comment', 'created', { issue: issue.number, comment: writer.id, sender: 'wendy' });
+    expect(callsOf(w, 'groom_summary')).toBe(2);
+    expectNoViolations(w.gh);
+  });
+});

@@ -20,14 +20,3 @@ export function permissionAtLeast(actual: string | null | undefined, required: P
 export function stricterPermission(a: Permission, b: Permission): Permission {
   return permissionRank(a) >= permissionRank(b) ? a : b;
 }
-
-/** author_association values of a repository's own people: its owner, its organization's members, its collaborators. */
-const INSIDERS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
-
-/**
- * Is an author with this author_association one of the repository's own people? A "no" is not final: the field misses
- * some (organization admins, for one; field notes), so the permission API decides for the others.
- */
-export function isInsiderAssociation(association: string): boolean {
-  return INSIDERS.has(association.toUpperCase());
-}

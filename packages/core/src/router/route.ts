@@ -12,9 +12,10 @@
  *   materially or checked a question's box (`materialBodyEdit`); other edits are skipped.
  * - issue_comment.created → slash command from the first line; `edited` and `deleted` are skipped (an edit must not
  *   replay or smuggle in a command — post a new comment). A comment that is not a command re-runs grooming when the
- *   issue waits in grooming, the author is the issue's author or a collaborator (author_association OWNER, MEMBER or
- *   COLLABORATOR: strangers cannot make the repository pay for model calls), and it likely answers an open question
- *   (`likelyAnswers`: the seed's "not on every comment").
+ *   issue waits in grooming, it likely answers an open question (`likelyAnswers`: the seed's "not on every comment"),
+ *   and the author is the issue's author or holds commands.min_permission (the decision's `minPermission`, asked of
+ *   the permission API before any work: author_association is not access, and strangers cannot make the repository
+ *   pay for model calls).
  * - workflow_dispatch with inputs {issue, phase, actor} → that phase.
  * - Pull requests are mapped to issues by HydraFlow's branch name `hydraflow/issue-<n>` (same repository, never a
  *   fork). The decision carries the pull request number when the event names one; the phase then checks that it is
@@ -34,7 +35,7 @@ import { labelNames, pipelineLabelsOf } from '../pipeline/transitions';
 import { likelyAnswers, materialBodyEdit } from '../groom/triggers';
 import { openQuestions, parseQuestionsSection } from '../groom/questions';
 import { defaultCommands, parseCommand, type CommandRegistry } from './commands';
-import { isInsiderAssociation, stricterPermission } from './permissions';
+import { stricterPermission } from './permissions';
 
 export interface RouterEvent {
   /** The event name (GITHUB_EVENT_NAME), e.g. `issues`, `issue_comment`, `workflow_dispatch`. */
@@ -55,6 +56,8 @@ export type Decision =
       dispatched?: boolean;
       /** The pull request the event was about (pull-request events): the phase checks it is HydraFlow's. */
       pull?: number;
+      /** The actor must hold this permission (checked before any work; below it nothing happens, not even a reply). */
+      minPermission?: Permission;
     }
   | {
       kind: 'command';
@@ -203,7 +206,7 @@ const routeIssueComment: EventHandler = (event, ctx) => {
   const untrusted = isUntrustedAutomation(p.sender, ctx) ?? isUntrustedAutomation(p.comment?.user, ctx);
   if (untrusted) return skip(untrusted);
   const parsed = parseCommand(p.comment?.body);
-  if (!parsed) return onPull ? skip('not a command') : groomOnAnswer(p, issue);
+  if (!parsed) return onPull ? skip('not a command') : groomOnAnswer(p, issue, ctx);
   const commentId = p.comment?.id;
   if (typeof commentId !== 'number') return skip('comment without an id');
   const actor: string = p.comment.user.login;
@@ -262,19 +265,22 @@ function isGrooming(labels: readonly string[]): boolean {
 }
 
 /** A plain comment on an issue waiting in grooming: groom again if it likely answers an open question. */
-function groomOnAnswer(p: any, issue: number): Decision {
+function groomOnAnswer(p: any, issue: number, ctx: RouterContext): Decision {
   if (!isGrooming(labelNames(p.issue?.labels ?? []))) return skip('not a command');
   const author: string = p.comment?.user?.login ?? '';
-  const association = String(p.comment?.author_association ?? '').toUpperCase();
-  if (author !== p.issue?.user?.login && !isInsiderAssociation(association)) {
-    return skip(`a comment by ${author || 'someone'} (${association || 'no association'}) does not re-run grooming`);
-  }
   const open = openQuestions(parseQuestionsSection(String(p.issue?.body ?? '')).lines).filter(
     (q): q is typeof q & { id: string } => typeof q.id === 'string',
   );
   const answers = likelyAnswers(String(p.comment?.body ?? ''), open);
   if (answers.length === 0) return skip('the comment does not look like an answer to an open grooming question');
-  return { kind: 'phase', phase: 'groom', issue, actor: author };
+  const byAuthor = author !== '' && author === p.issue?.user?.login;
+  return {
+    kind: 'phase',
+    phase: 'groom',
+    issue,
+    actor: author,
+    ...(byAuthor ? {} : { minPermission: ctx.config.commands.min_permission }),
+  };
 }
 
 const routeWorkflowDispatch: EventHandler = (event, ctx) => {
