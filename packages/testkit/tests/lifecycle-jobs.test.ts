@@ -204,7 +204,7 @@ jobs:
     for (const j of jobs) rmSync(j.runnerDir!, { recursive: true, force: true });
   });
 
-  it('runner directories are removed when the job ends', async () => {
+  it('runner directories are removed when the lifecycle closes, not on the jobs’ path (a runner is thrown away)', async () => {
     const sim = await lifecycle({
       'gone.yml': `on:
   issues:
@@ -218,8 +218,11 @@ jobs:
 `,
     });
     const { jobs } = await openIssue(sim);
-    expect(existsSync(jobs[0]!.steps[0]!.outputs.dir!)).toBe(false);
+    const home = jobs[0]!.steps[0]!.outputs.dir!;
     expect(jobs[0]!.runnerDir).toBeUndefined();
+    expect(existsSync(home)).toBe(true);
+    sim.close();
+    expect(existsSync(home)).toBe(false);
   });
 
   it('a daemon a step started (setsid, its own session) is killed when its job ends, before the next job', async () => {

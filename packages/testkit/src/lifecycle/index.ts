@@ -304,6 +304,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
   let processed = 0;
   let nextRunId = 7_000_000_001;
   let executed = 0;
+  /** Runner directories of finished jobs: removed when the lifecycle closes, off the jobs' path (a runner is thrown away). */
+  const finishedRunners: string[] = [];
 
   // -- payloads, snapshotted when the event happens ---------------------------------------------------------------
 
@@ -875,91 +877,86 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       RUNNER_TRACKING_ID: rt.trackingId,
       ...(spec.actionPath !== undefined ? { GITHUB_ACTION_PATH: spec.actionPath } : {}),
     };
-    try {
-      if (spec.uses !== undefined) {
-        const uses = spec.uses;
-        if (/^actions\/checkout@/i.test(uses)) {
-          // A local clone: no credentials exist anywhere (persist-credentials has nothing to persist).
-          rmSync(rt.workspace, { recursive: true, force: true });
-          const ref = spec.with.ref || run.info.sha;
-          // One git process where it can (a branch): each costs ~10 ms of the lifecycle the bench measures.
-          const branchSha = new GitRepo(options.repoDir).refs().get(`refs/heads/${ref}`);
-          if (branchSha) runGit(['clone', '--quiet', '--branch', ref, options.repoDir, rt.workspace]);
-          else {
-            runGit(['clone', '--quiet', '--no-checkout', options.repoDir, rt.workspace]);
-            runGit(['checkout', '--quiet', '--detach', ref], { cwd: rt.workspace });
-          }
-          const head =
-            branchSha ??
-            (/^[0-9a-f]{40}$/.test(ref) ? ref : runGit(['rev-parse', 'HEAD'], { cwd: rt.workspace }).stdout.trim());
-          return { outcome: 'success', outputs: { ref, commit: head }, stdout: `checked out ${ref} at ${head}\n` };
+    // The step's file-command files stay in the job's runner directory, as on a runner, until the lifecycle closes.
+    if (spec.uses !== undefined) {
+      const uses = spec.uses;
+      if (/^actions\/checkout@/i.test(uses)) {
+        // A local clone: no credentials exist anywhere (persist-credentials has nothing to persist).
+        rmSync(rt.workspace, { recursive: true, force: true });
+        const ref = spec.with.ref || run.info.sha;
+        // One git process where it can (a branch): each costs ~10 ms of the lifecycle the bench measures.
+        const branchSha = new GitRepo(options.repoDir).refs().get(`refs/heads/${ref}`);
+        if (branchSha) runGit(['clone', '--quiet', '--branch', ref, options.repoDir, rt.workspace]);
+        else {
+          runGit(['clone', '--quiet', '--no-checkout', options.repoDir, rt.workspace]);
+          runGit(['checkout', '--quiet', '--detach', ref], { cwd: rt.workspace });
         }
-        if (/^actions\/upload-artifact@/i.test(uses)) return uploadArtifact(artifactContext(rt, uses, spec.with));
-        if (/^actions\/download-artifact@/i.test(uses)) return downloadArtifact(artifactContext(rt, uses, spec.with));
-        const hf = hydraflowAction(uses);
-        if (!hf) {
-          throw new Error(
-            `${run.workflow.file}: job ${job.id}: ${spec.where}uses: ${uses} is not simulated (supported: ` +
-              `actions/checkout@*, actions/upload-artifact@*, actions/download-artifact@*, hydraflow/hydraflow@*, ./, ` +
-              `<owner>/<repo>/actions/<name>@*)`,
-          );
-        }
-        const meta = readActionMeta(hf.dir);
-        const inputs = { ...actionDefaults(meta, contexts), ...spec.with };
-        if (meta.runs?.using === 'composite') {
-          return await runComposite(rt, hf.dir, meta, inputs, spec.env, contexts, depth);
-        }
-        // A node action: the built bundle as a child process of node, the way the runner starts it.
-        const result = await runAction({
-          ...base,
-          inputs,
-          entry: join(hf.dir, meta.runs?.main ?? 'dist/index.js'),
-          env: {
-            HOME: rt.home,
-            ...env,
-            ...actionEnv,
-            ...runnerVars,
-            ...machine,
-            ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}),
-          },
-        });
-        applyRunnerFiles(rt.files, result);
-        return {
-          outcome: result.exitCode === 0 ? 'success' : 'failure',
-          outputs: result.outputs,
-          stdout: result.stdout,
-          ...(result.stderr ? { stderr: result.stderr } : {}),
-          ...(result.summary ? { summary: result.summary } : {}),
-        };
+        const head =
+          branchSha ??
+          (/^[0-9a-f]{40}$/.test(ref) ? ref : runGit(['rev-parse', 'HEAD'], { cwd: rt.workspace }).stdout.trim());
+        return { outcome: 'success', outputs: { ref, commit: head }, stdout: `checked out ${ref} at ${head}\n` };
       }
-
-      // run: (inside a HydraFlow composite action, with the environment HydraFlow's steps get)
-      const shell = spec.shell ?? 'bash';
-      if (!SHELLS[shell]) {
+      if (/^actions\/upload-artifact@/i.test(uses)) return uploadArtifact(artifactContext(rt, uses, spec.with));
+      if (/^actions\/download-artifact@/i.test(uses)) return downloadArtifact(artifactContext(rt, uses, spec.with));
+      const hf = hydraflowAction(uses);
+      if (!hf) {
         throw new Error(
-          `${run.workflow.file}: job ${job.id}: ${spec.where}shell: ${shell} is not simulated (bash, sh)`,
+          `${run.workflow.file}: job ${job.id}: ${spec.where}uses: ${uses} is not simulated (supported: ` +
+            `actions/checkout@*, actions/upload-artifact@*, actions/download-artifact@*, hydraflow/hydraflow@*, ./, ` +
+            `<owner>/<repo>/actions/<name>@*)`,
         );
       }
-      const stepEnv = {
-        ...runnerEnv({ ...base, env: { HOME: rt.home } }, stepDir),
-        ...runnerVars,
-        ...env,
-        ...(spec.actionPath !== undefined ? actionEnv : {}),
-        ...machine,
-      };
-      const r = await runShell(rt, spec.run ?? '', shell, stepEnv, timeoutMs, stepDir);
-      applyRunnerFiles(rt.files, readRunnerFiles(stepEnv));
-      const summary = readFileSync(stepEnv.GITHUB_STEP_SUMMARY!, 'utf8');
+      const meta = readActionMeta(hf.dir);
+      const inputs = { ...actionDefaults(meta, contexts), ...spec.with };
+      if (meta.runs?.using === 'composite') {
+        return await runComposite(rt, hf.dir, meta, inputs, spec.env, contexts, depth);
+      }
+      // A node action: the built bundle as a child process of node, the way the runner starts it.
+      const result = await runAction({
+        ...base,
+        inputs,
+        entry: join(hf.dir, meta.runs?.main ?? 'dist/index.js'),
+        env: {
+          HOME: rt.home,
+          ...env,
+          ...actionEnv,
+          ...runnerVars,
+          ...machine,
+          ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}),
+        },
+      });
+      applyRunnerFiles(rt.files, result);
       return {
-        outcome: r.code === 0 ? 'success' : 'failure',
-        outputs: parseOutputFile(readFileSync(stepEnv.GITHUB_OUTPUT!, 'utf8')),
-        stdout: r.stdout,
-        ...(r.stderr ? { stderr: r.stderr } : {}),
-        ...(summary ? { summary } : {}),
+        outcome: result.exitCode === 0 ? 'success' : 'failure',
+        outputs: result.outputs,
+        stdout: result.stdout,
+        ...(result.stderr ? { stderr: result.stderr } : {}),
+        ...(result.summary ? { summary: result.summary } : {}),
       };
-    } finally {
-      rmSync(stepDir, { recursive: true, force: true });
     }
+
+    // run: (inside a HydraFlow composite action, with the environment HydraFlow's steps get)
+    const shell = spec.shell ?? 'bash';
+    if (!SHELLS[shell]) {
+      throw new Error(`${run.workflow.file}: job ${job.id}: ${spec.where}shell: ${shell} is not simulated (bash, sh)`);
+    }
+    const stepEnv = {
+      ...runnerEnv({ ...base, env: { HOME: rt.home } }, stepDir),
+      ...runnerVars,
+      ...env,
+      ...(spec.actionPath !== undefined ? actionEnv : {}),
+      ...machine,
+    };
+    const r = await runShell(rt, spec.run ?? '', shell, stepEnv, timeoutMs, stepDir);
+    applyRunnerFiles(rt.files, readRunnerFiles(stepEnv));
+    const summary = readFileSync(stepEnv.GITHUB_STEP_SUMMARY!, 'utf8');
+    return {
+      outcome: r.code === 0 ? 'success' : 'failure',
+      outputs: parseOutputFile(readFileSync(stepEnv.GITHUB_OUTPUT!, 'utf8')),
+      stdout: r.stdout,
+      ...(r.stderr ? { stderr: r.stderr } : {}),
+      ...(summary ? { summary } : {}),
+    };
   }
 
   /** A composite step's `if:` as the runner reads it: `${{ }}` optional, `success() &&` unless a status function. */
@@ -1231,7 +1228,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       if (options.keepWorkspaces) {
         rec.workspace = rt.workspace;
         rec.runnerDir = rt.dir;
-      } else rmSync(rt.dir, { recursive: true, force: true });
+      } else finishedRunners.push(rt.dir);
     }
     // what the job pushed becomes events; the job reports a check run on the event's head commit
     gh.syncGit(pusher({ workflow: run.workflow.file, job: job.id, event: run.event.name }));
@@ -1379,6 +1376,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       unsubscribe();
       serveArtifacts(w, () => []);
       artifacts.close();
+      for (const dir of finishedRunners.splice(0)) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
