@@ -6,8 +6,8 @@
  *
  * What it models:
  * - Jobs in `needs` order, each on a machine of its own: a fresh runner directory holding the job's workspace
- *   (GITHUB_WORKSPACE), HOME and RUNNER_TEMP (`runner.temp`), never seen by another job (removed when the lifecycle closes). Jobs share only what GitHub
- *   shares: the repository (the bare remote), artifacts, and job outputs.
+ *   (GITHUB_WORKSPACE), HOME and RUNNER_TEMP (`runner.temp`), never seen by another job (removed when the lifecycle
+ *   closes). Jobs share only what GitHub shares: the repository (the bare remote), artifacts, and job outputs.
  * - Job `outputs:`, evaluated when the job ends, as `needs.<job>.outputs` (and `needs.<job>.result`) of later jobs; a
  *   skipped job's result is `skipped`, its outputs empty; an output holding a secret (or an `::add-mask::` value) is
  *   dropped, as GitHub drops it. `permissions:` are kept (not enforced); `timeout-minutes` bounds the steps.
