@@ -1,3 +1,4 @@
+import { clearError } from '@hydraflow/core';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { outsiderAuthor } from './outsider';
@@ -25,6 +26,8 @@ export async function planEditedIssue(ctx: PhaseContext): Promise<PhaseOutcome> 
     await session.unlock();
     return { summary: `${EDITED}; human override to ${stage} honoured`, stage };
   }
+  // What failed before is moot: the issue waits for planning, which is what /retry starts now (handlers/command.ts).
+  session.update(clearError);
   const waitsFor = await outsider;
   if (waitsFor) {
     session.releaseClaim();
