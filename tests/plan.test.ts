@@ -129,12 +129,12 @@ describe('runPlan', () => {
     expect(w.models.calls[2]!.request!.messages[0]!.content).toContain('No test of the last page.');
 
     expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-ready']);
-    expect(w.gh.world.dispatches.map((d) => d.inputs)).toEqual([
-      { issue: String(issue.number), phase: 'implement', actor: 'lee' },
-    ]);
     const comments = planComment(w, issue.number);
     expect(comments).toHaveLength(1);
     const state = stateOf(w, issue.number);
+    // The dispatch of implement is recorded with the hand-off; the run's entry sends it as its last act.
+    expect(state.dispatches?.map((d) => [d.phase, d.runId, d.takenBy])).toEqual([['implement', '7001', undefined]]);
+    expect(state.claim).toMatchObject({ runId: 'handoff:7001', phase: 'implement' });
     expect(state.plan).toMatchObject({
       status: 'accepted',
       commentId: comments[0]!.id,
@@ -152,7 +152,7 @@ describe('runPlan', () => {
     expect(again.summary).toContain('already planned');
     expect(w.models.calls).toHaveLength(4);
     expect(planComment(w, issue.number)).toHaveLength(1);
-    expect(w.gh.world.dispatches).toHaveLength(1);
+    expect(stateOf(w, issue.number).dispatches).toHaveLength(1);
   });
 
   it('a step that can run implement itself goes on with it: no dispatch, the lock kept and claimed for implement', async () => {

@@ -1,4 +1,12 @@
-import { hasHandled, isFatal, labelFor, markHandled, stagesBeside, type PipelineStage } from '@hydraflow/core';
+import {
+  hasHandled,
+  isFatal,
+  labelFor,
+  markHandled,
+  stagesBeside,
+  takeDispatch,
+  type PipelineStage,
+} from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import { honourMovesRefusedByLock } from '../phases/refused-moves';
@@ -42,19 +50,8 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
   const startedAt = Date.now();
   const ctx = await openPhase(app, { ...request, issue, early, comments });
-  if (request.commandId !== undefined) {
-    const id = `comment:${request.commandId}`;
-    // A new run for a comment already acted on (a redelivery) does nothing. A re-run of the run that acted on it does
-    // it again: the mark is published with the first phase's state, and the attempt may have died in a later phase of
-    // the chain, half-way through a label swap (property test tests/property/pipeline-histories).
-    if (hasHandled(ctx.session.state, id) && app.runner.runAttempt <= 1) {
-      return {
-        summary: `the command of comment ${request.commandId} was done already`,
-        stage: ctx.session.currentStage,
-      };
-    }
-    ctx.session.update((s) => markHandled(s, id));
-  }
+  const done = doneBefore(app, ctx, request);
+  if (done !== undefined) return finishDone(app, ctx, done);
   const runner = PHASES[request.phase];
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
   const outcome =
@@ -63,6 +60,56 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
       ? await runDispatched(ctx, request.phase, runner)
       : await runEscalating(ctx, request.phase, () => runner(ctx)));
   return continueRun(app, ctx, { phase: request.phase, startedAt, endedAt: Date.now() }, outcome);
+}
+
+/**
+ * Whether the work this run was started for was done by a run before it — say why — or it is this run's to do (the
+ * state is then marked so). The work is a slash command (`comment:<id>`, done once per comment) or HydraFlow's
+ * workflow_dispatch of this phase (the dispatch, taken by the first run GitHub starts for it: GitHub may start several
+ * for one, when it performed a request it answered 5xx and HydraFlow sent it again). A new run for work done by any
+ * run does nothing. So does a re-run of the run that did it — unless that run died half-way: the state still names it
+ * as the lock's holder (it published a phase's state, then died in the next phase of its chain, maybe half-way
+ * through a label swap); its re-run then finishes the work (`resumption`).
+ */
+function doneBefore(app: App, ctx: PhaseContext, request: PhaseRequest): string | undefined {
+  const { session } = ctx;
+  const { runId, runAttempt } = app.runner;
+  const interrupted = runAttempt > 1 && session.state.claim?.runId === runId;
+  if (request.commandId !== undefined) {
+    const id = `comment:${request.commandId}`;
+    if (hasHandled(session.state, id) && !interrupted)
+      return `the command of comment ${request.commandId} was done already`;
+    session.update((s) => markHandled(s, id));
+  }
+  if (request.dispatched && app.config.bot_logins.includes(app.runner.payload.sender?.login)) {
+    const taking = takeDispatch(session.state, request.phase, runId);
+    if (taking.kind === 'duplicate')
+      return `the ${request.phase} dispatch this run was started for was taken by run ${taking.by}`;
+    if (taking.kind === 'ours' && !interrupted)
+      return `this run did the ${request.phase} phase it was dispatched for already`;
+    if (taking.kind === 'taken') session.update(() => taking.state);
+  }
+  return undefined;
+}
+
+/**
+ * Work done before: nothing to do. A re-run still finishes what its earlier attempt may have left after its last publish:
+ * the 👀 it held, if no claim names a holder (it died before removing it), and a dispatch it recorded that no run took.
+ */
+async function finishDone(app: App, ctx: PhaseContext, summary: string): Promise<PhaseOutcome> {
+  if (app.runner.runAttempt > 1 && ctx.session.state.claim === undefined) await ctx.session.dropLock();
+  await sendDispatches(app, ctx);
+  return { summary: `${summary}; nothing to do`, stage: ctx.session.currentStage };
+}
+
+/**
+ * The run's last act: the workflow_dispatch its last phase recorded goes out once everything the run wrote is on GitHub
+ * (the state that records the hand-off, the lock handed on or freed), so the run it starts finds it all in place. A
+ * re-run sends again the dispatches an earlier attempt recorded and no run took (GitHub may not have performed them);
+ * were they performed after all, the first run of the phase takes the dispatch and the others do nothing.
+ */
+function sendDispatches(app: App, ctx: PhaseContext): Promise<void> {
+  return ctx.session.sendDispatches(ctx.next, { resend: app.runner.runAttempt > 1, actor: ctx.actor });
 }
 
 /** A dispatched (or continued) phase runs only if its issue is still where the phase that started it left it. */
@@ -130,6 +177,7 @@ export async function continueRun(
     next = outcome.continueWith;
     handed = handedCall(outcome);
   }
+  await sendDispatches(app, ctx);
   return { ...(outcomes.length === 1 ? outcome : chained(outcomes)), phases: spans };
 }
 

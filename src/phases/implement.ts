@@ -1,4 +1,5 @@
 import {
+  editedSincePlan,
   planAsMarkdown,
   readReviewFindings,
   sanitizeUntrusted,
@@ -10,6 +11,7 @@ import { GitWorkspace } from '@hydraflow/git';
 import { acceptedPlan } from './accepted-plan';
 import { feedbackMarkdown, pendingFeedback, takeFeedback } from './feedback';
 import { escalate } from './escalate';
+import { planEditedIssue } from './edited-issue';
 import { artifactName, taskDir, taskFile, writeHandoff, type ImplementTask } from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 
@@ -111,6 +113,8 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   }
   const lock = await session.acquire({ takeOver: ctx.forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
+  // The agent works on the text that was planned: the issue as read here is what goes into its task (ADR 0004).
+  if (editedSincePlan(state.plan, issue)) return planEditedIssue(ctx);
 
   const branch = branchFor(issue.number);
   const base = ctx.next.ref;

@@ -26,6 +26,6 @@ export async function startNextPhase(
     ctx.session.continueWith(phase);
     return { inline: true, note: `${what} starts now, in this run.`, outcome: { continueWith: phase } };
   }
-  await ctx.session.dispatch(ctx.next.workflow, ctx.next.ref, phase, ctx.actor, options);
-  return { inline: false, note: `${what} starts next (the ${phase} phase was dispatched).`, outcome: {} };
+  ctx.session.dispatch(ctx.next.workflow, ctx.next.ref, phase, ctx.actor, options);
+  return { inline: false, note: `${what} starts next (HydraFlow dispatches the ${phase} phase).`, outcome: {} };
 }

@@ -5,6 +5,7 @@ import {
   checkPlanPaths,
   CreditExhaustedError,
   issueKeywords,
+  issueTextHash,
   meanScore,
   ModelOutputError,
   nextPlanStep,
@@ -28,7 +29,6 @@ import type { EarlyCall, StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { escalate } from './escalate';
-import { bodyHash } from './triage';
 import { checkoutBranchAhead, prefetchBranch } from './implement';
 
 const PLAN_INSTRUCTIONS = `HydraFlow plan agent.
@@ -344,7 +344,7 @@ function details(attempt: Attempt, revisions: number, url: string): string {
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * A plan accepted for this very text (`issueHash`, triage.ts bodyHash) stands: the issue is not planned again unless a
+ * A plan accepted for this very text (`issueHash`, issueTextHash) stands: the issue is not planned again unless a
  * human forces it. An issue edited since (then re-triaged) is planned anew: the old plan answers another text.
  */
 export function planStands(plan: IssueState['plan'], issueHash: string): plan is NonNullable<IssueState['plan']> {
@@ -371,7 +371,7 @@ export function beginPlanDraft(ctx: PhaseContext, triage: TriageScores): EarlyCa
 export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
   const done = session.state.plan;
-  const issueHash = bodyHash(issue.title, issue.body);
+  const issueHash = issueTextHash(issue);
   if (planStands(done, issueHash) && !ctx.forced) {
     // Back at hydraflow-plan (a re-triage of the unchanged issue): the accepted plan stands and the issue goes on.
     if (session.currentStage === 'plan') return standByAcceptedPlan(ctx, done);

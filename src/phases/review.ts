@@ -3,6 +3,7 @@ import {
   CreditExhaustedError,
   diffView,
   distinctFindings,
+  editedSincePlan,
   findingKey,
   findingsHash,
   isHydraflowReview,
@@ -114,6 +115,11 @@ interface ReviewSubject {
   /** The diff as the reviewer reads it (diffView): code verbatim, never through the issue-text sanitizer. */
   diff: DiffView;
   plan: string | undefined;
+  /**
+   * The issue was edited after its plan was accepted: the reviewer is not shown text nobody planned (for an outsider's
+   * issue, text no maintainer let through); the implement phase plans it again before more work (ADR 0004).
+   */
+  edited: boolean;
   /** The findings still open after the previous round, if there was one. */
   earlier: readonly Finding[] | undefined;
 }
@@ -166,7 +172,13 @@ export async function beginReview(ctx: PhaseContext, pending: Promise<ReviewHead
   // The same view of the diff runReview makes from GitHub's list, so a call begun here is adopted only when both match.
   const diff = diffView(head.files);
   const call = ctx.models.begin(
-    reviewCall(ctx.issue, { title: head.title, diff, plan: accepted, earlier: findingsOfRound(ctx, reviews, last) }),
+    reviewCall(ctx.issue, {
+      title: head.title,
+      diff,
+      plan: accepted,
+      edited: editedSincePlan(ctx.session.state.plan, ctx.issue),
+      earlier: findingsOfRound(ctx, reviews, last),
+    }),
   );
   const sha = await head.headSha.catch((error: unknown) => {
     call.cancel();
@@ -246,7 +258,13 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
     open = recovered;
   } else {
     try {
-      const subject = { title: pull.title, diff, plan, earlier };
+      const subject = {
+        title: pull.title,
+        diff,
+        plan,
+        edited: editedSincePlan(ctx.session.state.plan, ctx.issue),
+        earlier,
+      };
       const verdict = await ctx.models.structured({ ...reviewCall(ctx.issue, subject), early: ctx.early });
       summary = verdict.summary;
       open = verdict.findings.map((f) => ({ ...f, path: normalizeFindingPath(f.path) }));
@@ -332,12 +350,14 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
   return conclude(ctx, pull, next, exit, open, ready);
 }
 
-function reviewMessage(issue: Issue, { title, diff, plan, earlier }: ReviewSubject): string {
+function reviewMessage(issue: Issue, { title, diff, plan, edited, earlier }: ReviewSubject): string {
   return [
     `Issue #${issue.number}`,
-    `Title: ${untrustedTitle(issue.title)}`,
-    '',
-    sanitizeUntrusted(issue.body) || '(no description)',
+    ...(edited
+      ? [
+          'The issue was edited after its plan was accepted; its new text is not shown here (HydraFlow plans it again before more work). Review against the accepted plan.',
+        ]
+      : [`Title: ${untrustedTitle(issue.title)}`, '', sanitizeUntrusted(issue.body) || '(no description)']),
     '',
     plan
       ? `Accepted plan:\n${sanitizeUntrusted(plan, 20_000)}`

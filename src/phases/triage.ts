@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import {
   CreditExhaustedError,
+  issueTextHash,
   BudgetExceededError,
   ModelOutputError,
   routeTriage,
@@ -16,10 +16,6 @@ import { triageCall } from './triage-call';
 import { beginPlanDraft, planStands } from './plan';
 import { outsiderAuthor } from './outsider';
 import type { EarlyCall } from '../agents/model-gateway';
-
-export function bodyHash(title: string, body: string): string {
-  return createHash('sha256').update(`${title}\n${body}`).digest('hex');
-}
 
 /** What the progress comment calls the phase a route starts, before "starts now" / "starts next". */
 const ROUTE_WORK: Readonly<Record<TriageRoute, string>> = {
@@ -50,7 +46,7 @@ function verdictDetails(verdict: TriageVerdict): string {
  */
 export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session, config } = ctx;
-  const hash = bodyHash(issue.title, issue.body);
+  const hash = issueTextHash(issue);
   const done = session.state.triage;
   let forced = ctx.forced;
   if (done && done.bodyHash === hash && !forced) {

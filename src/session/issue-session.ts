@@ -10,6 +10,7 @@ import {
   pipelineLabelsOf,
   recordTransition,
   recordDispatch,
+  untakenDispatches,
   appendLedger,
   releaseClaim,
   claimIssue,
@@ -77,6 +78,8 @@ export class IssueSession {
   private stage: PipelineStage | null;
   private readonly ledgerEntries: LedgerEntry[] = [];
   private known: IssueComment[];
+  /** Dispatches recorded by `dispatch`, sent by `sendDispatches`. */
+  private pending: { workflow: string; ref: string; phase: string; actor: string | undefined }[] = [];
 
   private constructor(
     private readonly port: IssuesPort,
@@ -323,24 +326,47 @@ export class IssueSession {
   /**
    * Starts the next phase in a new workflow run and hands it this run's lock — or, with `handOff: false`, leaves the
    * lock for the caller to release (for a phase that is idempotent and checks its stage, so a run slipping in between
-   * does no harm: the next run then takes a free lock in one request instead of a compare-and-swap in three).
+   * does no harm: the next run then takes a free lock in one request instead of a compare-and-swap in three). The
+   * dispatch is recorded in the state now and sent by `sendDispatches`, the run's last act, once the state that records
+   * it is published and the lock handed on or freed: the run it starts finds everything in place, and a re-run of a run
+   * that died before sending it knows to send it.
    */
-  async dispatch(
+  dispatch(
     workflow: string,
     ref: string,
     phase: string,
     actor: string | undefined,
     options: { handOff?: boolean } = {},
-  ): Promise<void> {
-    const now = this.options.now();
-    await this.port.dispatchWorkflow(workflow, ref, {
-      issue: String(this.options.issue),
-      phase,
-      ...(actor ? { actor } : {}),
-    });
-    this.state = recordDispatch(this.state, { phase, runId: this.options.runId, now });
+  ) {
+    this.state = recordDispatch(this.state, { phase, runId: this.options.runId, now: this.options.now() });
+    this.pending.push({ workflow, ref, phase, actor });
     if (options.handOff === false) this.releaseClaim();
     else this.handOff(phase);
+  }
+
+  /**
+   * Sends the dispatches this run recorded; with `resend`, a re-run's, also those an earlier attempt of it recorded that
+   * no run took (GitHub may or may not have performed them: the first run of the phase to start takes the dispatch, any
+   * other does nothing — handlers/phase.ts). Call after the final publish and unlock.
+   */
+  async sendDispatches(
+    next: { workflow: string; ref: string },
+    options: { resend: boolean; actor: string | undefined },
+  ) {
+    const sends = [...this.pending];
+    this.pending = [];
+    if (options.resend) {
+      for (const d of untakenDispatches(this.state, this.options.runId)) {
+        if (!sends.some((s) => s.phase === d.phase)) sends.push({ ...next, phase: d.phase, actor: options.actor });
+      }
+    }
+    for (const { workflow, ref, phase, actor } of sends) {
+      await this.port.dispatchWorkflow(workflow, ref, {
+        issue: String(this.options.issue),
+        phase,
+        ...(actor ? { actor } : {}),
+      });
+    }
   }
 
   /**
@@ -368,6 +394,7 @@ export class IssueSession {
     );
     next.lockReaction = this.lockReaction;
     next.ledgerEntries.push(...this.ledgerEntries);
+    next.pending = this.pending;
     this.lockReaction = undefined; // moved to the next phase's session
     return next;
   }

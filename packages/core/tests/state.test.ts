@@ -14,11 +14,14 @@ import {
   isClaimActive,
   markHandled,
   migrateState,
+  recordDispatch,
   recordError,
   recordTransition,
   releaseClaim,
   renderProgressComment,
   StateRejectedError,
+  takeDispatch,
+  untakenDispatches,
   type IssueState,
   type LedgerEntry,
 } from '../src/index';
@@ -227,6 +230,24 @@ describe('claims', () => {
     expect(claimIssue(s, { runId: '2002', phase: 'plan', now: later })?.claim?.runId).toBe('2002');
     expect(releaseClaim(s, '2002', now).claim).toBeDefined();
     expect(releaseClaim(s, '1001', now).claim).toBeUndefined();
+  });
+});
+
+describe('dispatches', () => {
+  it('the first run to start takes a dispatch; a second start of it is a duplicate; the taker re-run is ours', () => {
+    const sent = recordDispatch(sample(), { phase: 'plan', runId: '1001', now });
+    // a re-run of the sender that dispatches again before any run took the first: the same dispatch
+    expect(recordDispatch(sent, { phase: 'plan', runId: '1001', now })).toBe(sent);
+    expect(untakenDispatches(sent, '1001').map((d) => d.phase)).toEqual(['plan']);
+    expect(takeDispatch(sent, 'implement', '2002')).toEqual({ kind: 'unknown' });
+    const taking = takeDispatch(sent, 'plan', '2002');
+    if (taking.kind !== 'taken') throw new Error(taking.kind);
+    expect(untakenDispatches(taking.state, '1001')).toEqual([]);
+    expect(takeDispatch(taking.state, 'plan', '3003')).toEqual({ kind: 'duplicate', by: '2002' });
+    expect(takeDispatch(taking.state, 'plan', '2002')).toEqual({ kind: 'ours' });
+    // a later dispatch of the same phase is a new one, taken by the next run to start
+    const again = recordDispatch(taking.state, { phase: 'plan', runId: '1001', now });
+    expect(takeDispatch(again, 'plan', '3003').kind).toBe('taken');
   });
 });
 

@@ -4,7 +4,7 @@
  *
  * GitHub requests of a run (budget: 8 + 1 per sub-issue batch): the issue (dispatched runs only), the comments
  * (state), the 👀 lock, ONE GraphQL read of sub-issues + related issues + label ids, the issue again just before
- * writing, ONE PATCH of body + labels, then the dispatch (ready) and the progress comment; sub-issues are created in
+ * writing, ONE PATCH of body + labels, then the progress comment and the dispatch (ready); sub-issues are created in
  * one batched GraphQL mutation and the first phase is dispatched.
  */
 import { createHash } from 'node:crypto';
@@ -281,7 +281,7 @@ async function groom(
     return { summary: `groomed (${decided.decision}); human override to ${stage} honoured`, stage, details };
   }
 
-  if (target === 'plan') await session.dispatch(ctx.next.workflow, ctx.next.ref, 'plan', ctx.actor);
+  if (target === 'plan') session.dispatch(ctx.next.workflow, ctx.next.ref, 'plan', ctx.actor);
   if (started !== undefined) {
     await ctx.issues.dispatchWorkflow(ctx.next.workflow, ctx.next.ref, {
       issue: String(started),
@@ -445,7 +445,7 @@ function headline(
 }
 
 function nextText(target: PipelineStage, started: number | undefined): string {
-  if (target === 'plan') return 'Planning starts next (the plan phase was dispatched).';
+  if (target === 'plan') return 'Planning starts next (HydraFlow dispatches the plan phase).';
   if (target === 'epic')
     return `The phases are sub-issues of this issue${started ? `; phase 1 (#${started}) is being planned` : ''}. Each starts when the one before it is done; this issue is done when all are.`;
   if (target === 'hitl') return 'A human must remove the blocker, then comment /groom (or /retry).';

@@ -40,6 +40,7 @@ export const TRANSITION_EDGES: readonly TransitionEdge[] = [
   { from: 'plan', to: 'hitl', when: 'planning failed' },
   { from: 'ready', to: 'review', when: 'pull request opened' },
   { from: 'ready', to: 'hitl', when: 'implementation failed (e.g. zero commits)' },
+  { from: 'ready', to: 'plan', when: 'the issue was edited after its plan was accepted: it is planned again' },
   { from: 'review', to: 'fixed', when: 'pull request merged' },
   { from: 'review', to: 'ready', when: 'review requested changes (refine)' },
   { from: 'review', to: 'hitl', when: 'review did not converge or needs a human decision' },

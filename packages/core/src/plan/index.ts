@@ -3,3 +3,4 @@ export * from './record';
 export * from './gate';
 export * from './context';
 export * from './render';
+export * from './issue-text';

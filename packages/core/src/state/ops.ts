@@ -2,7 +2,14 @@
  * Pure helpers that return a new IssueState. They keep every list within STATE_LIMITS so the encoded block stays small.
  */
 import type { PipelineStage } from '../pipeline/labels';
-import { STATE_LIMITS, type Claim, type HistoryEntry, type IssueState, type LedgerEntry } from './schema';
+import {
+  STATE_LIMITS,
+  type Claim,
+  type DispatchRecord,
+  type HistoryEntry,
+  type IssueState,
+  type LedgerEntry,
+} from './schema';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Claim: a per-issue lease. It is a second line of defence behind the workflow's `concurrency:` group — a comment is
@@ -90,9 +97,42 @@ export function markHandled(state: IssueState, id: string): IssueState {
   return { ...state, handled: [...(state.handled ?? []), id].slice(-STATE_LIMITS.handled) };
 }
 
+/**
+ * Records a dispatch of `phase` from `runId`. A run records one per phase: a re-run that dispatches again while no run
+ * took its earlier attempt's dispatch sends the same one again, so the two sends start one run of the phase.
+ */
 export function recordDispatch(state: IssueState, args: { phase: string; runId: string; now: Date }): IssueState {
+  const list = state.dispatches ?? [];
+  if (list.some((d) => d.phase === args.phase && d.runId === args.runId && d.takenBy === undefined)) return state;
   const d = { phase: args.phase, runId: args.runId, at: args.now.toISOString() };
-  return { ...state, dispatches: [...(state.dispatches ?? []), d].slice(-STATE_LIMITS.dispatches) };
+  return { ...state, dispatches: [...list, d].slice(-STATE_LIMITS.dispatches) };
+}
+
+/** What a run started by HydraFlow's workflow_dispatch of `phase` finds in the state about that dispatch. */
+export type DispatchTaking =
+  /** It takes the oldest dispatch of `phase` no run took yet (the new state records it as the taker). */
+  | { kind: 'taken'; state: IssueState }
+  /** It took one before: this is a re-run of that run. */
+  | { kind: 'ours' }
+  /** Another run took every dispatch of `phase`: GitHub started this run for a dispatch already acted on. */
+  | { kind: 'duplicate'; by: string }
+  /** No dispatch of `phase` is recorded: one for another issue's sake (an epic's), or from an older version. */
+  | { kind: 'unknown' };
+
+export function takeDispatch(state: IssueState, phase: string, runId: string): DispatchTaking {
+  const list = state.dispatches ?? [];
+  const ofPhase = list.filter((d) => d.phase === phase);
+  if (ofPhase.length === 0) return { kind: 'unknown' };
+  if (ofPhase.some((d) => d.takenBy === runId)) return { kind: 'ours' };
+  const open = list.findIndex((d) => d.phase === phase && d.takenBy === undefined);
+  if (open < 0) return { kind: 'duplicate', by: ofPhase[ofPhase.length - 1]!.takenBy! };
+  const dispatches = list.map((d, i) => (i === open ? { ...d, takenBy: runId } : d));
+  return { kind: 'taken', state: { ...state, dispatches } };
+}
+
+/** The dispatches `runId` recorded that no run has taken: GitHub may not have performed them (a re-run sends them). */
+export function untakenDispatches(state: Pick<IssueState, 'dispatches'>, runId: string): DispatchRecord[] {
+  return (state.dispatches ?? []).filter((d) => d.runId === runId && d.takenBy === undefined);
 }
 
 export function recordError(state: IssueState, args: { phase: string; message: string; now: Date }): IssueState {

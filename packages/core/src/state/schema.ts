@@ -98,7 +98,17 @@ export const ledgerEntrySchema = z.object({
   calls: z.number().int().positive().optional(),
 });
 
-export const dispatchSchema = z.object({ phase: phaseSchema, at: isoTime, runId: runIdSchema });
+/**
+ * A workflow_dispatch HydraFlow sent to start `phase` (from run `runId`), and the run that took it. GitHub may start the
+ * workflow more than once for one dispatch (it performed a request it answered 5xx, and the request was sent again), so
+ * the first run to start takes the dispatch (`takenBy`) and every other one does nothing (state/ops.ts, takeDispatch).
+ */
+export const dispatchSchema = z.object({
+  phase: phaseSchema,
+  at: isoTime,
+  runId: runIdSchema,
+  takenBy: runIdSchema.optional(),
+});
 
 export const historyEntrySchema = z.object({
   at: isoTime,

@@ -1,0 +1,202 @@
+/**
+ * Done once (issue #17, item 13, first and second bullets): a workflow_dispatch that GitHub performed but answered 5xx,
+ * and a slash command, are acted on once, whatever the duplicates, deliveries and re-runs — and a run that died half-way
+ * is still finished by its re-run. Through the built dist on real webhook payloads, with GitHub's faults injected; the
+ * assertions are on the world: model calls, dispatches, labels, the progress comment and the lock.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeStateBlock } from '@hydraflow/core';
+import { BOT_LOGIN, createWorld, type World } from '@hydraflow/testkit';
+import { planScript } from './support/plans';
+
+const clear = {
+  clarity_score: 9,
+  complexity_score: 3,
+  needs_discovery: false,
+  enrichment: 'Clear.',
+  reasons: ['One endpoint.'],
+};
+const vague = { ...clear, clarity_score: 3, needs_discovery: true, enrichment: 'Needs a direction.' };
+
+/** The triage step alone, as `actions/triage` runs it: a step that runs one named phase dispatches the next. */
+const TRIAGE_STEP = { inputs: { phase: 'triage' } };
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
+const progress = (w: World, n: number) =>
+  w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!;
+const stateOf = (w: World, n: number) => {
+  const decoded = decodeStateBlock(progress(w, n).body, { key: w.stateKey, issue: n });
+  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
+  return decoded.state;
+};
+const roles = (w: World) => w.models.calls.map((c) => c.role);
+const lockOf = (w: World, n: number) =>
+  w.gh.world.reactionsFor({ type: 'issue', number: n }).filter((r) => r.user === BOT_LOGIN && r.content === 'eyes');
+
+async function openIssue(w: World) {
+  w.gh.addUser({ login: 'lee', permission: 'write' });
+  return w.gh.world.issue({ title: 'Export users', body: 'Add a CSV export of the users list.', author: 'lee' });
+}
+
+describe('a workflow_dispatch GitHub performed but answered 5xx', () => {
+  it('starts the next phase once: every other run GitHub starts for it does nothing, and the hand-off stays intact', async () => {
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+    const issue = await openIssue(world);
+    world.gh.faults.writeSucceedsThen502(1, { pathIncludes: '/dispatches' });
+    const triage = await world.run('issues', 'opened', { issue: issue.number }, TRIAGE_STEP);
+    expect(triage.exitCode, triage.stdout).toBe(0);
+
+    // GitHub runs the workflow once per dispatch it performed, in order.
+    const sent = world.gh.world.dispatches.length;
+    const runs = [];
+    for (let i = 0; i < sent; i++) runs.push(await world.runDispatch(i));
+    for (const r of runs) expect(r.exitCode, r.stdout).toBe(0);
+    expect(roles(world)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-ready']);
+    const body = progress(world, issue.number).body;
+    expect(body).toContain('Planned');
+    expect(body).not.toContain('did not start');
+    // The plan's hand-off to implement is left as the plan run left it: its claim, and the 👀 it names.
+    const state = stateOf(world, issue.number);
+    expect(state.history.filter((h) => h.by === 'human')).toEqual([]);
+    expect(state.claim).toMatchObject({ phase: 'implement' });
+    expect(state.claim?.runId.startsWith('handoff:')).toBe(true);
+    expect(lockOf(world, issue.number).map((r) => r.id)).toEqual([state.claim?.reaction]);
+  });
+
+  it('answered 5xx on every attempt: the run stops with one line; the re-run sends nothing more once the phase ran', async () => {
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+    const issue = await openIssue(world);
+    world.gh.faults.writeSucceedsThen502(4, { pathIncludes: '/dispatches' });
+    const triage = await world.run('issues', 'opened', { issue: issue.number }, { ...TRIAGE_STEP, runId: '4100' });
+    expect(triage.exitCode).toBe(1);
+    const errors = triage.stdout.split('\n').filter((l) => l.startsWith('::error'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/GitHub answered 502 to POST \/repos\/acme\/widgets\/actions\/workflows\/.*re-run/);
+    // The triage verdict and the hand-off to planning were written before the dispatch went out.
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan']);
+    expect(stateOf(world, issue.number).claim).toMatchObject({ runId: 'handoff:4100', phase: 'plan' });
+
+    const sent = world.gh.world.dispatches.length;
+    for (let i = 0; i < sent; i++) expect((await world.runDispatch(i)).exitCode).toBe(0);
+    const dispatches = world.gh.world.dispatches.length; // and the plan run's own, of implement
+    // A human re-runs the failed run: the phase it handed on to has run, so nothing is sent or done again.
+    const rerun = await world.run(
+      'issues',
+      'opened',
+      { issue: issue.number },
+      { ...TRIAGE_STEP, runId: '4100', runAttempt: 2 },
+    );
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    expect(world.gh.world.dispatches).toHaveLength(dispatches);
+    expect(roles(world)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-ready']);
+    expect(progress(world, issue.number).body).not.toContain('did not start');
+  });
+
+  it('not performed on any attempt: the re-run sends it, once, and the next phase runs', async () => {
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+    const issue = await openIssue(world);
+    world.gh.faults.failNext(4, 502, { pathIncludes: '/dispatches' });
+    const triage = await world.run('issues', 'opened', { issue: issue.number }, { ...TRIAGE_STEP, runId: '4200' });
+    expect(triage.exitCode).toBe(1);
+    expect(world.gh.world.dispatches).toHaveLength(0);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan']);
+
+    const rerun = await world.run(
+      'issues',
+      'opened',
+      { issue: issue.number },
+      { ...TRIAGE_STEP, runId: '4200', runAttempt: 2 },
+    );
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    expect(world.gh.world.dispatches.map((d) => d.inputs)).toEqual([
+      { issue: String(issue.number), phase: 'plan', actor: 'lee' },
+    ]);
+    expect((await world.runDispatch()).exitCode).toBe(0);
+    expect(roles(world)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-ready']);
+  });
+});
+
+describe('a command is done once per comment, re-runs included', () => {
+  it('a re-run of a /triage run that finished calls no model, dispatches nothing and writes nothing', async () => {
+    world = await createWorld({ script: { triage: { json: vague } } });
+    const issue = await openIssue(world);
+    expect((await world.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    expect((await world.runDispatch()).exitCode).toBe(0); // discover: not in this version, says so
+    const command = world.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
+    const first = await world.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: command.id },
+      { runId: '5100' },
+    );
+    expect(first.exitCode, first.stdout).toBe(0);
+    expect((await world.runDispatch()).exitCode).toBe(0); // GitHub runs the phase it dispatched
+    expect(roles(world)).toEqual(['triage', 'triage']);
+    const before = {
+      dispatches: world.gh.world.dispatches.length,
+      progress: progress(world, issue.number).body,
+      labels: labelsOf(world, issue.number),
+      comments: world.gh.world.commentsOn(issue.number).length,
+    };
+
+    const rerun = await world.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: command.id },
+      { runId: '5100', runAttempt: 2 },
+    );
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    expect(roles(world)).toEqual(['triage', 'triage']);
+    expect({
+      dispatches: world.gh.world.dispatches.length,
+      progress: progress(world, issue.number).body,
+      labels: labelsOf(world, issue.number),
+      comments: world.gh.world.commentsOn(issue.number).length,
+    }).toEqual(before);
+    expect(lockOf(world, issue.number)).toEqual([]);
+  });
+
+  it('a re-run of a /triage run that died in the plan it went on to finishes the plan, without triaging again', async () => {
+    world = await createWorld({ script: { triage: [{ json: vague }, { json: clear }], ...planScript } });
+    const w = world;
+    const issue = await openIssue(w);
+    expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    let armed = false;
+    w.gh.onEvent((e) => {
+      if (armed || e.name !== 'issue_comment' || e.action !== 'edited') return;
+      if (!progress(w, issue.number).body.includes('Triaged: clarity 9/10')) return;
+      armed = true; // GitHub fails every attempt of the next read (the plan's fresh look at the issue): the run dies
+      w.gh.faults.failNext(4, 500, { methods: ['GET'], pathIncludes: `/issues/${issue.number}` });
+    });
+    const command = w.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
+    const died = await w.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: command.id },
+      { runId: '5200' },
+    );
+    expect(died.exitCode, died.stdout).toBe(1);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+
+    const rerun = await w.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: command.id },
+      { runId: '5200', runAttempt: 2 },
+    );
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-ready']);
+    expect(roles(w).filter((r) => r === 'triage')).toHaveLength(2);
+    expect(roles(w).filter((r) => r === 'plan_review')).toHaveLength(1);
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase).at(-1)).toBe('implement');
+  });
+});
