@@ -1,4 +1,12 @@
-import { hasHandled, isFatal, labelFor, markHandled, stagesBeside, type PipelineStage } from '@hydraflow/core';
+import {
+  hasHandled,
+  isFatal,
+  labelFor,
+  markHandled,
+  pipelineLabelsOf,
+  stagesBeside,
+  type PipelineStage,
+} from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import { honourMovesRefusedByLock } from '../phases/refused-moves';
@@ -70,12 +78,13 @@ function runDispatched(ctx: PhaseContext, phase: string, runner: PhaseRunner): P
   const expected = STAGE_OF_DISPATCHED_PHASE[phase];
   // The label decides (ADR-0002): HydraFlow adds the next stage's label before it dispatches, so a dispatched phase
   // whose label is gone was taken out by a human — even if that human's unlabeled event has not been processed yet.
-  if (
-    expected &&
-    (ctx.session.currentStage !== expected || !ctx.issue.labels.some((l) => l.toLowerCase() === labelFor(expected)))
-  ) {
-    return movedMeanwhile(ctx.session, phase, expected);
-  }
+  // An issue waiting for triage has hydraflow-find or no pipeline label at all (a dispatched triage resumes a pause).
+  const stillThere =
+    expected === 'find'
+      ? (ctx.session.currentStage ?? 'find') === 'find' &&
+        pipelineLabelsOf(ctx.issue.labels).every((l) => l.toLowerCase() === labelFor('find'))
+      : ctx.session.currentStage === expected && ctx.issue.labels.some((l) => l.toLowerCase() === labelFor(expected));
+  if (expected && !stillThere) return movedMeanwhile(ctx.session, phase, expected);
   return runEscalating(ctx, phase, () => runner(ctx));
 }
 
@@ -190,6 +199,7 @@ function chained(outcomes: readonly PhaseOutcome[]): PhaseOutcome {
 
 /** The stage a dispatched phase expects its issue in; anything else means a human moved the issue since the dispatch. */
 const STAGE_OF_DISPATCHED_PHASE: Readonly<Record<string, PipelineStage>> = {
+  triage: 'find',
   groom: 'groom',
   epic: 'epic',
   plan: 'plan',

@@ -167,6 +167,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   }
   const { result } = agentResult;
   session.record(result.ledger);
+  ctx.daySpend?.settle(issue.number, result.ledger);
   if (!staged) {
     return escalate(ctx, {
       headline: 'HydraFlow cannot check the agent’s change',
