@@ -249,7 +249,8 @@ export async function runAgentStep(
     } else refusals.push(...(await writeChange(workspace, task.startSha, patchFile(out))));
     write({
       status: loop.outcome === 'finished' ? 'done' : 'cap',
-      ...(loop.outcome === 'capped' ? { cap: loop.cap } : {}),
+      // 'day': the allowance budgets.per_day left it (the publish job pauses the issue if nothing changed)
+      ...(loop.outcome === 'capped' ? { cap: loop.error instanceof DailyLimitError ? 'day' : loop.cap } : {}),
       summary: summary.slice(0, 8_000),
       turns: loop.turns,
       testExitCode: test.exitCode,

@@ -17,9 +17,13 @@ const RESUMES =
  * the issue goes on the day's paused list, which the scheduled run after 00:00 UTC resumes. Nothing failed: the run
  * ends green.
  */
-export async function pauseForTheDay(ctx: PhaseContext, error: DailyLimitError): Promise<PhaseOutcome> {
+export async function pauseForTheDay(
+  ctx: PhaseContext,
+  error: DailyLimitError,
+  /** The phase that resumes, when it is not this one (the publish job's agent resumes as implement). */
+  phase = ctx.session.options.phase,
+): Promise<PhaseOutcome> {
   const { session } = ctx;
-  const phase = session.options.phase;
   const summary = (await ctx.daySpend?.pause(ctx.issue.number, phase, error.reason)) ?? '';
   session.releaseClaim();
   await session.publish({
