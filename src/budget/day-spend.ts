@@ -18,6 +18,7 @@ import {
   type LedgerEntry,
   type PausedIssue,
   type PauseReason,
+  UserError,
 } from '@hydraflow/core';
 import type { DayGuard } from '../agents/model-gateway';
 import { SPEND_BRANCH, SPEND_FILE, type SpendSnapshot, type SpendWrite } from '@hydraflow/github';
@@ -177,7 +178,14 @@ export class DaySpend {
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       const next = { ...applyDelta(read.ledger, this.delta), parent: read.head };
       const text = encodeDayLedger(next, { key: this.options.key });
-      const written = await this.store.write(read.head, text, `spend ${read.today}: run ${this.options.runId}`);
+      const written = await this.store
+        .write(read.head, text, `spend ${read.today}: run ${this.options.runId}`)
+        .catch((error: unknown) => {
+          const why = error instanceof Error ? error.message : String(error);
+          throw new UserError(
+            `HydraFlow could not write its spend ledger (branch ${SPEND_BRANCH}): ${why}. budgets.per_day needs \`contents: write\` for the workflow's token; this run's spend is missing from the day's ledger`,
+          );
+        });
       if (written.ok) return;
       const fresh = await this.store.read();
       // an answer lost on the way: the branch already holds what this step wrote
