@@ -100,10 +100,23 @@ describe('budgets.per_day: the repository’s daily budget', () => {
     const clock = clockAt('2026-11-20T09:00:00Z');
     world = await budgetWorld(DAILY, clock);
     const issues = [1, 2, 3, 4, 5].map((n) => openIssue(world!, n));
+    const requests: string[][] = [];
     for (const issue of issues) {
+      const before = world.gh.requests.length;
       const run = await world.run('issues', 'opened', { issue: issue.number }, TRIAGE_STEP);
       expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      requests.push(world.gh.requests.slice(before).map((r) => `${r.method} ${r.operationId ?? r.path}`));
     }
+    // What a daily limit costs a triage once the branch exists: the six requests of a triage without one (issue #2's
+    // run; the first also labels and creates the branch), plus one GraphQL read and one write of the ledger.
+    expect(requests[1]!.filter((r) => r.includes('graphql'))).toEqual([
+      'POST graphql/query repository',
+      'POST graphql/mutation createCommitOnBranch',
+    ]);
+    expect(requests[1]!.filter((r) => !r.includes('graphql'))).toHaveLength(6);
+    // a paused issue: its comments, the lock, the author's permission (asked while the model would read), the ledger
+    // read, the progress comment, the lock released, the ledger written
+    expect(requests[3]).toHaveLength(7);
     const [a, b, c, d, e] = issues.map((i) => i.number) as [number, number, number, number, number];
     expect(triageCalls(world)).toHaveLength(3);
     for (const n of [a, b, c]) expect(pipelineLabels(world, n)).toEqual(['hydraflow-plan']);

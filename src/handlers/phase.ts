@@ -40,6 +40,8 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
       ? 'review'
       : undefined;
   if (modelRole) app.providerFor(modelRole).catch(() => undefined);
+  // So does the day's spend ledger (budgets.per_day), which the first model call waits for; its failure surfaces there.
+  if (modelRole) app.daySpend?.load().catch(() => undefined);
   const { issue, comments } = await loadIssueAndComments(app, request.issue);
   if (issue.state === 'closed') {
     // A re-run of a run that died holding the 👀 lock finds the issue closed: free the lock that run left (property
