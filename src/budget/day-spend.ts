@@ -156,9 +156,10 @@ export class DaySpend {
 
   /** `issue` waits for the next UTC day, to resume at `phase`. Returns the day's summary for its note. */
   async pause(issue: number, phase: string, reason: PauseReason): Promise<string> {
-    const { today } = await this.load();
+    const { today, ledger } = await this.load();
     this.delta.pause.push({ issue, phase, day: today, reason });
-    if (reason === 'ledger' && this.delta.close === undefined) this.delta.close = (await this.load()).ledger.closed;
+    // the day stays closed even if the write lands on a ledger that does not say so
+    if (reason === 'ledger') this.delta.close ??= ledger.closed;
     return renderDaySummary(await this.view(), { usd: this.options.limits.usd });
   }
 
@@ -194,7 +195,7 @@ export class DaySpend {
       this.reading = Promise.resolve(read);
     }
     throw new Error(
-      `HydraFlow could not write its spend ledger (branch hydraflow/spend): other runs moved it ${WRITE_ATTEMPTS} times in a row; this run's spend is not counted in the day`,
+      `HydraFlow could not write its spend ledger (branch ${SPEND_BRANCH}): other runs moved it ${WRITE_ATTEMPTS} times in a row; this run's spend is not counted in the day`,
     );
   }
 }

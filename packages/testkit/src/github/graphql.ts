@@ -5,10 +5,11 @@
  * field's value, a function property is called with (args, context, info). A field the emulator does not model is a
  * GraphQL error plus a `not-emulated` violation, never a silent null.
  *
- * Emulated: Query.repository { id, issue, pullRequest, label, labels, ... }, Query.search(type: ISSUE) (see
- * search.ts), PullRequest.reviewThreads (a thread: a top-level review comment and its replies), and the mutations
- * createIssue, createLabel, addSubIssue, removeSubIssue, markPullRequestReadyForReview, resolveReviewThread and
- * unresolveReviewThread.
+ * Emulated: Query.repository { id, issue, pullRequest, label, labels, ref, ... }, Query.search(type: ISSUE) (see
+ * search.ts), PullRequest.reviewThreads (a thread: a top-level review comment and its replies), a ref's target commit
+ * with its parents and a file in it (git-data.ts), and the mutations createIssue, createLabel, addSubIssue,
+ * removeSubIssue, markPullRequestReadyForReview, resolveReviewThread, unresolveReviewThread and createCommitOnBranch
+ * (its `expectedHeadOid` a compare-and-swap, as on GitHub).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
