@@ -1,14 +1,16 @@
-import { secretValuesOf, type HydraflowConfig } from '@hydraflow/core';
+import { hasDayLimits, secretValuesOf, type HydraflowConfig } from '@hydraflow/core';
 import {
   createRestClient,
   GraphqlGrooming,
   RestIssues,
   RestPulls,
   RestSetup,
+  SpendLedgerBranch,
   type GroomingPort,
   type IssuesPort,
   type PullsPort,
 } from '@hydraflow/github';
+import { DaySpend } from './budget/day-spend';
 import type { ActionInputs } from './inputs';
 import { createModels, type Models } from './models';
 import type { RunnerContext } from './runner/context';
@@ -31,6 +33,8 @@ export interface App extends Models {
   setup: RestSetup;
   /** The workflow file that receives the next phase's dispatch. */
   workflow: string;
+  /** The repository's day (budgets.per_day), when a daily limit is set: read and written once per step. */
+  daySpend: DaySpend | undefined;
   now: () => Date;
   /** Waits on the clock `now` reads (a test's fake clock advances instead of waiting). */
   sleep: (ms: number) => Promise<void>;
@@ -86,6 +90,15 @@ export function createApp(
     setup: new RestSetup(pusher ?? octokit, repo),
     ...(options.models ?? createModels(inputs, config)),
     workflow: options.workflowFromConfig || !ownWorkflow ? config.workflow : ownWorkflow,
+    // written with the workflow's token, never the push token: its commits must start no workflow
+    daySpend: hasDayLimits(config)
+      ? new DaySpend(new SpendLedgerBranch(octokit, repo), {
+          repository: `${runner.owner}/${runner.repo}`,
+          key: inputs.stateKey,
+          limits: config.budgets.per_day,
+          runId: runner.runId,
+        })
+      : undefined,
     now: () => new Date(),
     sleep: options.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
   };

@@ -11,14 +11,36 @@ import { belowSteering, refuseLabelChange } from './handlers/label-steering';
 import { handleOverride } from './handlers/override';
 import { handlePhase } from './handlers/phase';
 import { handlePullWork } from './handlers/pull';
+import { handleResumePaused } from './handlers/resume-paused';
 import type { PhaseOutcome } from './phases/phase-context';
 
 export { createApp } from './app';
 
 export type Decision = ReturnType<typeof route>;
 
-/** Does what the router decided, on the adapters of `app`; `early` is the phase's model call, if it already began. */
+/**
+ * Does what the router decided, on the adapters of `app`; `early` is the phase's model call, if it already began. What
+ * the step added to the repository's day (budgets.per_day) is written at its end, also when it failed (its spend was
+ * real); a failure to write it is this step's failure only when nothing else failed first.
+ */
 export async function execute(
+  app: App,
+  decision: Exclude<Decision, { kind: 'skip' }>,
+  forced: boolean,
+  early: EarlyCall | undefined,
+): Promise<PhaseOutcome> {
+  let outcome: PhaseOutcome;
+  try {
+    outcome = await decide(app, decision, forced, early);
+  } catch (error) {
+    await app.daySpend?.flush().catch(() => undefined);
+    throw error;
+  }
+  await app.daySpend?.flush();
+  return outcome;
+}
+
+async function decide(
   app: App,
   decision: Exclude<Decision, { kind: 'skip' }>,
   forced: boolean,
@@ -71,6 +93,8 @@ export async function execute(
       return handleClose(app, decision);
     case 'doctor':
       return handleDoctor(app);
+    case 'resume-paused':
+      return handleResumePaused(app);
   }
 }
 

@@ -3,6 +3,7 @@ import {
   CreditExhaustedError,
   UserError,
   handOffConfig,
+  hasDayLimits,
   loadConfigDetailed,
   neutralizeText,
   readConfigFile,
@@ -80,9 +81,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     // A human who sets hydraflow-find asks for a fresh triage even if the issue is unchanged.
     const forced = runner.eventName === 'issues' && runner.payload.action === 'labeled';
     // Not for a label: who set it may not steer (handlers/label-steering.ts), and a call begun before that is known
-    // would be spent on their say.
+    // would be spent on their say. Nor under a daily limit: the day's ledger must be read before anything is spent.
     early =
-      decision.kind === 'phase' && !forced && !decision.minPermission
+      decision.kind === 'phase' && !forced && !decision.minPermission && !hasDayLimits(config)
         ? beginEarlyCall(runner, config, models, decision, inputs.phase)
         : undefined;
     await early?.sent; // the process is busy loading code until the request is out: the GitHub side comes after

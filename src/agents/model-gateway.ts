@@ -23,6 +23,13 @@ export interface LedgerSink {
   record(entries: readonly LedgerEntry[]): void;
 }
 
+/** The repository's day (budgets.per_day) as seen by the calls for one issue: checked before, told after each call. */
+export interface DayGuard {
+  /** Throws DailyLimitError when a call estimated at `usd` does not fit the day. */
+  assertRoom(usd: number): Promise<void>;
+  spent(entries: readonly LedgerEntry[]): void;
+}
+
 /** What a structured call needs: the role, the request, and the schema its answer must match. */
 export interface StructuredCall<T> {
   role: string;
@@ -55,6 +62,8 @@ export interface ModelGatewayOptions {
   phase: string;
   runId: string;
   now: () => Date;
+  /** Set when budgets.per_day limits the day. */
+  day?: DayGuard | undefined;
 }
 
 /**
@@ -72,6 +81,7 @@ export class ModelGateway {
     },
     phase: string,
     ledger: LedgerSink,
+    day?: DayGuard,
   ): ModelGateway {
     return new ModelGateway({
       providerFor: run.providerFor,
@@ -81,6 +91,7 @@ export class ModelGateway {
       phase,
       runId: run.runner.runId,
       now: run.now,
+      day,
     });
   }
 
@@ -107,7 +118,7 @@ export class ModelGateway {
     const prepared = (async () => {
       const provider = await this.options.providerFor(call.role);
       const request: CompletionRequest = { ...call.request, role: call.role, signal: controller.signal };
-      this.checkBudget(provider.model, request);
+      await this.checkBudget(provider.model, request);
       return { provider, request };
     })();
     const outcome = prepared.then(({ provider, request }) =>
@@ -127,7 +138,7 @@ export class ModelGateway {
     const provider = await this.options.providerFor(args.role);
     const request: CompletionRequest = { ...args.request, role: args.role };
     try {
-      this.checkBudget(provider.model, request);
+      await this.checkBudget(provider.model, request);
     } catch (error) {
       args.early?.cancel();
       throw error;
@@ -156,17 +167,17 @@ export class ModelGateway {
   async turn(args: { role: string; request: Omit<ToolTurnRequest, 'role'> }): Promise<ToolTurnResult> {
     const provider = await this.options.providerFor(args.role);
     const request: ToolTurnRequest = { ...args.request, role: args.role };
-    this.checkBudget(provider.model, request, turnInputChars(request));
+    await this.checkBudget(provider.model, request, turnInputChars(request));
     const result = await provider.turn(request);
     this.ledger(args.role, [result]);
     return result;
   }
 
-  private checkBudget(
+  private async checkBudget(
     model: string,
     request: Pick<CompletionRequest, 'system' | 'maxOutputTokens'> & { messages: readonly { content: string }[] },
     chars?: number,
-  ): void {
+  ): Promise<void> {
     const inputChars =
       chars ??
       request.system.reduce((n, s) => n + s.text.length, 0) +
@@ -183,6 +194,7 @@ export class ModelGateway {
       estimate,
     });
     if (!check.ok) throw new BudgetExceededError(check.message, check.scope, { [check.metric]: check.limit });
+    await this.options.day?.assertRoom(estimate.usd);
   }
 
   private ledger(role: string, calls: readonly CompletionResult[]): void {
@@ -204,6 +216,7 @@ export class ModelGateway {
       };
     });
     this.options.session.record(entries);
+    this.options.day?.spent(entries);
   }
 }
 

@@ -111,7 +111,8 @@ export function phaseContext(
   return {
     issue: args.issue,
     session,
-    models: ModelGateway.forRun(app, args.phase, session),
+    models: ModelGateway.forRun(app, args.phase, session, app.daySpend?.guard(session.options.issue)),
+    daySpend: app.daySpend,
     ...(args.early ? { early: args.early } : {}),
     config: app.config,
     next: { workflow: app.workflow, ref: app.runner.defaultBranch },

@@ -3,6 +3,7 @@ import {
   isFatal,
   labelFor,
   markHandled,
+  pipelineLabelsOf,
   stagesBeside,
   takeDispatch,
   type PipelineStage,
@@ -40,6 +41,8 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
       ? 'review'
       : undefined;
   if (modelRole) app.providerFor(modelRole).catch(() => undefined);
+  // So does the day's spend ledger (budgets.per_day), which the first model call waits for; its failure surfaces there.
+  if (modelRole) app.daySpend?.load().catch(() => undefined);
   const { issue, comments } = await loadIssueAndComments(app, request.issue);
   if (issue.state === 'closed') {
     // A re-run of a run that died holding the 👀 lock finds the issue closed: free the lock that run left (property
@@ -117,12 +120,13 @@ function runDispatched(ctx: PhaseContext, phase: string, runner: PhaseRunner): P
   const expected = STAGE_OF_DISPATCHED_PHASE[phase];
   // The label decides (ADR-0002): HydraFlow adds the next stage's label before it dispatches, so a dispatched phase
   // whose label is gone was taken out by a human — even if that human's unlabeled event has not been processed yet.
-  if (
-    expected &&
-    (ctx.session.currentStage !== expected || !ctx.issue.labels.some((l) => l.toLowerCase() === labelFor(expected)))
-  ) {
-    return movedMeanwhile(ctx.session, phase, expected);
-  }
+  // An issue waiting for triage has hydraflow-find or no pipeline label at all (a dispatched triage resumes a pause).
+  const stillThere =
+    expected === 'find'
+      ? (ctx.session.currentStage ?? 'find') === 'find' &&
+        pipelineLabelsOf(ctx.issue.labels).every((l) => l.toLowerCase() === labelFor('find'))
+      : ctx.session.currentStage === expected && ctx.issue.labels.some((l) => l.toLowerCase() === labelFor(expected));
+  if (expected && !stillThere) return movedMeanwhile(ctx.session, phase, expected);
   return runEscalating(ctx, phase, () => runner(ctx));
 }
 
@@ -238,6 +242,7 @@ function chained(outcomes: readonly PhaseOutcome[]): PhaseOutcome {
 
 /** The stage a dispatched phase expects its issue in; anything else means a human moved the issue since the dispatch. */
 const STAGE_OF_DISPATCHED_PHASE: Readonly<Record<string, PipelineStage>> = {
+  triage: 'find',
   groom: 'groom',
   epic: 'epic',
   plan: 'plan',

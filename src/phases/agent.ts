@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import {
   BudgetExceededError,
   CreditExhaustedError,
+  DailyLimitError,
+  ledgerTotals,
   MAX_FILE_BYTES,
   redactSecrets,
   secretValuesOf,
@@ -10,7 +12,7 @@ import {
   type LedgerEntry,
 } from '@hydraflow/core';
 import { GitWorkspace } from '@hydraflow/git';
-import { ModelGateway, type LedgerSink } from '../agents/model-gateway';
+import { ModelGateway, type DayGuard, type LedgerSink } from '../agents/model-gateway';
 import { stopModelProxy, type ProxyHandle } from '../agents/model-proxy';
 import { runToolLoop, type ToolContext } from '../agents/tool-loop';
 import { createWorkspaceTools } from '../agents/tools/index';
@@ -67,6 +69,25 @@ class StepLedger implements LedgerSink {
     this.state.ledger.push(...entries);
     this.added.push(...entries);
   }
+}
+
+/**
+ * budgets.per_day in the agent job, which cannot read the spend ledger (no GitHub token): the allowance the routing job
+ * reserved for this agent. Running out stops the agent like its run budget does.
+ */
+function dayAllowance(usd: number, ledger: StepLedger): DayGuard {
+  return {
+    assertRoom: async (estimate) => {
+      const spent = ledgerTotals(ledger.added).usd;
+      if (spent + estimate <= usd) return;
+      throw new DailyLimitError(
+        `the daily budget had $${usd.toFixed(4)} left for this coding agent when it started: $${spent.toFixed(4)} spent, next call estimated at $${estimate.toFixed(4)} (budgets.per_day.usd)`,
+        'day',
+        { usd },
+      );
+    },
+    spent: () => undefined, // the publish job settles the reservation with the result's ledger
+  };
 }
 
 const FINAL_TEST_TAIL = 4_000;
@@ -148,7 +169,12 @@ export async function runAgentStep(
   mkdirSync(out, { recursive: true });
   const ledger = new StepLedger(task.ledger);
   // Ledgered under the routing step's run id (the run that started implement).
-  const gateway = ModelGateway.forRun({ ...app, runner: { runId: task.runId || runId } }, 'implement', ledger);
+  const gateway = ModelGateway.forRun(
+    { ...app, runner: { runId: task.runId || runId } },
+    'implement',
+    ledger,
+    task.dayUsd === undefined ? undefined : dayAllowance(task.dayUsd, ledger),
+  );
   // Load the model SDK while the workspace tools are set up (the first call needs it).
   gateway.prepare('implement');
   const toolset = await createWorkspaceTools({
@@ -223,7 +249,8 @@ export async function runAgentStep(
     } else refusals.push(...(await writeChange(workspace, task.startSha, patchFile(out))));
     write({
       status: loop.outcome === 'finished' ? 'done' : 'cap',
-      ...(loop.outcome === 'capped' ? { cap: loop.cap } : {}),
+      // 'day': the allowance budgets.per_day left it (the publish job pauses the issue if nothing changed)
+      ...(loop.outcome === 'capped' ? { cap: loop.error instanceof DailyLimitError ? 'day' : loop.cap } : {}),
       summary: summary.slice(0, 8_000),
       turns: loop.turns,
       testExitCode: test.exitCode,

@@ -37,6 +37,8 @@ export const implementTaskSchema = z.object({
   /** The issue's ledger so far, so the agent step enforces the per-issue budget without GitHub access. */
   ledger: z.array(ledgerEntrySchema),
   runId: z.string(),
+  /** What the day has left for this agent (budgets.per_day), reserved for it by the routing job; absent: no limit. */
+  dayUsd: z.number().nonnegative().optional(),
 });
 export type ImplementTask = z.infer<typeof implementTaskSchema>;
 

@@ -1,5 +1,7 @@
 import {
   editedSincePlan,
+  DailyLimitError,
+  runTotals,
   planAsMarkdown,
   readReviewFindings,
   sanitizeUntrusted,
@@ -12,6 +14,7 @@ import { acceptedPlan } from './accepted-plan';
 import { feedbackMarkdown, pendingFeedback, takeFeedback } from './feedback';
 import { escalate } from './escalate';
 import { planEditedIssue } from './edited-issue';
+import { pauseForTheDay } from './pause';
 import { artifactName, taskDir, taskFile, writeHandoff, type ImplementTask } from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 
@@ -134,6 +137,16 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
       reason: 'there is no accepted plan for this issue (or its plan comment was edited); run the plan phase first',
     });
   }
+  // budgets.per_day: the coding agent may spend what the day has left (at most what this run's budget leaves), reserved
+  // for it until the publish job settles what it spent; a day with nothing left pauses the issue before the agent starts.
+  let dayUsd: number | undefined;
+  try {
+    const runLeft = ctx.config.budgets.per_run.usd - runTotals(session.state.ledger, session.options.runId).usd;
+    dayUsd = await ctx.daySpend?.reserveForAgent(issue.number, runLeft);
+  } catch (error) {
+    if (error instanceof DailyLimitError) return pauseForTheDay(ctx, error);
+    throw error;
+  }
   const { head } = await checkout;
 
   // A human's review feedback (phases/feedback.ts) is read by every round on an open pull request, whatever started it.
@@ -176,6 +189,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     limits: { maxTurns: ctx.config.implement.max_turns, maxMinutes: ctx.config.implement.max_minutes },
     ledger: [...session.state.ledger],
     runId: session.options.runId,
+    ...(dayUsd !== undefined ? { dayUsd } : {}),
   };
   const dir = taskDir(ctx.tempDir);
   writeHandoff(taskFile(dir), task);

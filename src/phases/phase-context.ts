@@ -2,12 +2,15 @@ import type { HydraflowConfig } from '@hydraflow/core';
 import type { GroomingPort, Issue, IssuesPort, PullsPort } from '@hydraflow/github';
 import type { EarlyCall, ModelGateway } from '../agents/model-gateway';
 import type { IssueSession } from '../session/issue-session';
+import type { DaySpend } from '../budget/day-spend';
 
 /** Everything a phase needs, built once by the entry and handed in: phases never read the environment themselves. */
 export interface PhaseContext {
   issue: Issue;
   session: IssueSession;
   models: ModelGateway;
+  /** The repository's day (budgets.per_day), when a daily limit is set. */
+  daySpend: DaySpend | undefined;
   /** The phase's model call, already started before the session opened (early-calls.ts, or the phase itself), if it was. */
   early?: EarlyCall;
   config: HydraflowConfig;

@@ -29,6 +29,7 @@ import type { EarlyCall, StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { escalate } from './escalate';
+import { stopSpending } from './pause';
 import { checkoutBranchAhead, prefetchBranch } from './implement';
 
 const PLAN_INSTRUCTIONS = `HydraFlow plan agent.
@@ -422,7 +423,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
       });
     }
     if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) {
-      return escalate(ctx, { headline: 'Planning stopped before spending more', reason: error.message, failed: true });
+      return stopSpending(ctx, error, 'Planning stopped before spending more');
     }
     throw error;
   }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import {
   checkChanges,
+  DailyLimitError,
   findSecrets,
   MAX_FILE_BYTES,
   neutralizeModelText,
@@ -14,6 +15,7 @@ import type { PullRequest } from '@hydraflow/github';
 import type { EarlyCall } from '../agents/model-gateway';
 import { escalate } from './escalate';
 import { answerThreads } from './feedback';
+import { pauseForTheDay } from './pause';
 import {
   implementResultSchema,
   patchFile,
@@ -167,6 +169,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   }
   const { result } = agentResult;
   session.record(result.ledger);
+  ctx.daySpend?.settle(issue.number, result.ledger);
   if (!staged) {
     return escalate(ctx, {
       headline: 'HydraFlow cannot check the agent’s change',
@@ -202,6 +205,10 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
       headline: 'HydraFlow refused to push the agent’s change',
       reason: `nothing was committed or pushed:\n${problemList(problems)}`,
     });
+  }
+  if (files.length === 0 && result.cap === 'day') {
+    // the day's allowance ran out before the agent changed anything: the issue waits for the next day's
+    return pauseForTheDay(ctx, new DailyLimitError(result.summary.split('\n', 1)[0]!, 'day'), 'implement');
   }
   if (files.length === 0) {
     // Never a blind retry (field notes: zero-commit retries doubled the attempts): a human looks first.

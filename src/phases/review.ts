@@ -36,6 +36,7 @@ import type { EarlyCall, StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { acceptedPlan } from './accepted-plan';
 import { escalate } from './escalate';
+import { stopSpending } from './pause';
 
 const INSTRUCTIONS = `HydraFlow review agent.
 You review one pull request against the issue it resolves and the accepted plan. Report every problem that is still
@@ -278,11 +279,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
         return { kind: 'escalate', round, score: undefined, reason: 'model-output', findings: [], phase };
       }
       if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) {
-        const phase = await escalate(ctx, {
-          headline: 'The review stopped before spending more',
-          reason: error.message,
-          failed: true,
-        });
+        const phase = await stopSpending(ctx, error, 'The review stopped before spending more');
         return { kind: 'escalate', round, score: undefined, reason: 'budget', findings: [], phase };
       }
       throw error;

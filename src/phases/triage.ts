@@ -10,6 +10,7 @@ import {
 } from '@hydraflow/core';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { escalate } from './escalate';
+import { stopSpending } from './pause';
 import { honourMovesRefusedByLock } from './refused-moves';
 import { startNextPhase } from './next-phase';
 import { triageCall } from './triage-call';
@@ -74,7 +75,10 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   outsider.catch(() => undefined); // awaited once the verdict is in
   let verdict: TriageVerdict;
   try {
+    // budgets.per_day.issues_per_author: an issue is started when it is triaged
+    await ctx.daySpend?.assertAuthorMayStart(issue.number, issue.author?.login);
     verdict = await ctx.models.structured({ ...triageCall(issue), early: ctx.early });
+    ctx.daySpend?.started(issue.number, issue.author?.login);
   } catch (error) {
     if (error instanceof ModelOutputError) {
       return escalate(ctx, {
@@ -83,7 +87,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
       });
     }
     if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) {
-      return escalate(ctx, { headline: 'Triage stopped before spending more', reason: error.message, failed: true });
+      return stopSpending(ctx, error, 'Triage stopped before spending more');
     }
     throw error;
   }

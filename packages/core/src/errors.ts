@@ -23,15 +23,30 @@ export class CreditExhaustedError extends HydraflowError {
   }
 }
 
-/** A per-run or per-issue budget would be exceeded by the next call. */
+/** A per-run, per-issue or per-day budget would be exceeded by the next call. */
 export class BudgetExceededError extends HydraflowError {
   override name = 'BudgetExceededError';
   constructor(
     message: string,
-    readonly scope: 'run' | 'issue',
+    readonly scope: 'run' | 'issue' | 'day',
     readonly limit: { tokens?: number; usd?: number },
   ) {
     super(message);
+  }
+}
+
+/**
+ * A limit of the whole repository's day is reached (budgets.per_day): the day's spend, the author's issues started
+ * today, or a spend ledger HydraFlow cannot trust. Not a failure of the issue: it pauses until the next UTC day.
+ */
+export class DailyLimitError extends BudgetExceededError {
+  override name = 'DailyLimitError';
+  constructor(
+    message: string,
+    readonly reason: 'day' | 'author' | 'ledger',
+    limit: { usd?: number } = {},
+  ) {
+    super(message, 'day', limit);
   }
 }
 

@@ -8,6 +8,7 @@ export * from './plan/index';
 export * from './groom/index';
 export * from './review/index';
 export * from './cost/index';
+export * from './budget/index';
 export * from './config/index';
 export * from './router/index';
 export * from './text/sanitize';

@@ -39,7 +39,7 @@ describe('loadConfig defaults', () => {
       provider: 'anthropic',
       models: { default: 'claude-sonnet-4-6' },
       clarity_threshold: 7,
-      budgets: { per_run: { usd: 2, tokens: 2_000_000 }, per_issue: { usd: 10, tokens: 10_000_000 } },
+      budgets: { per_run: { usd: 2, tokens: 2_000_000 }, per_issue: { usd: 10, tokens: 10_000_000 }, per_day: {} },
       auto_triage: true,
       outsider_issues: 'wait',
       commands: { min_permission: 'write', allowed_bots: [] },
@@ -86,7 +86,11 @@ describe('loadConfig defaults', () => {
   });
   it('partial nested objects keep the other defaults', () => {
     const c = loadConfig({ fileText: 'budgets:\n  per_run:\n    usd: 5\n', ...none });
-    expect(c.budgets).toEqual({ per_run: { usd: 5, tokens: 2_000_000 }, per_issue: { usd: 10, tokens: 10_000_000 } });
+    expect(c.budgets).toEqual({
+      per_run: { usd: 5, tokens: 2_000_000 },
+      per_issue: { usd: 10, tokens: 10_000_000 },
+      per_day: {},
+    });
   });
   it('modelFor falls back to models.default', () => {
     const c = loadConfig({ fileText: 'models:\n  triage: claude-haiku-4-5\n', ...none });

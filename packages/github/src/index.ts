@@ -6,3 +6,4 @@ export * from './rest-pulls';
 export * from './grooming-port';
 export * from './graphql-grooming';
 export * from './rest-setup';
+export * from './spend-ledger';

@@ -20,6 +20,8 @@ export interface WorldOptions {
   config?: string;
   /** Options of the scripted model server beyond the script (e.g. a minimum cacheable prompt length). */
   models?: Omit<ModelServerOptions, 'script'>;
+  /** GitHub's clock (ms since the epoch), which a test may move: a new UTC day, an hour's rate limit. */
+  clock?: () => number;
 }
 
 export const TEST_STATE_KEY = 'test-state-key-0123456789abcdef';
@@ -48,7 +50,11 @@ export interface World {
 }
 
 export async function createWorld(options: WorldOptions = {}): Promise<World> {
-  const gh = await startGitHubEmulator({ owner: options.owner ?? 'acme', repo: options.repo ?? 'widgets' });
+  const gh = await startGitHubEmulator({
+    owner: options.owner ?? 'acme',
+    repo: options.repo ?? 'widgets',
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const models = await startModelServer({ ...options.models, script: options.script ?? {} });
   const provider = options.provider ?? 'anthropic';
   const stateKey = options.stateKey ?? TEST_STATE_KEY;

@@ -47,6 +47,7 @@ import {
 import { UncertainWriteError, type GroomContext, type NewSubIssue } from '@hydraflow/github';
 import type { PhaseContext, PhaseOutcome } from '../phase-context';
 import { escalate } from '../escalate';
+import { stopSpending } from '../pause';
 import { outsiderAuthor } from '../outsider';
 import { runAgent, runSummary, type AgentRun, type LoopSetup } from './agents';
 import { humanComments, RELATED_LIMIT, relatedSearch, sharedContext } from './context';
@@ -126,7 +127,7 @@ export async function runGroom(ctx: PhaseContext): Promise<PhaseOutcome> {
   } catch (error) {
     if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) {
       const why = error instanceof CreditExhaustedError ? 'the model account is out of credit' : 'its budget is spent';
-      return escalate(ctx, { headline: `Grooming stopped: ${why}`, reason: error.message, failed: true });
+      return stopSpending(ctx, error, `Grooming stopped: ${why}`);
     }
     throw error;
   }

@@ -50,6 +50,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     input: 'budget-issue-tokens',
     kind: 'number',
   },
+  { path: ['budgets', 'per_day', 'usd'], env: 'HYDRAFLOW_BUDGET_DAY_USD', input: 'budget-day-usd', kind: 'number' },
   { path: ['auto_triage'], env: 'HYDRAFLOW_AUTO_TRIAGE', input: 'auto-triage', kind: 'boolean' },
   { path: ['commands', 'min_permission'], env: 'HYDRAFLOW_MIN_PERMISSION', input: 'min-permission', kind: 'string' },
   { path: ['commands', 'allowed_bots'], env: 'HYDRAFLOW_ALLOWED_BOTS', input: 'allowed-bots', kind: 'list' },

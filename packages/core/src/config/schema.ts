@@ -129,8 +129,32 @@ export const configSchema = z
             per_issue: budgetLimit({ usd: 10, tokens: 10_000_000 }, 'issue (all runs)').describe(
               'Limits for one issue over all runs.',
             ),
+            per_day: z
+              .strictObject(
+                {
+                  usd: usd('a positive number of US dollars (at most 10000)')
+                    .optional()
+                    .describe(
+                      "Maximum spend in USD of the whole repository per UTC day, over every issue and run (the daily budget, `budget.daily_usd` in issue #17's words). Kept in HydraFlow's spend ledger on the branch hydraflow/spend, not in any issue's state. Unset: no daily limit.",
+                    ),
+                  issues_per_author: z
+                    .number(e('a whole number from 1 to 1000'))
+                    .int(e('a whole number from 1 to 1000'))
+                    .min(1, e('a whole number from 1 to 1000'))
+                    .max(1000, e('a whole number from 1 to 1000'))
+                    .optional()
+                    .describe(
+                      'How many issues of one author HydraFlow starts (triages) per UTC day; the next one waits for the next day. Unset: no limit.',
+                    ),
+                },
+                e('a mapping with the keys usd and issues_per_author'),
+              )
+              .prefault({})
+              .describe(
+                'Limits for the whole repository per UTC day. Reaching one pauses the issue that reached it, with a note and the day’s spend; paused issues resume the next UTC day (docs/adr/0005-daily-budget.md).',
+              ),
           },
-          e('a mapping with the keys per_run and per_issue'),
+          e('a mapping with the keys per_run, per_issue and per_day'),
         )
         .prefault({})
         .describe('Spending limits, checked before every model call.'),

@@ -16,7 +16,8 @@
  *   and the author is the issue's author or holds commands.min_permission (the decision's `minPermission`, asked of
  *   the permission API before any work: author_association is not access, and strangers cannot make the repository
  *   pay for model calls).
- * - workflow_dispatch with inputs {issue, phase, actor} → that phase.
+ * - workflow_dispatch with inputs {issue, phase, actor} → that phase; phase doctor or resume-paused needs no issue.
+ * - schedule (the template's daily run) → resume the issues budgets.per_day paused on an earlier UTC day.
  * - Pull requests are mapped to issues by HydraFlow's branch name `hydraflow/issue-<n>` (same repository, never a
  *   fork). The decision carries the pull request number when the event names one; the phase then checks that it is
  *   the pull request recorded in the issue's state (`implement.pull`), so a human's lookalike branch changes nothing.
@@ -85,6 +86,11 @@ export type Decision =
     }
   /** Check the repository's setup and report (a workflow_dispatch of phase doctor; /doctor is a command). */
   | { kind: 'doctor'; actor: string }
+  /**
+   * Resume the issues budgets.per_day paused on an earlier UTC day: the workflow's daily `schedule`, or a
+   * workflow_dispatch of phase resume-paused.
+   */
+  | { kind: 'resume-paused' }
   | {
       kind: 'close';
       issue: number;
@@ -290,6 +296,8 @@ const routeWorkflowDispatch: EventHandler = (event, ctx) => {
     const who = typeof event.payload?.sender?.login === 'string' ? event.payload.sender.login : '';
     return { kind: 'doctor', actor: who };
   }
+  // neither does resuming the paused issues (the schedule's work, and what a sweep that had more to do dispatches)
+  if (typeof inputs.phase === 'string' && inputs.phase.trim() === 'resume-paused') return { kind: 'resume-paused' };
   const rawIssue = inputs.issue;
   const issueText =
     typeof rawIssue === 'number' ? String(rawIssue) : typeof rawIssue === 'string' ? rawIssue.trim() : '';
@@ -446,6 +454,8 @@ export const DEFAULT_EVENT_HANDLERS: Readonly<Record<string, EventHandler>> = {
   check_run: skipWith('check runs are summed up by check_suite / workflow_run; HydraFlow waits for those'),
   workflow_run: routeWorkflowRun,
   status: routeStatus,
+  // The template's daily schedule (a few minutes after 00:00 UTC): issues paused by budgets.per_day resume.
+  schedule: () => ({ kind: 'resume-paused' }),
 };
 
 /** Decide what one GitHub event means for HydraFlow. Pure; never throws on odd payloads. */

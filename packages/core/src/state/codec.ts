@@ -62,7 +62,7 @@ function signingInput(version: number, issue: number, canonical: string): string
   return `hydraflow-state\nv=${version}\nissue=${issue}\n${canonical}`;
 }
 
-function hmacHex(key: string, message: string): string {
+export function hmacHex(key: string, message: string): string {
   return createHmac('sha256', key).update(message, 'utf8').digest('hex');
 }
 

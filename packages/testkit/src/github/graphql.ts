@@ -5,10 +5,11 @@
  * field's value, a function property is called with (args, context, info). A field the emulator does not model is a
  * GraphQL error plus a `not-emulated` violation, never a silent null.
  *
- * Emulated: Query.repository { id, issue, pullRequest, label, labels, ... }, Query.search(type: ISSUE) (see
- * search.ts), PullRequest.reviewThreads (a thread: a top-level review comment and its replies), and the mutations
- * createIssue, createLabel, addSubIssue, removeSubIssue, markPullRequestReadyForReview, resolveReviewThread and
- * unresolveReviewThread.
+ * Emulated: Query.repository { id, issue, pullRequest, label, labels, ref, ... }, Query.search(type: ISSUE) (see
+ * search.ts), PullRequest.reviewThreads (a thread: a top-level review comment and its replies), a ref's target commit
+ * with its parents and a file in it (git-data.ts), and the mutations createIssue, createLabel, addSubIssue,
+ * removeSubIssue, markPullRequestReadyForReview, resolveReviewThread, unresolveReviewThread and createCommitOnBranch
+ * (its `expectedHeadOid` a compare-and-swap, as on GitHub).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -511,6 +512,55 @@ function repositoryNode(w: GitHubWorld): Obj {
       return l ? labelNode(w, l) : null;
     },
     labels: list(() => [...w.labels.values()].map((l) => labelNode(w, l))),
+    ref: ({ qualifiedName }: Obj) => {
+      const name = String(qualifiedName);
+      const full = name.startsWith('refs/') ? name : `refs/heads/${name}`;
+      const sha = w.refs.get(full);
+      if (!sha) return null;
+      const [, prefix, short] = /^(refs\/(?:[^/]+\/)?)(.*)$/.exec(full)!;
+      return {
+        __typename: 'Ref',
+        id: Buffer.from(`REF_${full}`).toString('base64'),
+        name: short,
+        prefix,
+        target: () => commitNode(w, sha),
+      };
+    },
+  };
+}
+
+/** A commit of the world's git data (git-data.ts), with the fields HydraFlow reads: its parents and a file in it. */
+function commitNode(w: GitHubWorld, sha: string): Obj | null {
+  const c = w.gitData().commit(sha);
+  if (!c) return null;
+  return {
+    __typename: 'Commit',
+    oid: sha,
+    message: c.message,
+    messageHeadline: c.message.split('\n', 1)[0] ?? '',
+    url: `${urls(w).html}/commit/${sha}`,
+    tree: { __typename: 'Tree', oid: c.tree },
+    parents: list(() => c.parents.map((p) => commitNode(w, p) ?? { __typename: 'Commit', oid: p })),
+    file: ({ path }: Obj) => {
+      const file = w.gitData().fileAt(sha, String(path));
+      if (!file) return null;
+      const name = String(path).split('/').pop()!;
+      return {
+        __typename: 'TreeEntry',
+        name,
+        path: String(path),
+        oid: file.oid,
+        type: 'blob',
+        object: {
+          __typename: 'Blob',
+          oid: file.oid,
+          text: file.text,
+          isBinary: false,
+          isTruncated: false,
+          byteSize: Buffer.byteLength(file.text),
+        },
+      };
+    },
   };
 }
 
@@ -624,6 +674,52 @@ function root(w: GitHubWorld): Obj {
       const child = issueByNodeId(w, input.subIssueId);
       removeSubIssue(ctx, parent, child);
       return payload(input, { issue: issueNode(w, parent), subIssue: issueNode(w, child) });
+    },
+    createCommitOnBranch: (args: Obj, ctx: Context) => {
+      const input = mutationInput(args);
+      onlyEmulated(ctx, 'CreateCommitOnBranchInput', input, ['branch', 'expectedHeadOid', 'message', 'fileChanges']);
+      requirePermission(ctx, 'write');
+      const branch = input.branch as Obj;
+      if (branch.branchId != null) throw notEmulated(ctx, 'CommittableBranch.branchId');
+      if (String(branch.repositoryNameWithOwner).toLowerCase() !== `${w.owner}/${w.repo}`.toLowerCase())
+        throw new GitHubGraphqlError(
+          'NOT_FOUND',
+          `Could not resolve to a Repository with the name '${String(branch.repositoryNameWithOwner)}'.`,
+        );
+      const ref = `refs/heads/${String(branch.branchName)}`;
+      const head = w.refs.get(ref);
+      if (!head)
+        throw new GitHubGraphqlError('NOT_FOUND', `A ref named "${String(branch.branchName)}" does not exist.`);
+      if (head !== input.expectedHeadOid)
+        throw new GitHubGraphqlError(
+          'STALE_DATA',
+          `Expected branch to point to "${String(input.expectedHeadOid)}" but it did not. Pull and try again.`,
+        );
+      const changes = (input.fileChanges ?? {}) as { additions?: Obj[] | null; deletions?: Obj[] | null };
+      const data = w.gitData();
+      const parent = data.commit(head)!;
+      const tree = data.createTree(parent.tree, [
+        ...(changes.additions ?? []).map((a) => ({
+          path: String(a.path),
+          mode: '100644',
+          content: Buffer.from(String(a.contents), 'base64').toString('utf8'),
+        })),
+        ...(changes.deletions ?? []).map((d) => ({ path: String(d.path), mode: '100644', sha: null })),
+      ]);
+      const message = input.message as Obj;
+      const who = { name: ctx.actor.login, email: `${ctx.actor.id}+${ctx.actor.login}@users.noreply.github.com` };
+      const date = Math.floor(w.clock() / 1000);
+      const sha = data.createCommit({
+        tree,
+        parents: [head],
+        message: [message.headline, message.body].filter((t) => typeof t === 'string' && t !== '').join('\n\n'),
+        author: { ...who, date },
+        committer: { name: 'GitHub', email: 'noreply@github.com', date },
+      });
+      w.git?.updateRef(ref, sha, head);
+      w.refs.set(ref, sha);
+      w.reportPush(ref, head, sha, { actor: ctx.actor.login });
+      return payload(input, { commit: commitNode(w, sha), ref: null });
     },
     resolveReviewThread: (args: Obj, ctx: Context) => setThreadResolved(mutationInput(args), ctx, true),
     unresolveReviewThread: (args: Obj, ctx: Context) => setThreadResolved(mutationInput(args), ctx, false),

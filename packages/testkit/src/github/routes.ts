@@ -1,5 +1,6 @@
 /** Route handlers of the GitHub emulator. Each route names the OpenAPI path template it implements. */
 import { GitError, ZERO_SHA } from './git';
+import type { GitCommitObject } from './git-data';
 import {
   BOT_LOGIN,
   PERMISSION_RANK,
@@ -1202,6 +1203,66 @@ const defs: Array<[string, string, Route['handler']]> = [
     },
   ],
 
+  // git objects (git-data.ts): trees of files, commits
+  [
+    'POST',
+    `${R}/git/trees`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const b = obj(ctx);
+      const entries = (Array.isArray(b.tree) ? b.tree : []) as Record<string, unknown>[];
+      for (const e of entries) {
+        if (e.type !== 'blob') ctx.notEmulated(`POST /git/trees with a ${String(e.type)} entry`);
+        if (typeof e.content === 'string' && typeof e.sha === 'string')
+          throw new HttpError(422, 'Must supply either tree.sha or tree.content, not both');
+      }
+      let sha: string;
+      try {
+        sha = ctx.world.gitData().createTree(
+          typeof b.base_tree === 'string' ? b.base_tree : undefined,
+          entries.map((e) => ({
+            path: String(e.path),
+            mode: String(e.mode),
+            ...(typeof e.content === 'string' ? { content: e.content } : {}),
+            ...(e.sha === null || typeof e.sha === 'string' ? { sha: e.sha } : {}),
+          })),
+        );
+      } catch (error) {
+        ctx.notEmulated(`POST /git/trees: ${(error as Error).message}`);
+        throw new HttpError(422, 'Invalid tree info');
+      }
+      const api = urls(ctx.world).repoApi;
+      return {
+        status: 201,
+        body: { sha, url: `${api}/git/trees/${sha}`, truncated: false, tree: [] },
+        headers: { location: `${api}/git/trees/${sha}` },
+      };
+    },
+  ],
+  [
+    'POST',
+    `${R}/git/commits`,
+    (ctx) => {
+      requirePermission(ctx, 'write');
+      const b = obj(ctx);
+      const data = ctx.world.gitData();
+      const parents = (Array.isArray(b.parents) ? b.parents : []).map(String);
+      for (const p of parents)
+        if (!data.commit(p)) throw new HttpError(422, 'Parent SHA does not exist or is not a commit object');
+      const who = { name: ctx.actor.login, email: `${ctx.actor.id}+${ctx.actor.login}@users.noreply.github.com` };
+      const date = Math.floor(ctx.world.clock() / 1000);
+      const commit = {
+        tree: String(b.tree),
+        parents,
+        message: String(b.message ?? ''),
+        author: { ...who, date },
+        committer: { ...who, date },
+      };
+      const sha = data.createCommit(commit);
+      return { status: 201, body: gitCommitJson(ctx.world, sha, commit) };
+    },
+  ],
+
   // git refs
   [
     'GET',
@@ -1277,7 +1338,11 @@ const defs: Array<[string, string, Route['handler']]> = [
           throw e;
         }
       }
-      // Without git, commit ancestry is unknown: every update is accepted (force semantics).
+      // Without git, ancestry is known for the commits made through the git data API (git-data.ts); any other update
+      // is accepted (force semantics).
+      const memory = git ? undefined : ctx.world.gitData();
+      if (memory?.commit(old) && obj(ctx).force !== true && !memory.isAncestor(old, sha))
+        throw new HttpError(422, 'Update is not a fast forward');
       ctx.world.refs.set(ref, sha);
       if (ref.startsWith('refs/heads/') && old !== sha) reportRef(ctx, ref, old, sha);
       return { status: 200, body: refJson(ctx.world, ref, sha) };
@@ -1717,3 +1782,29 @@ export function matchRoute(method: string, path: string): { route: Route; params
 }
 
 export const BOT = BOT_LOGIN;
+
+/** A commit as the git data API shows it (POST /git/commits). */
+export function gitCommitJson(w: GitHubWorld, sha: string, c: GitCommitObject) {
+  const api = urls(w).repoApi;
+  const person = (p: GitCommitObject['author']) => ({
+    name: p.name,
+    email: p.email,
+    date: new Date((p.date ?? 0) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  });
+  return {
+    sha,
+    node_id: Buffer.from(`C_${sha}`).toString('base64'),
+    url: `${api}/git/commits/${sha}`,
+    html_url: `${urls(w).html}/commit/${sha}`,
+    author: person(c.author),
+    committer: person(c.committer),
+    message: c.message,
+    tree: { sha: c.tree, url: `${api}/git/trees/${c.tree}` },
+    parents: c.parents.map((p) => ({
+      sha: p,
+      url: `${api}/git/commits/${p}`,
+      html_url: `${urls(w).html}/commit/${p}`,
+    })),
+    verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+  };
+}

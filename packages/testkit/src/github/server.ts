@@ -391,6 +391,8 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     requests.push(entry);
 
     const outHeaders: Record<string, string> = {
+      // the world's clock, which a test may move (a new UTC day): clients that read GitHub's time see it
+      date: new Date(clock()).toUTCString(),
       'x-github-request-id': randomBytes(8).toString('hex').toUpperCase(),
       'x-github-media-type': 'github.v3; format=json',
       ...headers,

@@ -4,6 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ZERO_SHA, type GitRepo } from './git';
+import { BareGitData, MemoryGitData, type GitData } from './git-data';
 
 export type Permission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
 export const PERMISSION_RANK: Record<Permission, number> = {
@@ -320,6 +321,8 @@ export class GitHubWorld {
   readonly appLogins = new Set<string>();
   /** set when the repository's git data comes from a real bare repository */
   git: GitRepo | undefined;
+  /** git objects of a world without a bare repository (git-data.ts) */
+  private readonly memoryGit = new MemoryGitData();
   /** branch heads as last reported by a push event (syncGit diffs against this) */
   readonly gitReported = new Map<string, string>();
   /** per pull request: the head sha its last opened/synchronize event reported */
@@ -389,6 +392,11 @@ export class GitHubWorld {
     this.events.push(event);
     for (const l of this.eventListeners) l(event);
     return event;
+  }
+
+  /** Trees, commits and files for the git data API and GraphQL: the bare repository's, or the in-memory ones. */
+  gitData(): GitData {
+    return this.git ? new BareGitData(this.git) : this.memoryGit;
   }
 
   // -- git ------------------------------------------------------------------------------------------------------
