@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { BudgetExceededError, redactSecrets } from '@hydraflow/core';
+import { providerJsonSchema } from '@hydraflow/providers';
 import type {
   StopReason,
   ToolCall,
@@ -58,10 +59,9 @@ export function defineTool<I>(tool: {
   return tool as unknown as AgentTool;
 }
 
+/** What the model is told about a tool: its input schema in the portable form every provider compiles. */
 export function toolDefinition(tool: AgentTool): ToolDefinition {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete schema.$schema;
-  return { name: tool.name, description: tool.description, inputSchema: schema };
+  return { name: tool.name, description: tool.description, inputSchema: providerJsonSchema(tool.input) };
 }
 
 export interface ToolLoopLimits {

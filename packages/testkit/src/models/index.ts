@@ -12,3 +12,11 @@ export {
   OPENAI_CACHE_INCREMENT,
 } from './caching';
 export { estimateTokens, textOfTokens, CHARS_PER_TOKEN } from './tokens';
+export {
+  LLAMA_FORMAT_ERROR,
+  LLAMA_GRAMMAR_ERROR,
+  LLAMA_GRAMMAR_LIMIT,
+  UNBOUNDED_NUMBER,
+  grammarRefused,
+  llamaJsonText,
+} from './llama-cpp';

@@ -23,6 +23,14 @@ import {
 } from './caching';
 import { parseRoleAndIssue, ScriptRunner, type Fault, type ParsedRequest, type Script, type Wire } from './script';
 import { estimateTokens } from './tokens';
+import {
+  grammarRefused,
+  LLAMA_FORMAT_ERROR,
+  LLAMA_GRAMMAR_ERROR,
+  LLAMA_GRAMMAR_LIMIT,
+  llamaError,
+  llamaJsonText,
+} from './llama-cpp';
 
 export type Clock = (() => number) | { now(): number };
 
@@ -38,6 +46,12 @@ export interface ModelServerOptions {
   apiKeys?: string[];
   /** Behave like an OpenAI-compatible endpoint that rejects `response_format: json_schema` with a 400. */
   rejectJsonSchema?: boolean;
+  /**
+   * Behave like llama.cpp's server on the OpenAI wire (see llama-cpp.ts): a schema (response format or tool) with a
+   * bounded repetition of `grammarLimit` (default 2,000) or more is refused with llama.cpp's 400, a bounded `number`
+   * comes back unbounded, errors have llama.cpp's shape.
+   */
+  llamaCpp?: { grammarLimit?: number };
   /**
    * Latency of answers whose script entry sets none, modelled like a real API: time to the first token, then the
    * output at a steady speed (a one-token answer costs about `firstTokenMs`; a long verdict seconds).
@@ -550,6 +564,13 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     call.issue = request.issue;
     if (
       wire === 'openai' &&
+      options.llamaCpp &&
+      grammarRefused(body, options.llamaCpp.grammarLimit ?? LLAMA_GRAMMAR_LIMIT)
+    ) {
+      return reply(400, llamaError(400, LLAMA_GRAMMAR_ERROR, 'invalid_request_error'), {}, 'grammar');
+    }
+    if (
+      wire === 'openai' &&
       options.rejectJsonSchema &&
       (body.response_format as { type?: string } | undefined)?.type === 'json_schema'
     ) {
@@ -669,6 +690,12 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
           )
         : reply(529, anthropicError('overloaded_error', 'Overloaded'), {}, 'overloaded_error');
     }
+    if (fault === 'format') {
+      // llama.cpp's chat parser could not read the reply; other servers would say it their way.
+      return wire === 'openai'
+        ? reply(500, llamaError(500, LLAMA_FORMAT_ERROR, 'server_error'), {}, 'format')
+        : reply(500, anthropicError('api_error', 'Internal server error'), {}, 'api_error');
+    }
     if (fault === '500') {
       return wire === 'openai'
         ? reply(
@@ -708,7 +735,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
 
     // A 200 answer: content first, then usage from the caching model.
     const structured = entry.json !== undefined;
-    let text = structured ? JSON.stringify(entry.json) : (entry.text ?? '');
+    let text = !structured
+      ? (entry.text ?? '')
+      : options.llamaCpp && wire === 'openai'
+        ? llamaJsonText(entry.json, request.schema)
+        : JSON.stringify(entry.json);
     const toolCalls = entry.toolCalls ?? [];
     let useForcedTool = structured && request.forcedTool !== undefined && toolCalls.length === 0;
     let toolInput: unknown = entry.json;
