@@ -20,6 +20,7 @@ import {
   createWorld,
   fakeSha,
   LLAMA_FORMAT_ERROR,
+  LLAMA_MODEL_FILE,
   type ModelServerOptions,
   type Script,
   type World,
@@ -177,6 +178,39 @@ describe('against a llama.cpp server (scripted)', () => {
     // The schema went into the prompt instead.
     expect(triage[1]!.request!.system).toContain('It must match this JSON Schema, named triage_verdict');
     expect(stateOf(w, issue.number).triage?.route).toBe('plan');
+  });
+
+  it('a local model no price table knows costs $0, and the report says so; a configured price counts', async () => {
+    // Any OpenAI-compatible endpoint (here one that compiles every schema): the price is the question.
+    const w = await llamaWorld({ triage: { json: clearVerdict } }, {});
+    const issue = openIssue(w);
+    const run = await w.run('issues', 'opened', { issue: issue.number }, { inputs: { phase: 'triage' } });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const state = stateOf(w, issue.number);
+    expect(state.ledger).toHaveLength(1);
+    expect(state.ledger[0]).toMatchObject({ model: LOCAL_MODEL, costUsd: 0, priced: false });
+    expect(state.ledger[0]!.inputTokens).toBeGreaterThan(100);
+    const progress = w.gh.world.commentsOn(issue.number).find((c) => c.body.includes(PROGRESS_MARKER))!.body;
+    expect(progress).toMatch(
+      /\| Cost so far \| \$0\.00 · [\d,]+ tokens \([^)]*\) — unpriced: `qwen2\.5-coder-7b-instruct-q4_k_m` counted as \$0 \(USD budgets do not limit it, token budgets do; give it a price under `pricing` to count it\) \|/,
+    );
+
+    await w.close();
+    // Priced in the config by the model id asked for, though llama.cpp's answers name its model file.
+    const priced = await createWorld({
+      provider: 'openai-compatible',
+      script: { triage: { json: clearVerdict } },
+      models: { llamaCpp: {} },
+      config: `models:\n  default: ${LOCAL_MODEL}\npricing:\n  ${LOCAL_MODEL}: { input: 1, output: 2 }\n`,
+    });
+    world = priced;
+    priced.gh.addUser({ login: 'alice', permission: 'write' });
+    const second = openIssue(priced);
+    await priced.run('issues', 'opened', { issue: second.number }, { inputs: { phase: 'triage' } });
+    const entry = stateOf(priced, second.number).ledger[0]!;
+    expect(entry).toMatchObject({ model: LLAMA_MODEL_FILE });
+    expect(entry.priced).toBeUndefined();
+    expect(entry.costUsd).toBeCloseTo((entry.inputTokens * 1 + entry.outputTokens * 2) / 1e6, 6);
   });
 
   it('a reply the server could not read is repaired once, never retried blindly', async () => {

@@ -18,7 +18,13 @@ export type {
 export type { OpenAIProviderOptions, JsonMode } from './openai';
 export type { AnthropicProviderOptions } from './anthropic';
 export { createProvider, type CreateProviderOptions } from './factory';
-export { providerJsonSchema, portableJsonSchema } from './portable-schema';
+export {
+  providerJsonSchema,
+  portableJsonSchema,
+  MAX_PORTABLE_LENGTH,
+  MAX_PORTABLE_ITEMS,
+  MAX_ENUM_INTEGERS,
+} from './portable-schema';
 export {
   generateStructured,
   toStrictJsonSchema,

@@ -16,7 +16,9 @@ export {
   LLAMA_FORMAT_ERROR,
   LLAMA_GRAMMAR_ERROR,
   LLAMA_GRAMMAR_LIMIT,
+  LLAMA_MODEL_FILE,
   UNBOUNDED_NUMBER,
   grammarRefused,
   llamaJsonText,
 } from './llama-cpp';
+export { jsonSchemaErrors } from './json-schema';

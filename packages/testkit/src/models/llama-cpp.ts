@@ -8,6 +8,7 @@
  * - Its grammar does not bound a `number`: a 0-10 score came back as `27e1950` (JSON.parse reads Infinity).
  * - A reply its own chat parser cannot read is an HTTP 500 (the `format` fault).
  * - Errors are `{error: {code, message, type}}`, without OpenAI's `param`.
+ * - An answer names the model file the server was started with (`-m`), whatever model the request asked for.
  */
 
 type JsonObject = Record<string, unknown>;
@@ -22,6 +23,9 @@ export const LLAMA_GRAMMAR_ERROR = 'Failed to initialize samplers: failed to par
 
 /** What llama.cpp answers when its chat parser cannot read the model's reply (HTTP 500). */
 export const LLAMA_FORMAT_ERROR = 'The model produced output that does not match the expected peg-native format';
+
+/** The `model` of llama.cpp's answers: the file it serves. */
+export const LLAMA_MODEL_FILE = '/models/ggml-model-q4_k_m.gguf';
 
 /** What a llama.cpp number looks like when the grammar let the model write any number. */
 export const UNBOUNDED_NUMBER = '27e1950';

@@ -28,6 +28,7 @@ import {
   LLAMA_FORMAT_ERROR,
   LLAMA_GRAMMAR_ERROR,
   LLAMA_GRAMMAR_LIMIT,
+  LLAMA_MODEL_FILE,
   llamaError,
   llamaJsonText,
 } from './llama-cpp';
@@ -49,7 +50,7 @@ export interface ModelServerOptions {
   /**
    * Behave like llama.cpp's server on the OpenAI wire (see llama-cpp.ts): a schema (response format or tool) with a
    * bounded repetition of `grammarLimit` (default 2,000) or more is refused with llama.cpp's 400, a bounded `number`
-   * comes back unbounded, errors have llama.cpp's shape.
+   * comes back unbounded, errors have llama.cpp's shape, and answers name the model file, not the model asked for.
    */
   llamaCpp?: { grammarLimit?: number };
   /**
@@ -802,7 +803,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         id: randomId('chatcmpl-', 29),
         object: 'chat.completion',
         created: Math.floor(now() / 1000),
-        model: request.model,
+        model: options.llamaCpp ? LLAMA_MODEL_FILE : request.model,
         choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
         usage,
         service_tier: 'default',
