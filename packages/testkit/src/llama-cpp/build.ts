@@ -15,6 +15,8 @@ export const LLAMA_CPP_CACHE = process.env.HYDRAFLOW_LLAMA_CPP_CACHE ?? join(hom
 
 export interface LlamaServerBuild {
   binary: string;
+  /** The llama.cpp source tree it was built from (its chat templates are used by the test's model). */
+  source: string;
   /** The llama.cpp release tag the source comes from. */
   release: string;
   /** Seconds the build took, or 0 when it came from the cache. */
@@ -41,7 +43,7 @@ export function ensureLlamaServer(log: (line: string) => void = console.error): 
   const source = join(root, 'src');
   const build = join(root, 'build');
   const binary = join(build, 'bin/llama-server');
-  if (existsSync(binary)) return { binary, release: releaseOf(packageDir), buildSeconds: 0 };
+  if (existsSync(binary)) return { binary, source, release: releaseOf(packageDir), buildSeconds: 0 };
 
   const started = Date.now();
   mkdirSync(root, { recursive: true });
@@ -74,5 +76,5 @@ export function ensureLlamaServer(log: (line: string) => void = console.error): 
     root,
   );
   run('nice', ['-n', '10', 'cmake', '--build', build, '--target', 'llama-server', '-j', '2'], root);
-  return { binary, release: releaseOf(packageDir), buildSeconds: Math.round((Date.now() - started) / 1000) };
+  return { binary, source, release: releaseOf(packageDir), buildSeconds: Math.round((Date.now() - started) / 1000) };
 }
