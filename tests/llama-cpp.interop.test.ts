@@ -18,7 +18,21 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeStateBlock, emptyState, encodeStateBlock, PROGRESS_MARKER, type IssueState } from '@hydraflow/core';
+import { z } from 'zod';
+import {
+  decodeStateBlock,
+  emptyState,
+  encodeStateBlock,
+  OutputFormatError,
+  PROGRESS_MARKER,
+  type IssueState,
+} from '@hydraflow/core';
+import {
+  createProvider,
+  generateStructured,
+  StructuredOutputError,
+  type CompletionRequest,
+} from '@hydraflow/providers';
 import {
   BOT_LOGIN,
   createWorld,
@@ -34,6 +48,8 @@ import {
 } from '@hydraflow/testkit';
 
 const ENABLED = process.env.HYDRAFLOW_LLAMA_CPP === '1';
+/** A run of the action against the server: the grooming agents' long prompts take 10-40 s on a shared machine. */
+const RUN_TIMEOUT = 10 * 60_000;
 const MODEL = 'hydraflow-interop-tiny';
 
 let servers: LlamaServer[] = [];
@@ -77,7 +93,7 @@ async function llamaWorld(config = ''): Promise<World> {
 }
 
 /** HydraFlow's inputs for a run against the proxy in front of llama.cpp. */
-const viaLlama = () => ({ inputs: { 'base-url': proxy.baseUrl } });
+const viaLlama = () => ({ inputs: { 'base-url': proxy.baseUrl }, timeoutMs: RUN_TIMEOUT });
 
 function stateOf(w: World, issue: number): IssueState {
   const progress = w.gh.world.commentsOn(issue).find((c) => c.user === BOT_LOGIN && c.body.includes(PROGRESS_MARKER));
@@ -94,104 +110,154 @@ function callsOf(roles: (role: string) => boolean, from: number) {
   return calls;
 }
 
-describe.skipIf(!ENABLED)('HydraFlow against a real llama.cpp server (HYDRAFLOW_LLAMA_CPP=1)', () => {
-  it('triage, then grooming: each agent and the summary answer through their submit tools', async () => {
-    const w = await llamaWorld();
-    const from = proxy.calls.length;
-    const issue = w.gh.world.issue({
-      title: 'Add average, median and describe to src/numbers.js',
-      body: 'Add three helpers next to sum(): average, median and describe, 0 for an empty list, with tests.',
-      author: 'alice',
-    });
-    const triaged = await w.run('issues', 'opened', { issue: issue.number }, viaLlama());
-    expect(triaged.exitCode, triaged.stdout + triaged.stderr).toBe(0);
-    callsOf((r) => r === 'triage', from);
-    const triage = stateOf(w, issue.number).triage;
-    // The model's scores are 7 and 7: a clear, complex issue, groomed first.
-    expect(triage).toMatchObject({ clarity_score: 7, complexity_score: 7, route: 'groom' });
+describe.skipIf(!ENABLED)(
+  'HydraFlow against a real llama.cpp server (HYDRAFLOW_LLAMA_CPP=1)',
+  { timeout: RUN_TIMEOUT },
+  () => {
+    it('triage, then grooming: each agent and the summary answer through their submit tools', async () => {
+      const w = await llamaWorld();
+      const from = proxy.calls.length;
+      const issue = w.gh.world.issue({
+        title: 'Add average, median and describe to src/numbers.js',
+        body: 'Add three helpers next to sum(): average, median and describe, 0 for an empty list, with tests.',
+        author: 'alice',
+      });
+      const triaged = await w.run('issues', 'opened', { issue: issue.number }, viaLlama());
+      expect(triaged.exitCode, triaged.stdout + triaged.stderr).toBe(0);
+      callsOf((r) => r === 'triage', from);
+      const triage = stateOf(w, issue.number).triage;
+      // The model's scores are 7 and 7: a clear, complex issue, groomed first.
+      expect(triage).toMatchObject({ clarity_score: 7, complexity_score: 7, route: 'groom' });
 
-    const groomed = await w.runDispatch(undefined, viaLlama());
-    expect(groomed.exitCode, groomed.stdout + groomed.stderr).toBe(0);
-    const calls = callsOf((r) => r.startsWith('groom_'), from);
-    expect(new Set(calls.map((c) => c.role))).toEqual(
-      new Set(['groom_pm', 'groom_engineer', 'groom_qa', 'groom_research', 'groom_summary']),
-    );
-    const groom = stateOf(w, issue.number).groom!;
-    // Every agent's verdict parsed (none is the failure verdict), and the summary's decision is the model's own.
-    for (const agent of ['pm', 'engineer', 'qa', 'research'])
-      expect(groom.agents[agent], agent).toMatchObject({ failed: false });
-    expect(groom.decision).toBe('blocked');
-  });
+      const groomed = await w.runDispatch(undefined, viaLlama());
+      expect(groomed.exitCode, groomed.stdout + groomed.stderr).toBe(0);
+      const calls = callsOf((r) => r.startsWith('groom_'), from);
+      expect(new Set(calls.map((c) => c.role))).toEqual(
+        new Set(['groom_pm', 'groom_engineer', 'groom_qa', 'groom_research', 'groom_summary']),
+      );
+      const groom = stateOf(w, issue.number).groom!;
+      // Every agent's verdict parsed (none is the failure verdict), and the summary's decision is the model's own.
+      for (const agent of ['pm', 'engineer', 'qa', 'research'])
+        expect(groom.agents[agent], agent).toMatchObject({ failed: false });
+      expect(groom.decision).toBe('blocked');
+    });
 
-  it('plan and plan review: the plan and its scores parse, and the plan gate decides on them', async () => {
-    const w = await llamaWorld('grooming:\n  route: never\n');
-    const from = proxy.calls.length;
-    const issue = w.gh.world.issue({
-      title: 'Paginate GET /users',
-      body: 'GET /users returns every user at once. Return 50 per page with a Link header; add tests.',
-      author: 'alice',
+    it('plan and plan review: the plan and its scores parse, and the plan gate decides on them', async () => {
+      const w = await llamaWorld('grooming:\n  route: never\n');
+      const from = proxy.calls.length;
+      const issue = w.gh.world.issue({
+        title: 'Paginate GET /users',
+        body: 'GET /users returns every user at once. Return 50 per page with a Link header; add tests.',
+        author: 'alice',
+      });
+      const run = await w.run('issues', 'opened', { issue: issue.number }, viaLlama());
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      callsOf((r) => r === 'plan', from);
+      callsOf((r) => r === 'plan_review', from);
+      const plan = stateOf(w, issue.number).plan;
+      // Parsed every time: the plan gate decided on the reviewer's scores (7 of 10 on every dimension).
+      expect(plan?.scores.correctness).toBe(7);
+      expect(['accepted', 'rejected']).toContain(plan?.status);
     });
-    const run = await w.run('issues', 'opened', { issue: issue.number }, viaLlama());
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-    callsOf((r) => r === 'plan', from);
-    callsOf((r) => r === 'plan_review', from);
-    const plan = stateOf(w, issue.number).plan;
-    // Parsed every time: the plan gate decided on the reviewer's scores (7 of 10 on every dimension).
-    expect(plan?.scores.correctness).toBe(7);
-    expect(['accepted', 'rejected']).toContain(plan?.status);
-  });
 
-  it("review: the reviewer's verdict parses and the round is recorded", async () => {
-    const w = await llamaWorld();
-    const from = proxy.calls.length;
-    const issue = w.gh.world.issue({
-      title: 'Add the parser',
-      body: 'Parse it.',
-      author: 'alice',
-      labels: ['hydraflow-review'],
-    });
-    const branch = `hydraflow/issue-${issue.number}`;
-    const { pull } = w.gh.world.pull({
-      title: 'Add the parser',
-      body: `Fixes #${issue.number}`,
-      author: BOT_LOGIN,
-      head: branch,
-      headSha: fakeSha('v1'),
-      files: [
-        {
-          filename: 'src/parse.js',
-          status: 'added',
-          additions: 1,
-          deletions: 0,
-          patch: '@@ -0,0 +1,1 @@\n+export const parse = (s) => JSON.parse(s);',
-        },
-      ],
-    });
-    const state: IssueState = {
-      ...emptyState(issue.number),
-      stage: 'review',
-      implement: {
-        branch,
-        pull: pull.number,
+    it("review: the reviewer's verdict parses and the round is recorded", async () => {
+      const w = await llamaWorld();
+      const from = proxy.calls.length;
+      const issue = w.gh.world.issue({
+        title: 'Add the parser',
+        body: 'Parse it.',
+        author: 'alice',
+        labels: ['hydraflow-review'],
+      });
+      const branch = `hydraflow/issue-${issue.number}`;
+      const { pull } = w.gh.world.pull({
+        title: 'Add the parser',
+        body: `Fixes #${issue.number}`,
+        author: BOT_LOGIN,
+        head: branch,
         headSha: fakeSha('v1'),
-        attempts: 1,
-        mode: 'build',
-        fixAttempts: 0,
-        at: '2026-01-01T00:00:00.000Z',
-      },
-    };
-    w.gh.world.comment(issue.number, {
-      author: BOT_LOGIN,
-      body: `${PROGRESS_MARKER}\nimplemented\n${encodeStateBlock(state, { key: w.stateKey })}`,
+        files: [
+          {
+            filename: 'src/parse.js',
+            status: 'added',
+            additions: 1,
+            deletions: 0,
+            patch: '@@ -0,0 +1,1 @@\n+export const parse = (s) => JSON.parse(s);',
+          },
+        ],
+      });
+      const state: IssueState = {
+        ...emptyState(issue.number),
+        stage: 'review',
+        implement: {
+          branch,
+          pull: pull.number,
+          headSha: fakeSha('v1'),
+          attempts: 1,
+          mode: 'build',
+          fixAttempts: 0,
+          at: '2026-01-01T00:00:00.000Z',
+        },
+      };
+      w.gh.world.comment(issue.number, {
+        author: BOT_LOGIN,
+        body: `${PROGRESS_MARKER}\nimplemented\n${encodeStateBlock(state, { key: w.stateKey })}`,
+      });
+      const run = await w.run(
+        'workflow_dispatch',
+        undefined,
+        { inputs: { issue: String(issue.number), phase: 'review', actor: 'alice' } },
+        viaLlama(),
+      );
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      callsOf((r) => r === 'review', from);
+      expect(stateOf(w, issue.number).review?.rounds).toHaveLength(1);
     });
-    const run = await w.run(
-      'workflow_dispatch',
-      undefined,
-      { inputs: { issue: String(issue.number), phase: 'review', actor: 'alice' } },
-      viaLlama(),
-    );
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-    callsOf((r) => r === 'review', from);
-    expect(stateOf(w, issue.number).review?.rounds).toHaveLength(1);
-  });
-});
+
+    describe("the server's refusals, met as HydraFlow's provider code meets them", () => {
+      const provider = () =>
+        createProvider({ provider: 'openai-compatible', model: MODEL, apiKey: 'none', baseUrl: proxy.baseUrl });
+      const request: CompletionRequest = {
+        role: 'interop',
+        system: [{ text: 'HydraFlow interop agent. Answer with the JSON asked for.' }],
+        messages: [{ role: 'user', content: 'Issue #1: say hello.' }],
+        maxOutputTokens: 200,
+      };
+
+      it('a schema it cannot compile (400 "failed to parse grammar") is asked again in JSON mode, and answered', async () => {
+        const from = proxy.calls.length;
+        // A bound the portable rules never send (a minimum length over llama.cpp's 2,000 repetitions).
+        const schema = {
+          type: 'object',
+          properties: { greeting: { type: 'string', minLength: 2500 } },
+          required: ['greeting'],
+          additionalProperties: false,
+        };
+        const result = await (await provider()).completeJson(request, { name: 'greeting', jsonSchema: schema });
+        expect(JSON.parse(result.text)).toEqual(expect.any(Object));
+        expect(proxy.calls.slice(from).map((c) => [c.status, c.mode])).toEqual([
+          [400, 'json_schema'],
+          [200, 'json_object'],
+        ]);
+        expect(proxy.calls[from]!.answer).toContain('failed to parse grammar');
+      });
+
+      it('a reply it cannot read (500 "does not match the expected … format") is repaired once, then fails typed', async () => {
+        const from = proxy.calls.length;
+        // A pattern (a or b, then a backslash and `!`) whose grammar lets the model write what llama.cpp's own chat
+        // parser then refuses.
+        const schema = z.strictObject({ greeting: z.string().regex(/^(a|b)\\!$/) });
+        const error = await generateStructured({ provider: await provider(), request, schema, schemaName: 'greeting' })
+          .then(() => undefined)
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(StructuredOutputError);
+        expect((error as StructuredOutputError).reason).toMatch(/does not match the expected [\w-]+ format/);
+        // One call and one repair, no retry of either: each 500 became an OutputFormatError at once.
+        expect(proxy.calls.slice(from).map((c) => c.status)).toEqual([500, 500]);
+        await expect(
+          (await provider()).completeJson(request, { name: 'greeting', jsonSchema: z.toJSONSchema(schema) }),
+        ).rejects.toBeInstanceOf(OutputFormatError);
+      });
+    });
+  },
+);

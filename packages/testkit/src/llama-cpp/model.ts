@@ -15,11 +15,11 @@
 import { readFileSync } from 'node:fs';
 import { writeGguf, type GgufTensor } from './gguf';
 
-const N_EMBD = 64;
+const N_EMBD = 16;
 /** Logit gap between two ranks: at llama.cpp's default temperature (0.8) the lower one has a chance of e^-12.5. */
 const GAP = 10;
-const N_FF = 64;
-const N_HEAD = 4;
+const N_FF = 16;
+const N_HEAD = 2;
 export const CONTEXT_LENGTH = 65_536;
 
 /** GPT-2's byte → printable character map (the token text of each byte in a byte-level BPE vocabulary). */
