@@ -47,6 +47,8 @@ export interface ModelServerOptions {
   apiKeys?: string[];
   /** Behave like an OpenAI-compatible endpoint that rejects `response_format: json_schema` with a 400. */
   rejectJsonSchema?: boolean;
+  /** Likewise for `response_format: json_object` (a server that takes neither: the prompt alone asks for JSON). */
+  rejectJsonObject?: boolean;
   /**
    * Behave like llama.cpp's server on the OpenAI wire (see llama-cpp.ts): a schema (response format or tool) with a
    * bounded repetition of `grammarLimit` (default 2,000) or more is refused with llama.cpp's 400, a bounded `number`
@@ -570,15 +572,15 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     ) {
       return reply(400, llamaError(400, LLAMA_GRAMMAR_ERROR, 'invalid_request_error'), {}, 'grammar');
     }
+    const format = (body.response_format as { type?: string } | undefined)?.type;
     if (
       wire === 'openai' &&
-      options.rejectJsonSchema &&
-      (body.response_format as { type?: string } | undefined)?.type === 'json_schema'
+      ((format === 'json_schema' && options.rejectJsonSchema) || (format === 'json_object' && options.rejectJsonObject))
     ) {
       return reply(
         400,
         openaiError(
-          "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+          `Invalid parameter: 'response_format' of type '${format}' is not supported with this model.`,
           'invalid_request_error',
           null,
           'response_format',
