@@ -6,12 +6,10 @@
 
 export type GgufValue =
   | { type: 'u32'; value: number }
-  | { type: 'i32'; value: number }
   | { type: 'f32'; value: number }
   | { type: 'bool'; value: boolean }
   | { type: 'string'; value: string }
   | { type: 'string[]'; value: readonly string[] }
-  | { type: 'f32[]'; value: readonly number[] }
   | { type: 'i32[]'; value: readonly number[] };
 
 export interface GgufTensor {
@@ -75,9 +73,6 @@ function writeValue(w: Writer, v: GgufValue): void {
     case 'u32':
       w.u32(TYPE.u32);
       return w.u32(v.value);
-    case 'i32':
-      w.u32(TYPE.i32);
-      return w.i32(v.value);
     case 'f32':
       w.u32(TYPE.f32);
       return w.f32(v.value);
@@ -92,12 +87,6 @@ function writeValue(w: Writer, v: GgufValue): void {
       w.u32(TYPE.string);
       w.u64(v.value.length);
       for (const s of v.value) w.string(s);
-      return;
-    case 'f32[]':
-      w.u32(TYPE.array);
-      w.u32(TYPE.f32);
-      w.u64(v.value.length);
-      for (const x of v.value) w.f32(x);
       return;
     case 'i32[]':
       w.u32(TYPE.array);

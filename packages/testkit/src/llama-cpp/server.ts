@@ -8,6 +8,7 @@ import { createServer, request as httpRequest, type IncomingMessage } from 'node
 import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { parseRoleAndIssue } from '../models/script';
+import { CONTEXT_LENGTH } from './model';
 
 export interface LlamaServer {
   /** http://127.0.0.1:<port> (the OpenAI wire is under /v1). */
@@ -28,7 +29,7 @@ function freePort(): Promise<number> {
 
 /**
  * Starts `binary` serving `model` on a free port and waits until it answers /health. The server's log goes to
- * `logFile`. One thread: the model is tiny, and the machine is shared.
+ * `logFile`. Its context is the model's whole context by default.
  */
 export async function startLlamaServer(options: {
   binary: string;
@@ -40,7 +41,16 @@ export async function startLlamaServer(options: {
   const log = createWriteStream(options.logFile);
   const child: ChildProcess = spawn(
     options.binary,
-    ['-m', options.model, '--host', '127.0.0.1', '--port', String(port), '-c', String(options.contextSize ?? 65_536)],
+    [
+      '-m',
+      options.model,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '-c',
+      String(options.contextSize ?? CONTEXT_LENGTH),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout?.pipe(log);
