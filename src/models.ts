@@ -1,4 +1,4 @@
-import { modelFor, priceTable, type HydraflowConfig } from '@hydraflow/core';
+import { modelFor, priceTable, unknownModelPrice, type HydraflowConfig } from '@hydraflow/core';
 import { createProvider, type ModelProvider } from '@hydraflow/providers';
 import type { ActionInputs } from './inputs';
 
@@ -34,6 +34,7 @@ export function createModels(inputs: ActionInputs, config: HydraflowConfig): Mod
           { input: p.input, output: p.output, cachedInput: p.cached_input, cacheWrite: p.cache_write },
         ]),
       ),
+      unknownModelPrice(config.provider),
     ),
   };
 }

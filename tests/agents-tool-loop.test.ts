@@ -3,7 +3,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CreditExhaustedError, DEFAULT_PRICES, FALLBACK_PRICE, type Budgets, type LedgerEntry } from '@hydraflow/core';
+import {
+  CreditExhaustedError,
+  DEFAULT_PRICES,
+  FALLBACK_PRICE,
+  OutputFormatError,
+  type Budgets,
+  type LedgerEntry,
+} from '@hydraflow/core';
 import { GitWorkspace } from '@hydraflow/git';
 import { createProvider, type ModelProvider } from '@hydraflow/providers';
 import { startModelServer, type ModelServer, type Script } from '../packages/testkit/src/models/index';
@@ -422,6 +429,41 @@ describe('tool loop edge cases (anthropic wire)', () => {
     // Without finalTool, prose is the answer (the coding agent's summary).
     server.setScript({ coder: [{ text: 'The answer is 42.' }] });
     expect(await run()).toMatchObject({ outcome: 'finished', summary: 'The answer is 42.', turns: 1 });
+  });
+
+  it("a reply the server could not read (llama.cpp's format 500) is said back once, then fails typed", async () => {
+    const submit = defineTool({
+      name: 'submit_answer',
+      description: 'Submit the answer.',
+      input: z.strictObject({ answer: z.string() }),
+      async run({ answer }) {
+        return { content: 'Recorded.', final: answer };
+      },
+    });
+    const { server, gateway } = await world('openai', {
+      coder: [{ fault: 'format' }, { toolCalls: [{ name: 'submit_answer', input: { answer: '42' } }] }],
+    });
+    const run = () =>
+      runToolLoop({
+        gateway,
+        role: 'coder',
+        issue: 3,
+        system: SYSTEM,
+        task: 'Issue #3',
+        tools: [submit],
+        limits: LIMITS,
+        finalTool: 'submit_answer',
+      });
+    expect(await run()).toMatchObject({ outcome: 'finished', final: '42', turns: 2 });
+    // One call each, no retry of the 500; the second says what went wrong.
+    expect(server.calls.map((c) => c.status)).toEqual([500, 200]);
+    expect(server.calls[1]!.request!.messages.at(-1)!.content).toMatch(
+      /^Your reply could not be read \(.*does not match the expected peg-native format\)\. Reply again, calling submit_answer/,
+    );
+    server.setScript({ coder: [{ fault: 'format' }] });
+    const error = await run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OutputFormatError);
+    expect(server.calls.slice(2).map((c) => c.status)).toEqual([500, 500]);
   });
 
   it('the time cap: the clock runs out between turns', async () => {

@@ -4,6 +4,7 @@ import {
   checkBudget,
   costOf,
   estimateCall,
+  findPrice,
   type Budgets,
   type LedgerEntry,
   type ModelPrice,
@@ -150,11 +151,11 @@ export class ModelGateway {
         ? // same key: the same role, request, schema name and so the same schema (each phase names its schema)
           ((await early.outcome) as { value: T; calls: CompletionResult[] })
         : await generateStructured({ provider, request, schema: args.schema, schemaName: args.schemaName });
-      this.ledger(args.role, calls);
+      this.ledger(args.role, calls, provider.model);
       return value;
     } catch (error) {
       const calls = (error as { calls?: CompletionResult[] }).calls;
-      if (calls) this.ledger(args.role, calls);
+      if (calls) this.ledger(args.role, calls, provider.model);
       throw error;
     }
   }
@@ -169,7 +170,7 @@ export class ModelGateway {
     const request: ToolTurnRequest = { ...args.request, role: args.role };
     await this.checkBudget(provider.model, request, turnInputChars(request));
     const result = await provider.turn(request);
-    this.ledger(args.role, [result]);
+    this.ledger(args.role, [result], provider.model);
     return result;
   }
 
@@ -197,9 +198,16 @@ export class ModelGateway {
     await this.options.day?.assertRoom(estimate.usd);
   }
 
-  private ledger(role: string, calls: readonly CompletionResult[]): void {
+  /**
+   * Ledgers `calls` made with the configured model `requested`. Priced by the model the provider says answered, or
+   * else by the configured one: a llama.cpp server answers with its model file's name, while `pricing` is keyed by
+   * the model id in the config.
+   */
+  private ledger(role: string, calls: readonly CompletionResult[], requested: string): void {
+    const { table, fallback } = this.options.prices;
     const entries: LedgerEntry[] = calls.map((call) => {
-      const cost = costOf(call.usage, call.model, this.options.prices.table, this.options.prices.fallback);
+      const priceKey = findPrice(call.model, table) || !findPrice(requested, table) ? call.model : requested;
+      const cost = costOf(call.usage, priceKey, table, fallback);
       return {
         at: this.options.now().toISOString(),
         runId: this.options.runId,

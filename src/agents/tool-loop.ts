@@ -8,11 +8,14 @@
  * - Caps are checked before every model call: `maxTurns` (model calls), `maxMs` (wall time; a command gets at most the
  *   time left), `maxTokens` (all tokens billed by the turns so far: input, cached, cache writes, output). The run and
  *   issue budgets of the ModelGateway end the loop the same way (`cap: 'budget'`).
+ * - A reply the server itself could not read (an OutputFormatError) is said back to the model once; a second one
+ *   propagates like the errors below.
  * - Any other error (credit exhausted, provider down) propagates unchanged, carrying the loop so far in
  *   `error.toolLoop` (see `partialToolLoop`), so the caller can still report the work.
  */
 import { z } from 'zod';
-import { BudgetExceededError, redactSecrets } from '@hydraflow/core';
+import { BudgetExceededError, OutputFormatError, redactSecrets } from '@hydraflow/core';
+import { providerJsonSchema } from '@hydraflow/providers';
 import type {
   StopReason,
   ToolCall,
@@ -58,10 +61,9 @@ export function defineTool<I>(tool: {
   return tool as unknown as AgentTool;
 }
 
+/** What the model is told about a tool: its input schema in the portable form every provider compiles. */
 export function toolDefinition(tool: AgentTool): ToolDefinition {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete schema.$schema;
-  return { name: tool.name, description: tool.description, inputSchema: schema };
+  return { name: tool.name, description: tool.description, inputSchema: providerJsonSchema(tool.input) };
 }
 
 export interface ToolLoopLimits {
@@ -176,6 +178,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
   let turns = 0;
   let lastText = '';
   let nudged = false;
+  let unreadable = false;
   let stopReason: StopReason | undefined;
 
   const common = (): ToolLoopCommon => ({
@@ -218,6 +221,19 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
       });
     } catch (error) {
       if (error instanceof BudgetExceededError) return capped('budget', error.message, error);
+      if (error instanceof OutputFormatError && !unreadable) {
+        // The server could not read the reply (llama.cpp's format 500): a bad answer, said once like any other.
+        unreadable = true;
+        turns++;
+        conversation.push(
+          { role: 'assistant', content: '(a reply the server could not read)' },
+          {
+            role: 'user',
+            content: `Your reply could not be read (${error.message}). Reply again${args.finalTool ? `, calling ${args.finalTool} with your answer` : ''}.`,
+          },
+        );
+        continue;
+      }
       if (error && typeof error === 'object') Object.assign(error, { toolLoop: common() });
       throw error;
     }

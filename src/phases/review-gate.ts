@@ -23,6 +23,7 @@ import {
   formatCount,
   headSeenAt,
   ledgerTotals,
+  unpricedNote,
   neutralizeReferences,
   parseCommand,
   permissionAtLeast,
@@ -492,6 +493,7 @@ async function finishMerged(
 function summary(ctx: Ctx, pull: PullRequest, sha: string | undefined): string {
   const { state } = ctx.session;
   const totals = ledgerTotals(state.ledger);
+  const unpriced = unpricedNote(state.ledger);
   const rounds = state.review?.pull === pull.number ? state.review.rounds : [];
   const last = rounds[rounds.length - 1];
   const approvedBy = state.merge?.approvedBy;
@@ -501,6 +503,6 @@ function summary(ctx: Ctx, pull: PullRequest, sha: string | undefined): string {
     `- Review: ${rounds.length} round${rounds.length === 1 ? '' : 's'}${last ? `, last score ${last.score}/10` : ''}`,
     `- Approved by: ${approvedBy ? `\`${approvedBy}\`` : 'HydraFlow’s review (merge.policy auto)'}`,
     `- Implement runs: ${state.implement?.attempts ?? 0}${state.implement?.fixAttempts ? ` (${state.implement.fixAttempts} fix)` : ''}`,
-    `- Cost: $${totals.usd.toFixed(2)}${totals.unpriced ? ' (some calls at a fallback price)' : ''}, ${formatCount(totals.tokens)} tokens in ${totals.calls} model call${totals.calls === 1 ? '' : 's'}`,
+    `- Cost: $${totals.usd.toFixed(2)}, ${formatCount(totals.tokens)} tokens in ${totals.calls} model call${totals.calls === 1 ? '' : 's'}${unpriced ? ` (${unpriced})` : ''}`,
   ].join('\n');
 }

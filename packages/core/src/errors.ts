@@ -61,6 +61,18 @@ export class ModelOutputError extends HydraflowError {
   }
 }
 
+/**
+ * The server could not parse the model's reply itself — llama.cpp's HTTP 500 "The model produced output that does not
+ * match the expected … format": a bad answer, repaired like one (once), never retried blindly at full generation cost.
+ * There is no raw text: the server kept it.
+ */
+export class OutputFormatError extends ModelOutputError {
+  override name = 'OutputFormatError';
+  constructor(message: string) {
+    super(message, '');
+  }
+}
+
 /** The provider kept failing (5xx, 429, timeouts) after every retry. */
 export class ProviderUnavailableError extends HydraflowError {
   override name = 'ProviderUnavailableError';

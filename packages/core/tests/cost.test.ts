@@ -10,6 +10,8 @@ import {
   normalizeModelId,
   priceTable,
   runTotals,
+  unknownModelPrice,
+  unpricedNote,
   type LedgerEntry,
 } from '../src/index';
 
@@ -61,6 +63,39 @@ describe('costOf', () => {
     expect(Object.keys(DEFAULT_PRICES)).toEqual(
       expect.arrayContaining(['gpt-4.1', 'gpt-5-mini', 'o4-mini', 'claude-opus-4-1', 'claude-3-5-haiku']),
     );
+  });
+});
+
+describe('models no table prices (ADR 0006)', () => {
+  it("an OpenAI-compatible endpoint's unknown model costs $0 unless priced; OpenAI's and Anthropic's are priced high", () => {
+    const local = priceTable({}, unknownModelPrice('openai-compatible'));
+    expect(costOf({ inputTokens: 1e6, outputTokens: 1e6 }, 'qwen2.5-7b', local.table, local.fallback)).toEqual({
+      usd: 0,
+      priced: false,
+    });
+    // A price in the config counts: for the model, or as the default.
+    const priced = priceTable({ default: { input: 1, output: 1 } }, unknownModelPrice('openai-compatible'));
+    expect(costOf({ inputTokens: 1e6, outputTokens: 0 }, 'qwen2.5-7b', priced.table, priced.fallback).usd).toBe(1);
+    // Known models keep their price behind any endpoint.
+    expect(costOf({ inputTokens: 1e6, outputTokens: 0 }, 'gpt-4.1', local.table, local.fallback).usd).toBe(2);
+    for (const provider of ['openai', 'anthropic']) {
+      const { table, fallback } = priceTable({}, unknownModelPrice(provider));
+      expect(costOf({ inputTokens: 1e6, outputTokens: 0 }, 'gpt-5-pro', table, fallback).usd).toBe(5);
+    }
+  });
+
+  it('the cost report says which models were unpriced and how they were counted', () => {
+    const free: LedgerEntry = { ...e('1', 0), model: 'qwen2.5-7b', priced: false };
+    const fallback: LedgerEntry = { ...e('1', 0.5), model: 'gpt-5-pro', priced: false };
+    expect(unpricedNote([e('1', 1)])).toBeUndefined();
+    expect(unpricedNote([e('1', 1), free, free])).toBe(
+      'unpriced: `qwen2.5-7b` counted as $0 (USD budgets do not limit it, token budgets do; give it a price under `pricing` to count it)',
+    );
+    expect(unpricedNote([free, fallback])).toBe(
+      'unpriced: `qwen2.5-7b`, `gpt-5-pro` counted at the fallback price (`pricing.default`)',
+    );
+    // A model id from a server's answer carries nothing but a model id's characters into the report.
+    expect(unpricedNote([{ ...free, model: 'evil`](x)<b>|' }])).toContain('`evilxb`');
   });
 });
 

@@ -19,6 +19,13 @@ export type { OpenAIProviderOptions, JsonMode } from './openai';
 export type { AnthropicProviderOptions } from './anthropic';
 export { createProvider, type CreateProviderOptions } from './factory';
 export {
+  providerJsonSchema,
+  portableJsonSchema,
+  MAX_PORTABLE_LENGTH,
+  MAX_PORTABLE_ITEMS,
+  MAX_ENUM_INTEGERS,
+} from './portable-schema';
+export {
   generateStructured,
   toStrictJsonSchema,
   repairMessages,

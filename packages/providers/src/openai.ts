@@ -1,8 +1,13 @@
 /**
  * OpenAI Chat Completions adapter (official `openai` SDK, v6). Also serves OpenAI-compatible endpoints by base URL
- * (name 'openai-compatible'): those often reject `response_format: json_schema`, so in 'auto' mode the adapter falls
- * back, once and for the adapter's lifetime, to `response_format: json_object` with the schema written into the
- * system prompt.
+ * (name 'openai-compatible'). Those do structured output their own way, so in 'auto' mode the adapter steps down when
+ * the server refuses (ADR 0006):
+ *
+ * - `response_format: json_schema` refused as such (the server has no such mode) → `json_object` with the schema
+ *   written into the system prompt, for the adapter's lifetime;
+ * - a schema the server could not compile into its grammar (llama.cpp "failed to parse grammar", vLLM "not supported
+ *   by xgrammar", …) → `json_object` for that schema only: others may compile;
+ * - `json_object` refused as well → the schema in the prompt alone, no response_format, for the adapter's lifetime.
  */
 import OpenAI from 'openai';
 import type {
@@ -52,11 +57,23 @@ function isConnectionError(e: unknown): boolean {
   return e instanceof OpenAI.APIConnectionError; // includes APIConnectionTimeoutError
 }
 
-function rejectsJsonSchema(err: unknown): boolean {
-  const e = err as { status?: unknown; message?: unknown; param?: unknown };
-  return (
-    e?.status === 400 && (e.param === 'response_format' || /json_schema|response_format/i.test(String(e.message ?? '')))
-  );
+/**
+ * How servers say that they could not turn a JSON Schema into a grammar: llama.cpp ("Failed to initialize samplers:
+ * failed to parse grammar", "JSON schema conversion failed", "Unrecognized schema"), vLLM ("The provided JSON schema
+ * contains features not supported by xgrammar", "Grammar error: …"), Hugging Face TGI ("grammar is not valid") and
+ * Anthropic ("compiled grammar is too large").
+ */
+const GRAMMAR_REFUSED =
+  /failed to parse grammar|json schema conversion failed|unrecognized schema|not supported by xgrammar|grammar error|grammar is not valid|grammar is too large/i;
+
+/** Why the server refused a structured-output request, if it did: no such mode, or a schema it cannot compile. */
+function structuredRefusal(err: unknown): 'mode' | 'grammar' | undefined {
+  const e = ((err as { cause?: unknown })?.cause ?? err) as { status?: unknown; message?: unknown; param?: unknown };
+  if (e?.status !== 400 && e?.status !== 422) return undefined;
+  const message = String(e.message ?? '');
+  if (GRAMMAR_REFUSED.test(message)) return 'grammar';
+  if (e.param === 'response_format' || /json_schema|json_object|response_format/i.test(message)) return 'mode';
+  return undefined;
 }
 
 export class OpenAIProvider implements ModelProvider {
@@ -64,6 +81,10 @@ export class OpenAIProvider implements ModelProvider {
   readonly model: string;
   private readonly client: OpenAI;
   private jsonMode: JsonMode;
+  /** In 'auto' mode: what the server has shown it takes (see the file comment). */
+  private structured: 'json_schema' | 'json_object' | 'prompt' = 'json_schema';
+  /** In 'auto' mode: schemas (by name) the server could not compile; they go as json_object. */
+  private readonly uncompiled = new Set<string>();
 
   constructor(private readonly options: OpenAIProviderOptions) {
     this.name = options.name ?? 'openai';
@@ -185,7 +206,11 @@ export class OpenAIProvider implements ModelProvider {
     request: CompletionRequest,
     schema: { name: string; jsonSchema: Record<string, unknown> },
   ): Promise<CompletionResult> {
-    if (this.jsonMode !== 'json_object') {
+    const auto = this.jsonMode === 'auto';
+    if (
+      this.jsonMode === 'json_schema' ||
+      (auto && this.structured === 'json_schema' && !this.uncompiled.has(schema.name))
+    ) {
       try {
         return await this.run(request.signal, {
           ...this.params(request),
@@ -195,12 +220,25 @@ export class OpenAIProvider implements ModelProvider {
           },
         });
       } catch (err) {
-        if (this.jsonMode !== 'auto' || !rejectsJsonSchema((err as { cause?: unknown }).cause ?? err)) throw err;
-        this.jsonMode = 'json_object'; // remember: this endpoint does not do json_schema
+        const refusal = auto ? structuredRefusal(err) : undefined;
+        if (!refusal) throw err;
+        if (refusal === 'grammar') this.uncompiled.add(schema.name);
+        else this.structured = 'json_object'; // remember: this endpoint does not do json_schema
       }
     }
     const instruction = `Respond with a single JSON object and nothing else (no prose, no code fences). It must match this JSON Schema, named ${schema.name}:\n${JSON.stringify(schema.jsonSchema)}`;
-    return this.run(request.signal, { ...this.params(request, instruction), response_format: { type: 'json_object' } });
+    if (this.structured !== 'prompt') {
+      try {
+        return await this.run(request.signal, {
+          ...this.params(request, instruction),
+          response_format: { type: 'json_object' },
+        });
+      } catch (err) {
+        if (!auto || !structuredRefusal(err)) throw err;
+        this.structured = 'prompt'; // nor json_object: the prompt alone asks for the JSON
+      }
+    }
+    return this.run(request.signal, this.params(request, instruction));
   }
 }
 

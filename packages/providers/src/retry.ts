@@ -4,11 +4,14 @@
  * 408/409, 5xx (Anthropic 529 included), timeouts and connection errors; `retry-after-ms` / `retry-after` honoured;
  * bounded attempts; an injectable sleep so tests never wait. Credit/billing exhaustion is never retried: it becomes a
  * CreditExhaustedError at once. Auth failures become ProviderAuthErrors (UserErrors); any other 4xx is a request bug
- * (ProviderRequestError) and is not retried.
+ * (ProviderRequestError) and is not retried. A 5xx that says the server could not parse the model's own reply is not
+ * an outage but a bad answer: an OutputFormatError at once, for the caller's one repair (a retry would pay for the
+ * same generation again).
  */
 import {
   CreditExhaustedError,
   HydraflowError,
+  OutputFormatError,
   ProviderAuthError,
   ProviderRequestError,
   ProviderUnavailableError,
@@ -34,6 +37,7 @@ export type ErrorClass =
   | { kind: 'credit'; message: string }
   | { kind: 'retryable'; status: number | undefined; detail: string; retryAfterMs: number | undefined }
   | { kind: 'auth'; status: number; detail: string }
+  | { kind: 'output'; status: number; detail: string }
   | { kind: 'fatal'; status: number | undefined; detail: string };
 
 interface ApiErrorLike {
@@ -79,6 +83,15 @@ function errorBody(err: ApiErrorLike): { type?: string; code?: string; message?:
   };
 }
 
+/**
+ * How servers say that the model's reply broke the format they parse it with: llama.cpp's chat parser ("The model
+ * produced output that does not match the expected peg-native format", also for JSON mode), its tool-call parser
+ * ("Failed to parse tool call arguments as JSON") and its grammar, when a reply went past what a tool call allows
+ * ("Unexpected empty grammar stack after accepting piece", met in the interop test).
+ */
+const OUTPUT_FORMAT =
+  /does not match the expected [\w .-]{0,40}format|failed to parse tool call|unexpected empty grammar stack/i;
+
 const ANTHROPIC_BILLING_CODES = new Set([
   'contract_spend_limit_reached',
   'enforced_spend_limit_reached',
@@ -120,6 +133,7 @@ export function classifyError(err: unknown, isConnectionError: (e: unknown) => b
     return { kind: 'fatal', status, detail: detail || String(err) };
   }
   if (status === 401 || status === 403) return { kind: 'auth', status, detail };
+  if (status >= 500 && OUTPUT_FORMAT.test(message ?? '')) return { kind: 'output', status, detail };
   if (status === 408 || status === 409 || status === 429 || status >= 500) {
     return { kind: 'retryable', status, detail, retryAfterMs: retryAfterMs(e.headers) };
   }
@@ -178,6 +192,9 @@ export async function withRetries<T>(
           `${ctx.provider} rejected the credentials for model ${ctx.model} (${c.detail}); check the API key secret`,
           { cause: err },
         );
+      }
+      if (c.kind === 'output') {
+        throw new OutputFormatError(`${ctx.provider} (${ctx.model}) could not parse the model's reply: ${c.detail}`);
       }
       if (c.kind === 'fatal') {
         if (err instanceof HydraflowError) throw err;

@@ -1,20 +1,26 @@
 /**
- * Structured output: zod schema → strict JSON Schema → the adapter's native structured mode → parse + validate,
- * with exactly one repair attempt. Every call, including a failed one and the repair, is returned for the ledger.
+ * Structured output: zod schema → portable, strict JSON Schema → the adapter's native structured mode → parse +
+ * validate, with exactly one repair attempt. Every call, including a failed one and the repair, is returned for the
+ * ledger.
  *
- * JSON Schema conversion (`toStrictJsonSchema`) uses zod 4's `z.toJSONSchema` (io: 'input', the shape the model must
- * produce) and adapts it to OpenAI strict mode: every object gets `additionalProperties: false` and lists all of its
- * properties in `required`; a property that was optional becomes nullable (`anyOf: [schema, {type: 'null'}]`) and
- * nulls in such properties are removed again before zod validates. Limits: the root must be an object; records /
- * maps (`additionalProperties` with a schema), tuples, and transforms or refinements the JSON Schema cannot express
- * are not enforced by the API (zod still validates them after the fact); `$schema` and `default` are dropped.
+ * JSON Schema conversion: `providerJsonSchema` (portable-schema.ts: zod 4's `z.toJSONSchema` of the input shape, with
+ * the bounds grammar engines cannot compile dropped — zod still checks them on the answer), adapted to OpenAI strict
+ * mode: every object gets `additionalProperties: false` and lists all of its properties in `required`; a property that
+ * was optional becomes nullable (`anyOf: [schema, {type: 'null'}]`) and nulls in such properties are removed again
+ * before zod validates. Limits: the root must be an object; records / maps (`additionalProperties` with a schema),
+ * tuples, and transforms or refinements the JSON Schema cannot express are not enforced by the API (zod still
+ * validates them after the fact).
+ *
+ * An answer the server itself could not parse (llama.cpp's HTTP 500 "The model produced output that does not match
+ * the expected … format", an OutputFormatError) is a bad answer like any other: one repair, no blind retry.
  *
  * Ledger: the result carries every call. On failure after the repair, a StructuredOutputError (a ModelOutputError)
  * carries them in `calls`; if the repair call itself throws (e.g. CreditExhaustedError), the error is rethrown
  * unchanged except for a `calls` property holding the first, already-billed call.
  */
 import { z } from 'zod';
-import { ModelOutputError } from '@hydraflow/core';
+import { ModelOutputError, OutputFormatError } from '@hydraflow/core';
+import { providerJsonSchema } from './portable-schema';
 import type { ChatMessage, CompletionRequest, CompletionResult, ModelProvider } from './types';
 
 type JsonObject = Record<string, unknown>;
@@ -29,15 +35,14 @@ export function toStrictJsonSchema(schema: z.ZodType): JsonObject {
 const converted = new WeakMap<z.ZodType, { original: JsonObject; strict: JsonObject }>();
 
 /**
- * Both JSON Schemas of a zod schema, converted once per process (a conversion costs milliseconds on the cold path).
- * Shared and never mutated: the adapters copy what they send.
+ * Both JSON Schemas of a zod schema (the portable one, and its strict form), converted once per process (a conversion
+ * costs milliseconds on the cold path). Shared and never mutated: the adapters copy what they send.
  */
 function jsonSchemasOf(schema: z.ZodType): { original: JsonObject; strict: JsonObject } {
   let schemas = converted.get(schema);
   if (!schemas) {
-    const original = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+    const original = providerJsonSchema(schema);
     const strict = strictify(original) as JsonObject; // a new object at every level it changes
-    delete strict.$schema;
     schemas = { original, strict };
     converted.set(schema, schemas);
   }
@@ -55,7 +60,7 @@ function strictify(node: unknown): unknown {
       out[key] = strictify(value);
     } else if ((key === '$defs' || key === 'definitions') && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, strictify(v)]));
-    } else if (key !== 'default') {
+    } else {
       out[key] = value;
     }
   }
@@ -106,7 +111,36 @@ function extractJson(text: string): string {
 
 type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-function check<T>(result: CompletionResult, schema: z.ZodType<T>, originalJsonSchema: JsonObject): Checked<T> {
+/** A reply, or why the server could not read it (an OutputFormatError: the call is kept, with no usage known). */
+interface Reply {
+  result: CompletionResult;
+  unreadable?: string;
+}
+
+async function reply(
+  provider: ModelProvider,
+  request: CompletionRequest,
+  jsonSchema: { name: string; jsonSchema: JsonObject },
+): Promise<Reply> {
+  const started = Date.now();
+  try {
+    return { result: await provider.completeJson(request, jsonSchema) };
+  } catch (error) {
+    if (!(error instanceof OutputFormatError)) throw error;
+    const usage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
+    const result = {
+      text: '',
+      usage,
+      model: provider.model,
+      provider: provider.name,
+      durationMs: Date.now() - started,
+    };
+    return { result, unreadable: error.message };
+  }
+}
+
+function check<T>({ result, unreadable }: Reply, schema: z.ZodType<T>, originalJsonSchema: JsonObject): Checked<T> {
+  if (unreadable !== undefined) return { ok: false, reason: `the server could not read the reply (${unreadable})` };
   let parsed: unknown;
   try {
     parsed = JSON.parse(extractJson(result.text));
@@ -164,15 +198,16 @@ export async function generateStructured<T>({
   const jsonSchema = { name: schemaName, jsonSchema: strict };
   const calls: CompletionResult[] = [];
 
-  const first = await provider.completeJson(request, jsonSchema);
-  calls.push(first);
+  const first = await reply(provider, request, jsonSchema);
+  calls.push(first.result);
   const firstCheck = check(first, schema, originalJsonSchema);
   if (firstCheck.ok) return { value: firstCheck.value, calls };
 
-  let repair: CompletionResult;
+  let repair: Reply;
   try {
-    repair = await provider.completeJson(
-      { ...request, messages: repairMessages(request, first.text, firstCheck.reason) },
+    repair = await reply(
+      provider,
+      { ...request, messages: repairMessages(request, first.result.text, firstCheck.reason) },
       jsonSchema,
     );
   } catch (error) {
@@ -180,13 +215,13 @@ export async function generateStructured<T>({
     if (error && typeof error === 'object' && !('calls' in error)) Object.assign(error, { calls });
     throw error;
   }
-  calls.push(repair);
+  calls.push(repair.result);
   const secondCheck = check(repair, schema, originalJsonSchema);
   if (secondCheck.ok) return { value: secondCheck.value, calls };
 
   throw new StructuredOutputError(
     `${provider.name} (${provider.model}) returned no valid ${schemaName} after one repair attempt: ${secondCheck.reason}`,
-    repair.text,
+    repair.result.text,
     calls,
     secondCheck.reason,
   );

@@ -7,10 +7,18 @@ import {
   isProviderError,
   ModelOutputError,
   ProviderAuthError,
+  ProviderRequestError,
   ProviderUnavailableError,
   UserError,
 } from '../../core/src/errors';
-import { startModelServer, textOfTokens, type ModelServer, type Script } from '../../testkit/src/models/index';
+import {
+  startModelServer,
+  textOfTokens,
+  type ModelCall,
+  type ModelServer,
+  type ModelServerOptions,
+  type Script,
+} from '../../testkit/src/models/index';
 import {
   classifyError,
   createProvider,
@@ -53,16 +61,17 @@ function request(issue = 12, extraSystem = ''): CompletionRequest {
 async function setup(
   kind: ProviderName,
   script: Script,
-  extra: { timeoutMs?: number; rejectJsonSchema?: boolean } = {},
+  extra: { timeoutMs?: number } & Omit<ModelServerOptions, 'script'> = {},
 ) {
-  server = await startModelServer({ script, ...(extra.rejectJsonSchema ? { rejectJsonSchema: true } : {}) });
+  const { timeoutMs, ...serverOptions } = extra;
+  server = await startModelServer({ script, ...serverOptions });
   const sleeps: number[] = [];
   const provider = await createProvider({
     provider: kind,
     model: kind === 'anthropic' ? MODELS.anthropic : MODELS.openai,
     apiKey: 'test-key',
     baseUrl: kind === 'anthropic' ? server.anthropicBaseUrl : server.openaiBaseUrl,
-    ...(extra.timeoutMs ? { timeoutMs: extra.timeoutMs } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
     sleep: async (ms) => {
       sleeps.push(ms);
     },
@@ -244,6 +253,72 @@ describe('OpenAI-compatible endpoints', () => {
     expect(server.calls[1]!.request!.body.max_tokens).toBe(400);
   });
 
+  const formatOf = (c: ModelCall) => (c.request?.body.response_format as { type?: string } | undefined)?.type ?? 'none';
+  const Long = z.object({ text: z.string().max(100) });
+  const long = (provider: ModelProvider) =>
+    generateStructured({ provider, request: request(12), schema: Long, schemaName: 'Long' });
+
+  it('a schema the server cannot compile into a grammar goes as json_object, for that schema only', async () => {
+    const { provider, server } = await setup(
+      'openai-compatible',
+      { triage: [{ json: { text: 'hi' } }, { json: { text: 'hi' } }, { json: GOOD }] },
+      { llamaCpp: { grammarLimit: 50 } },
+    );
+    expect((await long(provider)).value).toEqual({ text: 'hi' });
+    expect((await long(provider)).value).toEqual({ text: 'hi' });
+    expect((await structured(provider)).value).toEqual(GOOD); // no bound: it compiles, json_schema it is
+    expect(server.calls.map((c) => [c.status, formatOf(c)])).toEqual([
+      [400, 'json_schema'],
+      [200, 'json_object'],
+      [200, 'json_object'],
+      [200, 'json_schema'],
+    ]);
+    expect(server.calls[0]!.error).toBe('grammar');
+  });
+
+  it('neither json_schema nor json_object: the prompt alone asks for the JSON, and that is remembered', async () => {
+    const { provider, server } = await setup(
+      'openai-compatible',
+      { triage: { json: GOOD } },
+      { rejectJsonSchema: true, rejectJsonObject: true },
+    );
+    expect((await structured(provider)).value).toEqual(GOOD);
+    expect((await structured(provider)).value).toEqual(GOOD);
+    expect(server.calls.map((c) => [c.status, formatOf(c)])).toEqual([
+      [400, 'json_schema'],
+      [400, 'json_object'],
+      [200, 'none'],
+      [200, 'none'],
+    ]);
+    expect(server.calls[2]!.request!.system).toMatch(/JSON Schema, named TriageVerdict/);
+  });
+
+  it('OpenAI itself (json_schema mode) never steps down: a refused schema is a request error', async () => {
+    const { provider, server } = await setup(
+      'openai',
+      { triage: { json: { text: 'hi' } } },
+      { llamaCpp: { grammarLimit: 50 } },
+    );
+    await expect(long(provider)).rejects.toThrow(ProviderRequestError);
+    expect(server.calls).toHaveLength(1);
+  });
+
+  it("a reply the server could not read (llama.cpp's format 500) is repaired at once, without a retry", async () => {
+    const { provider, server, sleeps } = await setup('openai-compatible', {
+      triage: [{ fault: 'format' }, { json: GOOD }],
+    });
+    const { value, calls } = await structured(provider);
+    expect(value).toEqual(GOOD);
+    expect(server.calls.map((c) => c.status)).toEqual([500, 200]);
+    expect(sleeps).toEqual([]);
+    // The unread call is kept for the ledger, with no usage (the server reported none).
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.usage).toEqual({ inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0 });
+    expect(server.calls[1]!.request!.messages.at(-1)!.content).toMatch(
+      /^Your previous reply could not be used: the server could not read the reply \(openai-compatible \(gpt-5-mini\) could not parse the model's reply: HTTP 500 server_error The model produced output that does not match the expected peg-native format\)/,
+    );
+  });
+
   it('needs a base URL', async () => {
     await expect(createProvider({ provider: 'openai-compatible', model: 'llama', apiKey: 'x' })).rejects.toThrow(
       UserError,
@@ -272,6 +347,24 @@ describe('JSON Schema for strict mode', () => {
 
 describe('error classification', () => {
   const never = () => false;
+  it("knows a server's refusal of its own model's reply as a bad answer, not an outage", () => {
+    const llama = (status: number, message: string) => ({
+      status,
+      error: { error: { code: status, message, type: 'server_error' } },
+    });
+    for (const message of [
+      'The model produced output that does not match the expected peg-native format',
+      'Failed to parse tool call arguments as JSON: [json.exception.parse_error.101]',
+      'got exception: Unexpected empty grammar stack after accepting piece: <tool_call> (258)',
+    ])
+      expect(classifyError(llama(500, message), never).kind).toBe('output');
+    expect(classifyError(llama(500, 'The server had an error while processing your request.'), never).kind).toBe(
+      'retryable',
+    );
+    expect(
+      classifyError(llama(400, 'The model produced output that does not match the expected format'), never).kind,
+    ).toBe('fatal');
+  });
   it('knows Anthropic billing errors and spend limits as credit exhaustion', () => {
     expect(
       classifyError({ status: 402, error: { type: 'error', error: { type: 'billing_error', message: 'x' } } }, never)

@@ -8,3 +8,4 @@ export * from './github/git';
 export * from './sample-repo/index';
 export * from './lifecycle/index';
 export * from './npm/registry';
+export * from './llama-cpp/index';

@@ -7,7 +7,8 @@ import { buildEvent, type EventOverrides } from './events/index';
 import { startModelServer, type ModelServer, type ModelServerOptions, type Script } from './models/index';
 import { runAction, type ActionRun, type RunActionOptions } from './runner/run-action';
 
-export type WorldProvider = 'anthropic' | 'openai';
+/** `openai-compatible` talks the OpenAI wire to the model server by base URL (set `models.default` in the config). */
+export type WorldProvider = 'anthropic' | 'openai' | 'openai-compatible';
 
 export interface WorldOptions {
   provider?: WorldProvider;

@@ -251,6 +251,83 @@ describe('scripted model server: faults on the wire', () => {
   });
 });
 
+describe("scripted model server: llama.cpp's behaviour (llamaCpp)", () => {
+  const schema = (props: Record<string, unknown>) => ({
+    type: 'json_schema',
+    json_schema: { name: 't', schema: { type: 'object', properties: props, required: Object.keys(props) } },
+  });
+  const messages = [
+    { role: 'system', content: 'HydraFlow triage agent.' },
+    { role: 'user', content: 'Issue #1' },
+  ];
+
+  it("refuses a bounded repetition of 2,000 or more in a schema or a tool, with llama.cpp's 400", async () => {
+    server = await startModelServer({ script: { triage: { json: { a: 'x' } } }, llamaCpp: {} });
+    const refused = await openai(server, {
+      model: 'm',
+      messages,
+      response_format: schema({ a: { type: 'string', maxLength: 2000 } }),
+    });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: 'Failed to initialize samplers: failed to parse grammar',
+          type: 'invalid_request_error',
+        },
+      },
+    });
+    const tool = {
+      type: 'function',
+      function: { name: 't', parameters: { type: 'object', properties: { l: { type: 'array', maxItems: 5000 } } } },
+    };
+    expect((await openai(server, { model: 'm', messages, tools: [tool] })).status).toBe(400);
+    const ok = await openai(server, {
+      model: 'm',
+      messages,
+      response_format: schema({ a: { type: 'string', maxLength: 1999 } }),
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.model).toBe('/models/ggml-model-q4_k_m.gguf'); // the file it serves, not the model asked for
+  });
+
+  it('lets a bounded number through unbounded; an integer enum, a string and nested values come as scripted', async () => {
+    const answer = { score: 7, level: 7, items: [{ n: 3, s: 'ok' }], maybe: null };
+    server = await startModelServer({ script: { triage: { json: answer } }, llamaCpp: {} });
+    const res = await openai(server, {
+      model: 'm',
+      messages,
+      response_format: schema({
+        score: { type: 'number', minimum: 0, maximum: 10 },
+        level: { type: 'integer', enum: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10] },
+        items: {
+          type: 'array',
+          items: { type: 'object', properties: { n: { type: 'number', maximum: 5 }, s: { type: 'string' } } },
+        },
+        maybe: { anyOf: [{ type: 'number', minimum: 1 }, { type: 'null' }] },
+      }),
+    });
+    expect(res.body.choices[0].message.content).toBe(
+      '{"score":27e1950,"level":7,"items":[{"n":27e1950,"s":"ok"}],"maybe":null}',
+    );
+  });
+
+  it("the format fault: llama.cpp's 500 for a reply its parser could not read", async () => {
+    server = await startModelServer({ script: { triage: { fault: 'format' } } });
+    expect(await openai(server, { model: 'm', messages })).toMatchObject({
+      status: 500,
+      body: {
+        error: {
+          code: 500,
+          message: 'The model produced output that does not match the expected peg-native format',
+          type: 'server_error',
+        },
+      },
+    });
+  });
+});
+
 describe('scripted model server: Anthropic prompt caching', () => {
   const big = textOfTokens(2000);
   const system = [

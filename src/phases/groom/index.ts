@@ -21,6 +21,7 @@ import {
   groomBodyHash,
   labelFor,
   ledgerTotals,
+  unpricedNote,
   mergeQuestions,
   neutralizeModelText,
   normalizePhases,
@@ -472,6 +473,7 @@ function groomDetails(args: {
       `| ${r.name} | ${r.failed ? 'failed' : r.verdict.ready ? 'ready' : 'not ready'} | ${r.verdict.confidence} | ${r.verdict.questions.length} | ${r.turns} | ${(r.ms / 1000).toFixed(1)} s | ${cost(r.name)} |`,
   );
   const total = ledgerTotals(args.session.runLedger);
+  const unpriced = unpricedNote(args.session.runLedger);
   return [
     `**Decision: ${decided.decision}**${decided.reason ? ` — ${decided.reason}` : ''}`,
     '',
@@ -492,7 +494,7 @@ function groomDetails(args: {
     ...args.reused.map((name) => `| ${name} | reused (nothing it asked changed) | | | 0 | | ${formatUsd(0)} |`),
     `| summary | ${args.summaryFailure ? 'failed' : summary.decision} | | ${summary.consolidated_questions.length} | | | ${cost('summary')} |`,
     '',
-    `Cost of this grooming run: ${formatUsd(total.usd)} (${formatCount(total.tokens)} tokens in ${total.calls} model calls).`,
+    `Cost of this grooming run: ${formatUsd(total.usd)} (${formatCount(total.tokens)} tokens in ${total.calls} model calls${unpriced ? `; ${unpriced}` : ''}).`,
     ...runs.filter((r) => r.failure).map((r) => `- ${r.name} failed: ${neutralizeModelText(r.failure!)}`),
     ...(args.subIssues.length ? ['', '**Phases:** ' + args.subIssues.map((s) => `#${s.number}`).join(', ')] : []),
     ...args.notes.map((n) => `- ${neutralizeModelText(n)}`),

@@ -426,7 +426,7 @@ export const configSchema = z
         )
         .prefault({})
         .describe(
-          'Price overrides in USD per million tokens, keyed by model id; the key "default" prices unknown models.',
+          'Price overrides in USD per million tokens, keyed by model id; the key "default" prices unknown models (else $5 in / $25 out for openai and anthropic, $0 for openai-compatible).',
         ),
     },
     e('a mapping of configuration keys'),

@@ -67,15 +67,19 @@ export function costOf(
   return found ? { usd: rounded, priced: true, matched: found.key } : { usd: rounded, priced: false };
 }
 
-/** The built-in table with the config's `pricing` overrides (keys are model ids; `default` is the fallback). */
+/**
+ * The built-in table with the config's `pricing` overrides (keys are model ids; `default` is the fallback, else
+ * `unknown`: see unknownModelPrice).
+ */
 export function priceTable(
   overrides: Readonly<Record<string, Partial<ModelPrice> & { input: number; output: number }>> = {},
+  unknown: ModelPrice = FALLBACK_PRICE,
 ): {
   table: PriceTable;
   fallback: ModelPrice;
 } {
   const table: Record<string, ModelPrice> = { ...DEFAULT_PRICES };
-  let fallback = FALLBACK_PRICE;
+  let fallback = unknown;
   for (const [model, o] of Object.entries(overrides)) {
     const full: ModelPrice = {
       input: o.input,
@@ -132,6 +136,21 @@ export function ledgerTotals(entries: readonly LedgerEntry[]): Totals {
 
 export function runTotals(entries: readonly LedgerEntry[], runId: string): Totals {
   return ledgerTotals(entries.filter((e) => e.runId === runId));
+}
+
+/**
+ * What a cost report says about calls to models with no known price, or undefined when there were none: which models,
+ * and whether they were counted as $0 (an OpenAI-compatible endpoint's, unless priced: unknownModelPrice) — which no
+ * USD budget can limit — or at the fallback price.
+ */
+export function unpricedNote(entries: readonly LedgerEntry[]): string | undefined {
+  const unpriced = entries.filter((e) => e.priced === false);
+  if (unpriced.length === 0) return undefined;
+  // Model ids come from the provider's answers: only the characters a model id has reach the report.
+  const models = [...new Set(unpriced.map((e) => `\`${e.model.replace(/[^\w.:/@-]/g, '')}\``))].join(', ');
+  return unpriced.every((e) => e.costUsd === 0)
+    ? `unpriced: ${models} counted as $0 (USD budgets do not limit it, token budgets do; give it a price under \`pricing\` to count it)`
+    : `unpriced: ${models} counted at the fallback price (\`pricing.default\`)`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -67,3 +67,15 @@ export const DEFAULT_PRICES: PriceTable = {
  * Overridable with `pricing.default` in the config.
  */
 export const FALLBACK_PRICE: ModelPrice = { input: 5, cachedInput: 0.5, cacheWrite: 6.25, output: 25 };
+
+export const ZERO_PRICE: ModelPrice = { input: 0, cachedInput: 0, cacheWrite: 0, output: 0 };
+
+/**
+ * The price of a model in no table, before `pricing.default`: an OpenAI-compatible endpoint's model (a local llama.cpp,
+ * Ollama or vLLM, as often as not) costs nothing, reported as unpriced and counted as $0, so a free local model does
+ * not run into the USD budgets at $5 / $25 per million tokens; OpenAI's and Anthropic's unknown models are priced high
+ * (FALLBACK_PRICE). ADR 0006.
+ */
+export function unknownModelPrice(provider: string): ModelPrice {
+  return provider === 'openai-compatible' ? ZERO_PRICE : FALLBACK_PRICE;
+}

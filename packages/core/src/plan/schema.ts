@@ -40,7 +40,7 @@ export type Plan = z.infer<typeof planSchema>;
 export type PlanFile = z.infer<typeof planFileSchema>;
 
 /**
- * The seven dimensions the plan reviewer scores, 0-10 each, higher is better:
+ * The seven dimensions the plan reviewer scores, a whole number 0-10 each, higher is better:
  *
  * - correctness: the approach would actually solve the issue (no wrong assumptions about the code).
  * - completeness: every part of the issue and every acceptance criterion is covered; no file is missing.
@@ -61,7 +61,8 @@ export const PLAN_DIMENSIONS = [
 ] as const;
 export type PlanDimension = (typeof PLAN_DIMENSIONS)[number];
 
-const dimensionScore = (what: string) => z.number().min(0).max(10).describe(what);
+// Whole numbers: a grammar engine enforces an integer range (sent as an enum), never a bound on a real number.
+const dimensionScore = (what: string) => z.number().int().min(0).max(10).describe(what);
 
 export const planScoresSchema = z.strictObject({
   correctness: dimensionScore('Would the approach actually solve the issue? 0-10.'),

@@ -16,6 +16,7 @@
 import { labelFor, stageInfo, type PipelineStage } from '../pipeline/labels';
 import { encodeStateBlock, PROGRESS_MARKER, STATE_MARKER, type StateKeyOptions } from './codec';
 import type { HistoryEntry, IssueState, LedgerEntry } from './schema';
+import { unpricedNote } from '../cost/cost';
 import { neutralizeLinks, neutralizeReferences, type LinkOptions } from '../text/neutralize';
 
 export { PROGRESS_MARKER };
@@ -91,22 +92,21 @@ function tokenSummary(ledger: readonly LedgerEntry[]): { text: string; usd: numb
   let write = 0;
   let output = 0;
   let usd = 0;
-  let unpriced = false;
   for (const e of ledger) {
     input += e.inputTokens;
     cached += e.cachedInputTokens;
     write += e.cacheWriteTokens;
     output += e.outputTokens;
     usd += e.costUsd;
-    if (e.priced === false) unpriced = true;
   }
+  const unpriced = unpricedNote(ledger);
   const total = input + cached + write + output;
   const parts = [`${formatCount(input)} in`];
   if (cached) parts.push(`${formatCount(cached)} cached`);
   if (write) parts.push(`${formatCount(write)} cache write`);
   parts.push(`${formatCount(output)} out`);
   return {
-    text: `${formatCount(total)} tokens (${parts.join(', ')})${unpriced ? ' — includes a model with no known price' : ''}`,
+    text: `${formatCount(total)} tokens (${parts.join(', ')})${unpriced ? ` — ${unpriced}` : ''}`,
     usd,
   };
 }

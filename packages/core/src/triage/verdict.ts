@@ -5,8 +5,13 @@ import { z } from 'zod';
  * route — the caller escalates to HITL (fail closed; field notes: a defaulted verdict sent ~131 issues to "ready").
  */
 export const triageVerdictSchema = z.strictObject({
-  clarity_score: z.number().min(0).max(10).describe('How clear the problem and the expected outcome are, 0-10.'),
-  complexity_score: z.number().min(0).max(10).describe('How much engineering work this is, 0-10.'),
+  clarity_score: z
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .describe('How clear the problem and the expected outcome are, a whole number 0-10.'),
+  complexity_score: z.number().int().min(0).max(10).describe('How much engineering work this is, a whole number 0-10.'),
   needs_discovery: z.boolean().describe('True when the issue is product intent that needs research before planning.'),
   enrichment: z.string().max(2000).describe('Short markdown that adds context for the next phase.'),
   reasons: z.array(z.string().max(500)).max(8).describe('Why these scores, one short sentence each.'),

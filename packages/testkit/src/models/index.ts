@@ -12,3 +12,13 @@ export {
   OPENAI_CACHE_INCREMENT,
 } from './caching';
 export { estimateTokens, textOfTokens, CHARS_PER_TOKEN } from './tokens';
+export {
+  LLAMA_FORMAT_ERROR,
+  LLAMA_GRAMMAR_ERROR,
+  LLAMA_GRAMMAR_LIMIT,
+  LLAMA_MODEL_FILE,
+  UNBOUNDED_NUMBER,
+  grammarRefused,
+  llamaJsonText,
+} from './llama-cpp';
+export { jsonSchemaErrors } from './json-schema';

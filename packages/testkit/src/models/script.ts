@@ -2,7 +2,8 @@
 
 export type Wire = 'openai' | 'anthropic';
 
-export type Fault = '429' | '529' | '500' | 'timeout' | 'truncated' | 'junk' | 'credit';
+/** `format`: the server could not parse the model's reply (llama.cpp's HTTP 500; a generic 500 on the Anthropic wire). */
+export type Fault = '429' | '529' | '500' | 'timeout' | 'truncated' | 'junk' | 'credit' | 'format';
 
 export interface ScriptEntry {
   /** Structured answer; delivered the way the API would for the request's structured-output mode. */

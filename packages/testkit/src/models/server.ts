@@ -23,6 +23,15 @@ import {
 } from './caching';
 import { parseRoleAndIssue, ScriptRunner, type Fault, type ParsedRequest, type Script, type Wire } from './script';
 import { estimateTokens } from './tokens';
+import {
+  grammarRefused,
+  LLAMA_FORMAT_ERROR,
+  LLAMA_GRAMMAR_ERROR,
+  LLAMA_GRAMMAR_LIMIT,
+  LLAMA_MODEL_FILE,
+  llamaError,
+  llamaJsonText,
+} from './llama-cpp';
 
 export type Clock = (() => number) | { now(): number };
 
@@ -38,6 +47,14 @@ export interface ModelServerOptions {
   apiKeys?: string[];
   /** Behave like an OpenAI-compatible endpoint that rejects `response_format: json_schema` with a 400. */
   rejectJsonSchema?: boolean;
+  /** Likewise for `response_format: json_object` (a server that takes neither: the prompt alone asks for JSON). */
+  rejectJsonObject?: boolean;
+  /**
+   * Behave like llama.cpp's server on the OpenAI wire (see llama-cpp.ts): a schema (response format or tool) with a
+   * bounded repetition of `grammarLimit` (default 2,000) or more is refused with llama.cpp's 400, a bounded `number`
+   * comes back unbounded, errors have llama.cpp's shape, and answers name the model file, not the model asked for.
+   */
+  llamaCpp?: { grammarLimit?: number };
   /**
    * Latency of answers whose script entry sets none, modelled like a real API: time to the first token, then the
    * output at a steady speed (a one-token answer costs about `firstTokenMs`; a long verdict seconds).
@@ -550,13 +567,20 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     call.issue = request.issue;
     if (
       wire === 'openai' &&
-      options.rejectJsonSchema &&
-      (body.response_format as { type?: string } | undefined)?.type === 'json_schema'
+      options.llamaCpp &&
+      grammarRefused(body, options.llamaCpp.grammarLimit ?? LLAMA_GRAMMAR_LIMIT)
+    ) {
+      return reply(400, llamaError(400, LLAMA_GRAMMAR_ERROR, 'invalid_request_error'), {}, 'grammar');
+    }
+    const format = (body.response_format as { type?: string } | undefined)?.type;
+    if (
+      wire === 'openai' &&
+      ((format === 'json_schema' && options.rejectJsonSchema) || (format === 'json_object' && options.rejectJsonObject))
     ) {
       return reply(
         400,
         openaiError(
-          "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+          `Invalid parameter: 'response_format' of type '${format}' is not supported with this model.`,
           'invalid_request_error',
           null,
           'response_format',
@@ -669,6 +693,12 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
           )
         : reply(529, anthropicError('overloaded_error', 'Overloaded'), {}, 'overloaded_error');
     }
+    if (fault === 'format') {
+      // llama.cpp's chat parser could not read the reply; other servers would say it their way.
+      return wire === 'openai'
+        ? reply(500, llamaError(500, LLAMA_FORMAT_ERROR, 'server_error'), {}, 'format')
+        : reply(500, anthropicError('api_error', 'Internal server error'), {}, 'api_error');
+    }
     if (fault === '500') {
       return wire === 'openai'
         ? reply(
@@ -708,7 +738,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
 
     // A 200 answer: content first, then usage from the caching model.
     const structured = entry.json !== undefined;
-    let text = structured ? JSON.stringify(entry.json) : (entry.text ?? '');
+    let text = !structured
+      ? (entry.text ?? '')
+      : options.llamaCpp && wire === 'openai'
+        ? llamaJsonText(entry.json, request.schema)
+        : JSON.stringify(entry.json);
     const toolCalls = entry.toolCalls ?? [];
     let useForcedTool = structured && request.forcedTool !== undefined && toolCalls.length === 0;
     let toolInput: unknown = entry.json;
@@ -771,7 +805,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         id: randomId('chatcmpl-', 29),
         object: 'chat.completion',
         created: Math.floor(now() / 1000),
-        model: request.model,
+        model: options.llamaCpp ? LLAMA_MODEL_FILE : request.model,
         choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
         usage,
         service_tier: 'default',
