@@ -57,7 +57,15 @@ describe('the sample repository under the simulator', () => {
       [
         'hydraflow.yml',
         'HydraFlow',
-        ['issue_comment', 'issues', 'pull_request', 'pull_request_review', 'workflow_dispatch', 'workflow_run'],
+        [
+          'issue_comment',
+          'issues',
+          'pull_request',
+          'pull_request_review',
+          'schedule',
+          'workflow_dispatch',
+          'workflow_run',
+        ],
       ],
     ]);
   });
