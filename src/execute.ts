@@ -11,6 +11,7 @@ import { belowSteering, refuseLabelChange } from './handlers/label-steering';
 import { handleOverride } from './handlers/override';
 import { handlePhase } from './handlers/phase';
 import { handlePullWork } from './handlers/pull';
+import { handleStateCheck } from './handlers/untrusted-state';
 import type { PhaseOutcome } from './phases/phase-context';
 
 export { createApp } from './app';
@@ -65,5 +66,7 @@ export async function execute(
       return handleClose(app, decision);
     case 'doctor':
       return handleDoctor(app);
+    case 'state-check':
+      return handleStateCheck(app, decision);
   }
 }

@@ -1,0 +1,146 @@
+/**
+ * Which state HydraFlow may act on (ADR 0004): only what it wrote last. A signature proves a block is HydraFlow's, not
+ * that it is HydraFlow's newest — anyone with write access can paste an older genuine block back into the progress
+ * comment (its edit history shows every one), edit around it, or delete the comment. So two records that GitHub keeps
+ * and nobody else can write decide:
+ *
+ * - the comment's last editor (GraphQL `editor`): a comment someone other than HydraFlow edited last does not hold
+ *   HydraFlow's word, whatever its block says;
+ * - the text GitHub sends with an edit or a deletion of HydraFlow's comment (`issue_comment.edited`'s
+ *   `changes.body.from`, `issue_comment.deleted`'s `comment.body`): HydraFlow's newest block, usually, which names the
+ *   sequence number an older block falls short of (a rollback) and the spend to keep.
+ *
+ * A state HydraFlow cannot trust is never acted on: the issue waits for a human, with the spend of the newest genuine
+ * block HydraFlow could find (never less than it can prove; nothing when none verifies, and it says so).
+ */
+import { decodeStateBlock, type BlockPlace, type StateCommentLookup, type StateKeyOptions } from './codec';
+import type { StateRejectReason } from './migrate';
+import { emptyState, type Incident, type IncidentReason, type IssueState } from './schema';
+
+/** A text GitHub sent with an edit (the body before it) or a deletion (the body deleted) of HydraFlow's comment. */
+export interface Witness {
+  body: string;
+  /** Who edited or deleted the comment (the event's sender). */
+  by: string;
+  deleted: boolean;
+}
+
+export type StateJudgement =
+  /** HydraFlow has no state on the issue (a new issue). */
+  | { kind: 'fresh' }
+  /** The state HydraFlow wrote last. */
+  | { kind: 'trusted'; state: IssueState }
+  /** A state HydraFlow did not write last: `held` is what it keeps (heldState), the issue waits for a human. */
+  | { kind: 'incident'; held: IssueState };
+
+/**
+ * Judge what findStateComment found. `editor`: the last editor of `lookup.comment` when GitHub says it is someone
+ * other than HydraFlow (undefined when HydraFlow edited it last or nobody edited it).
+ */
+export function judgeState(args: {
+  lookup: Pick<StateCommentLookup, 'comment' | 'state' | 'refused'>;
+  editor?: string | undefined;
+  witnesses?: readonly Witness[];
+  keys: StateKeyOptions;
+  place: Required<BlockPlace>;
+  now: Date;
+}): StateJudgement {
+  const { lookup, editor, place, now } = args;
+  const sent = newestWitness(args.witnesses ?? [], args.keys, place);
+  const hold = (incident: Omit<Incident, 'at'>, candidates: (IssueState | undefined)[]): StateJudgement => ({
+    kind: 'incident',
+    held: heldState({ incident, candidates, place, now }),
+  });
+  const current = lookup.state;
+  if (current && editor === undefined) {
+    if (!sent || sent.state.seq <= current.seq) return { kind: 'trusted', state: current };
+    // GitHub sent a genuine block newer than the one HydraFlow last wrote: HydraFlow wrote over its newest word.
+    const open = current.incident && !current.incident.restartedBy;
+    if (open) return { kind: 'trusted', state: keepNewerSpend(current, sent.state) };
+    return hold({ reason: 'rollback', by: sent.by, found: current.seq }, [current, sent.state]);
+  }
+  if (editor !== undefined || lookup.refused) {
+    const reason: IncidentReason = lookup.refused
+      ? incidentReasonOf(lookup.refused.reason)
+      : current && sent && sent.state.seq > current.seq
+        ? 'rollback'
+        : 'edited';
+    return hold(
+      { reason, ...(editor ? { by: editor } : {}), ...(current ? { found: current.seq } : {}) },
+      [current, sent?.state],
+    );
+  }
+  if (sent) return hold({ reason: sent.deleted ? 'deleted' : 'edited', by: sent.by }, [sent.state]);
+  return { kind: 'fresh' };
+}
+
+/** A refused block in HydraFlow's own comment, as an incident (a block is never refused there for its author). */
+function incidentReasonOf(reason: StateRejectReason): IncidentReason {
+  return reason === 'untrusted-author' ? 'edited' : reason;
+}
+
+/** The newest genuine block among the texts GitHub sent. */
+function newestWitness(
+  witnesses: readonly Witness[],
+  keys: StateKeyOptions,
+  place: Required<BlockPlace>,
+): { state: IssueState; by: string; deleted: boolean } | undefined {
+  let newest: { state: IssueState; by: string; deleted: boolean } | undefined;
+  for (const w of witnesses) {
+    const decoded = decodeStateBlock(w.body, { ...keys, ...place });
+    if (decoded.status !== 'valid') continue;
+    if (!newest || decoded.state.seq > newest.state.seq) newest = { state: decoded.state, by: w.by, deleted: w.deleted };
+  }
+  return newest;
+}
+
+/**
+ * The state HydraFlow keeps when it cannot trust the one it found: nothing to act on, only the spend, handled command
+ * ids and history of the newest genuine block among `candidates` (none: an empty ledger, which the progress comment
+ * says is not verified), and a sequence number above every genuine one seen.
+ */
+export function heldState(args: {
+  incident: Omit<Incident, 'at'>;
+  candidates: readonly (IssueState | undefined)[];
+  place: Required<BlockPlace>;
+  now: Date;
+}): IssueState {
+  const newest = args.candidates.reduce<IssueState | undefined>(
+    (best, s) => (s && (!best || s.seq > best.seq) ? s : best),
+    undefined,
+  );
+  const base = emptyState(args.place.issue, args.place.repo);
+  return {
+    ...base,
+    seq: newest?.seq ?? 0,
+    ledger: newest?.ledger ?? [],
+    history: newest?.history ?? [],
+    ...(newest?.handled ? { handled: newest.handled } : {}),
+    incident: {
+      ...args.incident,
+      ...(newest ? { spendFrom: newest.seq } : {}),
+      at: args.now.toISOString(),
+    },
+  };
+}
+
+/** An issue already waiting after an incident learns of a newer genuine block: its spend is the one to keep. */
+function keepNewerSpend(held: IssueState, newer: IssueState): IssueState {
+  return {
+    ...held,
+    seq: Math.max(held.seq, newer.seq),
+    ledger: newer.ledger,
+    incident: { ...held.incident!, spendFrom: newer.seq },
+  };
+}
+
+/** Is the issue waiting for a human after an incident (found now or before)? */
+export function isHeld(state: Pick<IssueState, 'incident'>): boolean {
+  return state.incident !== undefined && state.incident.restartedBy === undefined;
+}
+
+/** A permitted human starts the issue over after an incident: the record stays, saying who and when. */
+export function restartAfterIncident(state: IssueState, args: { actor: string; now: Date }): IssueState {
+  if (!state.incident) return state;
+  return { ...state, incident: { ...state.incident, restartedBy: args.actor, restartedAt: args.now.toISOString() } };
+}

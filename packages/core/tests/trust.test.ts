@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import {
+  appendLedger,
+  emptyState,
+  encodeStateBlock,
+  findStateComment,
+  isHeld,
+  judgeState,
+  markHandled,
+  renderProgressComment,
+  restartAfterIncident,
+  type IssueState,
+  type StateJudgement,
+} from '../src/index';
+
+const KEY = 'k3y';
+const REPO = 1296269;
+const place = { issue: 42, repo: REPO };
+const now = new Date('2026-11-22T10:00:00.000Z');
+const bot = { login: 'github-actions[bot]', type: 'Bot' };
+
+/** HydraFlow's state after `seq` writes, having spent `usd`. */
+function written(seq: number, usd: number): IssueState {
+  let s = { ...emptyState(42, REPO), seq, stage: 'ready' as const };
+  s = appendLedger(s, {
+    at: now.toISOString(),
+    runId: String(seq),
+    phase: 'plan',
+    role: 'plan',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-6',
+    inputTokens: 100,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 10,
+    costUsd: usd,
+  });
+  return markHandled(s, `comment:${seq}`);
+}
+const block = (s: IssueState, key = KEY) => encodeStateBlock(s, { key });
+
+function judge(
+  body: string | undefined,
+  opts: { editor?: string; witnesses?: { body: string; by: string; deleted: boolean }[] } = {},
+): StateJudgement {
+  const comments = body === undefined ? [] : [{ id: 7, body, user: bot }];
+  const lookup = findStateComment(comments, { botLogins: [bot.login], key: KEY, ...place });
+  return judgeState({
+    lookup,
+    ...(opts.editor ? { editor: opts.editor } : {}),
+    ...(opts.witnesses ? { witnesses: opts.witnesses } : {}),
+    keys: { key: KEY },
+    place,
+    now,
+  });
+}
+const held = (j: StateJudgement) => {
+  if (j.kind !== 'incident') throw new Error(`expected an incident, got ${j.kind}`);
+  return j.held;
+};
+const spend = (s: IssueState) => s.ledger.reduce((a, e) => a + e.costUsd, 0);
+
+describe('judgeState: only what HydraFlow wrote last is trusted (ADR 0004)', () => {
+  it('HydraFlow’s own block, edited by nobody else, is trusted; no block at all is a fresh issue', () => {
+    expect(judge(block(written(4, 0.5)))).toEqual({ kind: 'trusted', state: written(4, 0.5) });
+    expect(judge(undefined)).toEqual({ kind: 'fresh' });
+  });
+
+  it('a comment someone else edited last is not trusted, even with a genuine block: its spend is kept as a floor', () => {
+    const h = held(judge(block(written(4, 0.5)), { editor: 'mallory' }));
+    expect(h.incident).toEqual({ reason: 'edited', by: 'mallory', found: 4, spendFrom: 4, at: now.toISOString() });
+    expect([h.seq, spend(h), h.handled, h.stage, h.claim]).toEqual([4, 0.5, ['comment:4'], undefined, undefined]);
+    expect(isHeld(h)).toBe(true);
+  });
+
+  it('an older genuine block pasted back is a rollback when GitHub sent the newer one: the newer spend is kept', () => {
+    const witnesses = [{ body: block(written(9, 2)), by: 'mallory', deleted: false }];
+    const h = held(judge(block(written(3, 0.25)), { editor: 'mallory', witnesses }));
+    expect(h.incident).toMatchObject({ reason: 'rollback', by: 'mallory', found: 3, spendFrom: 9 });
+    expect([h.seq, spend(h)]).toEqual([9, 2]);
+  });
+
+  it('a block that does not verify: the reason is the decoder’s; the spend is the newest genuine one GitHub sent', () => {
+    const edited = block(written(9, 2)).replace('"costUsd":2', '"costUsd":0');
+    const witnesses = [{ body: block(written(9, 2)), by: 'mallory', deleted: false }];
+    expect(held(judge(edited, { editor: 'mallory', witnesses })).incident).toMatchObject({
+      reason: 'bad-signature',
+      by: 'mallory',
+      spendFrom: 9,
+    });
+    // nothing genuine seen: nothing is counted, and the record says so (no spendFrom)
+    const blind = held(judge(edited, { editor: 'mallory' }));
+    expect([blind.incident?.spendFrom, blind.ledger, blind.seq]).toEqual([undefined, [], 0]);
+    // signed with a key HydraFlow does not hold, and nobody else edited it (a rotation without the previous key)
+    expect(held(judge(block(written(2, 1), 'old-key'))).incident).toMatchObject({ reason: 'unknown-key' });
+  });
+
+  it('a deleted comment: GitHub sent its text, which is the spend kept', () => {
+    const h = held(judge(undefined, { witnesses: [{ body: block(written(6, 1.5)), by: 'mallory', deleted: true }] }));
+    expect(h.incident).toMatchObject({ reason: 'deleted', by: 'mallory', spendFrom: 6 });
+    expect(spend(h)).toBe(1.5);
+  });
+
+  it('HydraFlow’s own block older than a genuine one GitHub sent: a rollback, unless the issue already waits', () => {
+    const newer = [{ body: block(written(9, 2)), by: 'mallory', deleted: true }];
+    expect(held(judge(block(written(1, 0)), { witnesses: newer })).incident).toMatchObject({
+      reason: 'rollback',
+      by: 'mallory',
+      spendFrom: 9,
+    });
+    // already held (a run found the edit before the edit's own event came): the newer spend is taken in
+    const waiting = held(judge(block(written(3, 0.25)), { editor: 'mallory' }));
+    const later = judge(block({ ...waiting, seq: 4 }), { witnesses: newer });
+    expect(later.kind).toBe('trusted');
+    if (later.kind === 'trusted') expect([spend(later.state), later.state.incident?.spendFrom]).toEqual([2, 9]);
+    // an older genuine block (a re-run's stale event) changes nothing
+    const stale = [{ body: block(written(2, 0.1)), by: 'mallory', deleted: false }];
+    expect(judge(block(written(4, 0.5)), { witnesses: stale })).toEqual({ kind: 'trusted', state: written(4, 0.5) });
+  });
+
+  it('texts that are not genuine blocks of this issue and repository are no witnesses', () => {
+    const forged = block(written(99, 0), 'not-the-key');
+    const elsewhere = encodeStateBlock({ ...written(99, 0), repo: 5 }, { key: KEY });
+    const witnesses = [forged, elsewhere, 'no block'].map((b) => ({ body: b, by: 'mallory', deleted: true }));
+    expect(judge(undefined, { witnesses })).toEqual({ kind: 'fresh' });
+  });
+
+  it('a restart keeps the record, with who started the issue over', () => {
+    const h = restartAfterIncident(held(judge(block(written(4, 0.5)), { editor: 'mallory' })), {
+      actor: 'lee',
+      now,
+    });
+    expect(h.incident).toMatchObject({ reason: 'edited', restartedBy: 'lee', restartedAt: now.toISOString() });
+    expect(isHeld(h)).toBe(false);
+  });
+});
+
+describe('the progress comment says what happened', () => {
+  const render = (s: IssueState) =>
+    renderProgressComment({ state: s, stage: 'hitl', headline: 'h', next: 'n' }, { key: KEY });
+
+  it('while held: who changed it, why HydraFlow stopped, the spend counted, and how to start over', () => {
+    const rolled = held(
+      judge(block(written(3, 0.25)), {
+        editor: 'mallory',
+        witnesses: [{ body: block(written(9, 2)), by: 'mallory', deleted: false }],
+      }),
+    );
+    const out = render(rolled);
+    expect(out).toContain('> [!CAUTION]');
+    expect(out).toContain('changed by `mallory`');
+    expect(out).toContain('an older state of HydraFlow’s (#3, where HydraFlow had written #9)');
+    expect(out).toContain('| Cost so far | at least $2.00');
+    expect(out).toContain('`/triage`');
+    const blind = render(held(judge(block(written(9, 2)).replace('"costUsd":2', '"costUsd":0'), { editor: 'x' })));
+    expect(blind).toContain('could not verify any spend on this issue before 2026-11-22 10:00 UTC');
+  });
+
+  it('after a restart: one line that stays', () => {
+    const out = render(
+      restartAfterIncident(held(judge(undefined, { witnesses: [{ body: block(written(6, 1)), by: 'mallory', deleted: true }] })), {
+        actor: 'lee',
+        now,
+      }),
+    );
+    expect(out).toContain('> [!NOTE]');
+    expect(out).toContain('HydraFlow’s progress comment was deleted by `mallory`');
+    expect(out).toContain('`lee` started the issue over');
+    expect(out).not.toContain('[!CAUTION]');
+  });
+});
