@@ -85,14 +85,15 @@ describe('forged state is reported and never obeyed', () => {
 
     const run = await world.run('issues', 'opened', { issue: issue.number, sender: 'alice' }, TRIAGE_STEP);
     expect(run.exitCode, run.stdout).toBe(0);
-    // ADR 0004: a state HydraFlow cannot verify in its own comment is never obeyed, nor silently replaced
-    expect(world.models.calls).toEqual([]);
+    // ADR 0004: a state HydraFlow cannot verify in its own comment is never obeyed, nor silently replaced (the
+    // triage call begun before the state was read is cancelled, not used)
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-hitl']);
     const comments = botComments(world, issue.number);
     expect(comments.map((c) => c.id)).toEqual([tampered.id]); // the damaged comment is rewritten, no second one
     expect(comments[0]!.body).toMatch(/signed with a key HydraFlow does not hold/);
     const decoded = decodeStateBlock(comments[0]!.body, { key: world.stateKey, issue: issue.number });
     expect(decoded.status === 'valid' && decoded.state.incident?.reason).toBe('unknown-key');
+    expect(decoded.status === 'valid' && [decoded.state.triage, decoded.state.ledger]).toEqual([undefined, []]);
   });
 });
 
