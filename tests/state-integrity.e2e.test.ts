@@ -59,7 +59,8 @@ async function readyIssue(options: { stateKey?: string } = {}) {
 function edit(w: World, n: number, id: number, body: string) {
   const from = w.gh.world.comments.get(id)!.body;
   w.gh.world.editComment(id, body, 'mallory');
-  return () => w.run('issue_comment', 'edited', { issue: n, comment: id, sender: 'mallory', changes: { body: { from } } });
+  return () =>
+    w.run('issue_comment', 'edited', { issue: n, comment: id, sender: 'mallory', changes: { body: { from } } });
 }
 
 async function command(w: World, n: number, text: string, author = 'lee') {

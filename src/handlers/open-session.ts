@@ -75,7 +75,8 @@ export function sessionOptions(
  */
 function eventWitnesses(app: App, issue: number): Witness[] {
   const { eventName, payload } = app.runner;
-  const comment = payload.comment as { id?: number; body?: unknown; user?: { login: string; type?: string } } | undefined;
+  const comment = payload.comment as
+    { id?: number; body?: unknown; user?: { login: string; type?: string } } | undefined;
   const by: unknown = payload.sender?.login;
   if (eventName !== 'issue_comment' || payload.issue?.number !== issue || !comment || typeof by !== 'string') return [];
   if (!isTrustedAuthor({ id: comment.id ?? 0, user: comment.user ?? null }, app.config.bot_logins)) return [];

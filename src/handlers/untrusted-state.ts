@@ -14,7 +14,8 @@ export async function reportIncident(ctx: PhaseContext): Promise<PhaseOutcome | 
   if (!session.foundIncident) return undefined;
   const reason = session.state.incident!.reason;
   const lock = await session.acquire({ takeOver: true });
-  if (!lock.ok) return { summary: `HydraFlow's state is not its own (${reason}); not reported: ${lock.reason}`, stage: null };
+  if (!lock.ok)
+    return { summary: `HydraFlow's state is not its own (${reason}); not reported: ${lock.reason}`, stage: null };
   // a closed issue keeps no pipeline label: the record is written all the same, for when it is reopened
   if (ctx.issue.state === 'open') await session.moveTo('hitl', `state not trusted (${reason}): waits for a human`);
   session.releaseClaim();

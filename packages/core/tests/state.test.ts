@@ -234,7 +234,7 @@ describe('what the signature binds (issue #17, item 6)', () => {
   });
 
   it('a block written by the first release (v1) is read: signed with the current or the previous key', () => {
-    const v1 = readFileSync(new URL('./fixtures/state-v1.md', import.meta.url), 'utf8');
+    const v1 = readFileSync(new URL('./fixtures/state-v1.txt', import.meta.url), 'utf8');
     expect(v1).toContain('hydraflow:state v=1 sig=');
     for (const keys of [{ key: 'release-1-key' }, { key: 'the-new-key', previousKey: 'release-1-key' }]) {
       const d = decodeStateBlock(v1, { ...keys, issue: 7, repo: REPO });
@@ -245,9 +245,9 @@ describe('what the signature binds (issue #17, item 6)', () => {
       }
     }
     expect(reasonOf(v1, { key: 'the-new-key', issue: 7, repo: REPO })).toBe('bad-signature');
-    expect(reasonOf(v1.replace('"stage":"plan"', '"stage":"ready"'), { key: 'release-1-key', issue: 7, repo: REPO })).toBe(
-      'bad-signature',
-    );
+    expect(
+      reasonOf(v1.replace('"stage":"plan"', '"stage":"ready"'), { key: 'release-1-key', issue: 7, repo: REPO }),
+    ).toBe('bad-signature');
   });
 
   it('findStateComment reads the newest of HydraFlow’s valid blocks (highest sequence)', () => {

@@ -21,7 +21,7 @@ const bot = { login: 'github-actions[bot]', type: 'Bot' };
 
 /** HydraFlow's state after `seq` writes, having spent `usd`. */
 function written(seq: number, usd: number): IssueState {
-  let s = { ...emptyState(42, REPO), seq, stage: 'ready' as const };
+  let s: IssueState = { ...emptyState(42, REPO), seq, stage: 'ready' };
   s = appendLedger(s, {
     at: now.toISOString(),
     runId: String(seq),
@@ -158,10 +158,13 @@ describe('the progress comment says what happened', () => {
 
   it('after a restart: one line that stays', () => {
     const out = render(
-      restartAfterIncident(held(judge(undefined, { witnesses: [{ body: block(written(6, 1)), by: 'mallory', deleted: true }] })), {
-        actor: 'lee',
-        now,
-      }),
+      restartAfterIncident(
+        held(judge(undefined, { witnesses: [{ body: block(written(6, 1)), by: 'mallory', deleted: true }] })),
+        {
+          actor: 'lee',
+          now,
+        },
+      ),
     );
     expect(out).toContain('> [!NOTE]');
     expect(out).toContain('HydraFlow’s progress comment was deleted by `mallory`');

@@ -282,7 +282,10 @@ export class RestPulls implements PullsPort {
     return {
       id: thread.id,
       isResolved: thread.isResolved,
-      comments: thread.comments.nodes.map((c) => ({ body: c.body, author: c.author ? restLogin(c.author) : undefined })),
+      comments: thread.comments.nodes.map((c) => ({
+        body: c.body,
+        author: c.author ? restLogin(c.author) : undefined,
+      })),
     };
   }
 

@@ -192,10 +192,7 @@ export interface BlockPlace {
  * issue and repository match, signature (required when a key is configured: by the key its `kid` names, current or
  * previous), version (migrating older ones), schema.
  */
-export function decodeStateBlock(
-  body: string | null | undefined,
-  options: StateKeyOptions & BlockPlace,
-): DecodeResult {
+export function decodeStateBlock(body: string | null | undefined, options: StateKeyOptions & BlockPlace): DecodeResult {
   if (typeof body !== 'string') return { status: 'absent' };
   const start = body.indexOf(STATE_MARKER);
   if (start < 0) return { status: 'absent' };
@@ -371,12 +368,16 @@ export function findStateComment<C extends CommentLike>(
   if (newest) {
     // HydraFlow's other comments with a block it cannot read: reported, never obeyed (the newest valid one is read)
     for (const r of repairable)
-      if (r.refused)
-        rejected.push({ commentId: r.comment.id, author: r.comment.user?.login ?? null, ...r.refused });
+      if (r.refused) rejected.push({ commentId: r.comment.id, author: r.comment.user?.login ?? null, ...r.refused });
     const duplicates = valid.filter((v) => v !== newest).map((v) => v.comment);
     return { comment: newest.comment, state: newest.state, rejected, duplicates };
   }
   const fallback = repairable.find((r) => r.refused) ?? repairable[0];
   if (!fallback) return { rejected, duplicates: [] };
-  return { comment: fallback.comment, ...(fallback.refused ? { refused: fallback.refused } : {}), rejected, duplicates: [] };
+  return {
+    comment: fallback.comment,
+    ...(fallback.refused ? { refused: fallback.refused } : {}),
+    rejected,
+    duplicates: [],
+  };
 }

@@ -121,7 +121,8 @@ const INCIDENT_CAUSES: Readonly<Record<IncidentReason, string>> = {
   edited: 'someone other than HydraFlow edited its progress comment, so its state there is no longer HydraFlow’s word',
   rollback: 'an older state of HydraFlow’s was put back into its progress comment',
   deleted: 'HydraFlow’s progress comment was deleted',
-  'bad-signature': 'the state in HydraFlow’s progress comment does not verify (edited, forged, or signed with another key)',
+  'bad-signature':
+    'the state in HydraFlow’s progress comment does not verify (edited, forged, or signed with another key)',
   'missing-signature': 'the state in HydraFlow’s progress comment is not signed, and HYDRAFLOW_STATE_KEY is set',
   'unknown-key':
     'the state in HydraFlow’s progress comment is signed with a key HydraFlow does not hold (after a rotation of HYDRAFLOW_STATE_KEY, the old key goes in HYDRAFLOW_STATE_KEY_PREVIOUS)',

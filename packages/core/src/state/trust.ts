@@ -65,10 +65,10 @@ export function judgeState(args: {
       : current && sent && sent.state.seq > current.seq
         ? 'rollback'
         : 'edited';
-    return hold(
-      { reason, ...(editor ? { by: editor } : {}), ...(current ? { found: current.seq } : {}) },
-      [current, sent?.state],
-    );
+    return hold({ reason, ...(editor ? { by: editor } : {}), ...(current ? { found: current.seq } : {}) }, [
+      current,
+      sent?.state,
+    ]);
   }
   if (sent) return hold({ reason: sent.deleted ? 'deleted' : 'edited', by: sent.by }, [sent.state]);
   return { kind: 'fresh' };
@@ -89,7 +89,8 @@ function newestWitness(
   for (const w of witnesses) {
     const decoded = decodeStateBlock(w.body, { ...keys, ...place });
     if (decoded.status !== 'valid') continue;
-    if (!newest || decoded.state.seq > newest.state.seq) newest = { state: decoded.state, by: w.by, deleted: w.deleted };
+    if (!newest || decoded.state.seq > newest.state.seq)
+      newest = { state: decoded.state, by: w.by, deleted: w.deleted };
   }
   return newest;
 }
