@@ -15,7 +15,15 @@
  */
 import { decodeStateBlock, type BlockPlace, type StateCommentLookup, type StateKeyOptions } from './codec';
 import type { StateRejectReason } from './migrate';
-import { emptyState, type Incident, type IncidentReason, type IssueState } from './schema';
+import { unionLedger } from './ops';
+import {
+  STATE_LIMITS,
+  emptyState,
+  type Incident,
+  type IncidentReason,
+  type IssueState,
+  type LedgerEntry,
+} from './schema';
 
 /** A text GitHub sent with an edit (the body before it) or a deletion (the body deleted) of HydraFlow's comment. */
 export interface Witness {
@@ -53,10 +61,11 @@ export function judgeState(args: {
   });
   const current = lookup.state;
   if (current && editor === undefined) {
+    // After an incident HydraFlow knows of, sequence numbers say little (it could not know the newest one): what GitHub
+    // sent (the edit's own event, run late) only adds the spend it shows.
+    if (sent && current.incident) return { kind: 'trusted', state: withSpendOf(current, sent.state) };
     if (!sent || sent.state.seq <= current.seq) return { kind: 'trusted', state: current };
     // GitHub sent a genuine block newer than the one HydraFlow last wrote: HydraFlow wrote over its newest word.
-    const open = current.incident && !current.incident.restartedBy;
-    if (open) return { kind: 'trusted', state: keepNewerSpend(current, sent.state) };
     return hold({ reason: 'rollback', by: sent.by, found: current.seq }, [current, sent.state]);
   }
   if (editor !== undefined || lookup.refused) {
@@ -96,9 +105,9 @@ function newestWitness(
 }
 
 /**
- * The state HydraFlow keeps when it cannot trust the one it found: nothing to act on, only the spend, handled command
- * ids and history of the newest genuine block among `candidates` (none: an empty ledger, which the progress comment
- * says is not verified), and a sequence number above every genuine one seen.
+ * The state HydraFlow keeps when it cannot trust the one it found: nothing to act on, only the spend and handled
+ * command ids of the genuine blocks among `candidates` (none: an empty ledger, which the progress comment says is not
+ * verified), the newest one's history, and a sequence number no lower than any genuine one seen.
  */
 export function heldState(args: {
   incident: Omit<Incident, 'at'>;
@@ -106,17 +115,15 @@ export function heldState(args: {
   place: Required<BlockPlace>;
   now: Date;
 }): IssueState {
-  const newest = args.candidates.reduce<IssueState | undefined>(
-    (best, s) => (s && (!best || s.seq > best.seq) ? s : best),
-    undefined,
-  );
-  const base = emptyState(args.place.issue, args.place.repo);
+  const genuine = args.candidates.filter((s): s is IssueState => s !== undefined);
+  const newest = genuine.reduce<IssueState | undefined>((best, s) => (!best || s.seq > best.seq ? s : best), undefined);
+  const handled = [...new Set(genuine.flatMap((s) => s.handled ?? []))].slice(-STATE_LIMITS.handled);
   return {
-    ...base,
+    ...emptyState(args.place.issue, args.place.repo),
     seq: newest?.seq ?? 0,
-    ledger: newest?.ledger ?? [],
+    ledger: genuine.reduce<LedgerEntry[]>((ledger, s) => unionLedger(ledger, s.ledger), []),
     history: newest?.history ?? [],
-    ...(newest?.handled ? { handled: newest.handled } : {}),
+    ...(handled.length > 0 ? { handled } : {}),
     incident: {
       ...args.incident,
       ...(newest ? { spendFrom: newest.seq } : {}),
@@ -125,13 +132,16 @@ export function heldState(args: {
   };
 }
 
-/** An issue already waiting after an incident learns of a newer genuine block: its spend is the one to keep. */
-function keepNewerSpend(held: IssueState, newer: IssueState): IssueState {
+/** A genuine block GitHub sent after an incident HydraFlow knows of: the spend it shows is counted too. */
+function withSpendOf(state: IssueState, sent: IssueState): IssueState {
+  const ledger = unionLedger(state.ledger, sent.ledger);
+  const total = (l: readonly LedgerEntry[]) => l.reduce((a, e) => a + e.costUsd, 0);
+  if (total(ledger) <= total(state.ledger)) return state;
   return {
-    ...held,
-    seq: Math.max(held.seq, newer.seq),
-    ledger: newer.ledger,
-    incident: { ...held.incident!, spendFrom: newer.seq },
+    ...state,
+    seq: Math.max(state.seq, sent.seq),
+    ledger,
+    incident: { ...state.incident!, spendFrom: Math.max(state.incident!.spendFrom ?? 0, sent.seq) },
   };
 }
 
