@@ -42,7 +42,7 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
     forced: false,
     comments,
   });
-  const held = await reportIncident(ctx);
+  const held = await reportIncident(ctx, app.sleep);
   if (held) return held;
   const { state } = ctx.session;
   if (change.added && stageOf(change.label) === 'find' && !state.triage && !state.stage) {

@@ -82,7 +82,16 @@ function eventWitnesses(app: App, issue: number): Witness[] {
   if (!isTrustedAuthor({ id: comment.id ?? 0, user: comment.user ?? null }, app.config.bot_logins)) return [];
   const body: unknown = payload.action === 'deleted' ? comment.body : payload.changes?.body?.from;
   if (typeof body !== 'string' || (payload.action !== 'edited' && payload.action !== 'deleted')) return [];
-  return [{ body, by, deleted: payload.action === 'deleted' }];
+  const at: unknown = (comment as { updated_at?: unknown }).updated_at;
+  return [
+    {
+      body,
+      by,
+      deleted: payload.action === 'deleted',
+      commentId: Number(comment.id),
+      ...(typeof at === 'string' ? { at } : {}),
+    },
+  ];
 }
 
 /**

@@ -51,7 +51,7 @@ export async function handleOverride(
     });
   }
   const ctx = await openPhase(app, { issue, phase: 'override', actor: request.actor, dispatched: false, forced: true });
-  const held = await reportIncident(ctx);
+  const held = await reportIncident(ctx, app.sleep);
   if (held) return held;
   const { session } = ctx;
   const lock = await session.acquire({ takeOver: true, waitMs: 120_000, sleep: app.sleep });
@@ -91,7 +91,7 @@ export async function handleOverride(
  */
 async function settleDeadAttempt(app: App, issue: Issue, actor: string, nothing: string): Promise<PhaseOutcome> {
   const ctx = await openPhase(app, { issue, phase: 'override', actor, dispatched: false, forced: true });
-  const held = await reportIncident(ctx);
+  const held = await reportIncident(ctx, app.sleep);
   if (held) return held;
   const lock = await ctx.session.acquire({ takeOver: true });
   if (!lock.ok) return { summary: nothing, stage: null };

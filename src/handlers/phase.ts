@@ -57,7 +57,7 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
     ctx.session.update((s) => markHandled(s, id));
   }
   // State HydraFlow did not write last is never acted on; a permitted human's explicit go starts the issue over.
-  const held = (await reportIncident(ctx)) ?? heldForHuman(ctx, request.forced);
+  const held = (await reportIncident(ctx, app.sleep)) ?? heldForHuman(ctx, request.forced);
   if (held) return held;
   const runner = PHASES[request.phase];
   if (!runner) return phaseUnavailable(ctx.session, request.phase);

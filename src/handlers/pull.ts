@@ -40,7 +40,7 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
     forced: false,
     comments,
   });
-  const held = (await reportIncident(ctx)) ?? heldForHuman(ctx, false);
+  const held = (await reportIncident(ctx, app.sleep)) ?? heldForHuman(ctx, false);
   if (held) return held;
   const trigger: PullTrigger = {
     ...(work.pull !== undefined ? { pull: work.pull } : {}),

@@ -6,16 +6,28 @@
  */
 import type { App } from '../app';
 import type { PhaseContext, PhaseOutcome } from '../phases/phase-context';
-import { loadIssueAndComments, openPhase } from './open-session';
+import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
 
-/** When this run found the state changed by someone else: hold the issue for a human and say so. Else undefined. */
-export async function reportIncident(ctx: PhaseContext): Promise<PhaseOutcome | undefined> {
+/**
+ * When this run found the state changed by someone else: hold the issue for a human and say so. Else undefined. A run
+ * beside it (a command has a concurrency group of its own) may be saying so at the same moment: this one waits for the
+ * lock, reading the state again, and says nothing more if that run said it.
+ */
+export async function reportIncident(
+  ctx: PhaseContext,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<PhaseOutcome | undefined> {
   const { session } = ctx;
   if (!session.foundIncident) return undefined;
   const reason = session.state.incident!.reason;
-  const lock = await session.acquire({ takeOver: true });
+  const lock = await session.acquire({ takeOver: true, waitMs: 120_000, ...(sleep ? { sleep } : {}) });
   if (!lock.ok)
     return { summary: `HydraFlow's state is not its own (${reason}); not reported: ${lock.reason}`, stage: null };
+  if (!session.foundIncident) {
+    session.releaseClaim();
+    await session.unlock();
+    return undefined;
+  }
   // a closed issue keeps no pipeline label: the record is written all the same, for when it is reopened
   if (ctx.issue.state === 'open') await session.moveTo('hitl', `state not trusted (${reason}): waits for a human`);
   session.releaseClaim();
@@ -64,10 +76,35 @@ export async function handleStateCheck(app: App, request: { issue: number; actor
     forced: false,
     comments,
   });
-  return (
-    (await reportIncident(ctx)) ?? {
-      summary: `HydraFlow's state on #${issue.number} is still the one it wrote; nothing to do`,
-      stage: ctx.session.currentStage,
-    }
-  );
+  const outcome = (await reportIncident(ctx, app.sleep)) ?? (await countSpendShown(ctx));
+  if (outcome) return outcome;
+  // a re-run whose first attempt died holding the lock (after it wrote the state) frees it
+  await freeLockOfDeadAttempt(app, issue);
+  return {
+    summary: `HydraFlow's state on #${issue.number} is still the one it wrote; nothing to do`,
+    stage: ctx.session.currentStage,
+  };
+}
+
+/**
+ * An issue already held (or restarted) after an incident whose own edit's event ran late: the spend its text shows
+ * that HydraFlow had not counted is written now (state/trust.ts). Else undefined.
+ */
+async function countSpendShown(ctx: PhaseContext): Promise<PhaseOutcome | undefined> {
+  const { session } = ctx;
+  if (!session.amended) return undefined;
+  const lock = await session.acquire({ takeOver: true });
+  if (!lock.ok) return { summary: `spend shown by the edit not counted yet: ${lock.reason}`, stage: null };
+  session.releaseClaim();
+  await session.publish({
+    headline: 'HydraFlow counted spend it had missed, from GitHub’s record of the edit of this comment',
+    next: session.held
+      ? 'A human: see below, then comment /triage (or /retry) to start the issue over.'
+      : 'Nothing else changes.',
+  });
+  await session.unlock();
+  return {
+    summary: `counted the spend shown by the text GitHub sent with the edit of #${ctx.issue.number}'s state`,
+    stage: session.currentStage,
+  };
 }

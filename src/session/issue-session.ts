@@ -89,6 +89,9 @@ export class IssueSession {
   private known: IssueComment[];
   /** This run found HydraFlow's state changed by someone else (state/trust.ts); nothing says so on the issue yet. */
   foundIncident: boolean;
+  /** The state read holds spend taken in from the text GitHub sent (state/trust.ts); not written yet. */
+  amended: boolean;
+  private changedAt: string | undefined;
 
   private constructor(
     private readonly port: IssuesPort,
@@ -100,6 +103,10 @@ export class IssueSession {
       duplicates?: readonly IssueComment[];
       /** This run found the state changed by someone else (not yet said on the issue): see holdForHuman. */
       foundIncident?: boolean;
+      /** Spend the text GitHub sent showed was taken into the state (after an incident): it is to be written. */
+      amended?: boolean;
+      /** When someone else last changed HydraFlow's comment (GitHub's clock), if this run found it changed. */
+      changedAt?: string | undefined;
     },
     comments: readonly IssueComment[],
   ) {
@@ -109,6 +116,8 @@ export class IssueSession {
     this.ignored = read.ignored ?? [];
     this.duplicates = (read.duplicates ?? []).map((c) => c.id);
     this.foundIncident = read.foundIncident ?? false;
+    this.amended = read.amended ?? false;
+    this.changedAt = read.changedAt;
     const labels = pipelineLabelsOf(options.labelsAtStart);
     this.stage = labels.length === 1 ? (stageOf(labels[0]!) ?? null) : (this.state.stage ?? null);
   }
@@ -122,11 +131,19 @@ export class IssueSession {
     options: SessionOptions,
     reading?: Promise<IssueComment[]>,
   ): Promise<IssueSession> {
-    const comments = await (reading ?? port.listComments(options.issue));
     const keys = { key: options.stateKey, previousKey: options.previousStateKey };
     const place = { issue: options.issue, repo: options.repo };
-    const lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
-    const editor = lookup.comment ? await foreignEditor(port, lookup.comment, options.botLogins) : undefined;
+    let comments = await (reading ?? port.listComments(options.issue));
+    let lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
+    let editor = lookup.comment ? await foreignEditor(port, lookup.comment, options.botLogins) : undefined;
+    if (editor === 'deleted') {
+      // deleted between the listing and the question (its deletion's own event follows): read the issue again
+      comments = await port.listComments(options.issue);
+      lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
+      editor = lookup.comment ? await foreignEditor(port, lookup.comment, options.botLogins) : undefined;
+      if (editor === 'deleted')
+        throw new Error(`issue #${options.issue}: HydraFlow's comment vanished twice while read`);
+    }
     const judged = judgeState({
       lookup,
       editor,
@@ -155,6 +172,8 @@ export class IssueSession {
         ignored,
         duplicates: lookup.duplicates,
         foundIncident: judged.kind === 'incident',
+        amended: judged.kind === 'trusted' && judged.amended === true,
+        changedAt: judged.kind === 'incident' ? changedAt(editor, lookup.comment, options.witnesses) : undefined,
       },
       comments,
     );
@@ -216,10 +235,13 @@ export class IssueSession {
     const claim = this.state.claim;
     const ttl = this.options.claimTtlMs ?? DEFAULT_TTL_MS;
     const handoff = claim?.runId.startsWith(HANDOFF) === true;
-    // A state this run found changed by someone else says nothing true of who holds the 👀: whoever did, the issue
-    // now waits for a human, and a lock nobody can attribute must not hold it (holdForHuman takes it, then frees it).
+    // A state this run found changed by someone else says nothing true of who holds the 👀: a lock taken before the
+    // change is nobody's to keep now (the issue waits for a human: reportIncident takes it, then frees it). One taken
+    // since belongs to a run beside this one that found the change too: wait for it, as for any other.
+    const heldSinceChange =
+      this.changedAt !== undefined && Date.parse(reaction.createdAt) >= Date.parse(this.changedAt);
     const mayTakeOver =
-      this.foundIncident ||
+      (this.foundIncident && !heldSinceChange) ||
       (handoff && (takeOver || (this.options.dispatched === true && claim!.phase === phase))) ||
       (claim !== undefined && Date.parse(claim.expiresAt) <= now.getTime()) ||
       (claim === undefined && (runAttempt > 1 || now.getTime() - Date.parse(reaction.createdAt) > ttl));
@@ -251,6 +273,8 @@ export class IssueSession {
     this.state = fresh.state;
     this.comment = fresh.comment;
     this.foundIncident = fresh.foundIncident;
+    this.amended = fresh.amended;
+    this.changedAt = fresh.changedAt;
   }
 
   /**
@@ -483,13 +507,27 @@ export class IssueSession {
       },
       { key: this.options.stateKey },
     );
-    this.comment = this.comment
-      ? await this.port.updateComment(this.comment.id, body)
-      : await this.port.createComment(this.options.issue, body, PROGRESS_MARKER);
+    this.comment =
+      (this.comment && (await this.updateUnlessDeleted(this.comment.id, body))) ??
+      (await this.port.createComment(this.options.issue, body, PROGRESS_MARKER));
     this.foundIncident = false; // said on the issue now
+    this.amended = false;
     for (const id of this.duplicates) await this.port.deleteComment(id);
     this.duplicates = [];
     return this.comment;
+  }
+
+  /**
+   * Someone may delete HydraFlow's comment while a run works (its deletion's own event then runs: state/trust.ts): the
+   * state this run holds is HydraFlow's own, so it is written in a new comment. GitHub answers 404 for a deleted one.
+   */
+  private async updateUnlessDeleted(id: number, body: string): Promise<IssueComment | undefined> {
+    try {
+      return await this.port.updateComment(id, body);
+    } catch (error) {
+      if ((error as { status?: unknown } | null)?.status === 404) return undefined;
+      throw error;
+    }
   }
 
   /** Drops this run's claim from the state to be published next. */
@@ -539,7 +577,8 @@ function pick(info: { color: string; description: string }): { color: string; de
 }
 
 /**
- * The login of whoever edited HydraFlow's comment last, when GitHub says it is not one of HydraFlow's identities. Asked
+ * The login of whoever edited HydraFlow's comment last, when GitHub says it is not one of HydraFlow's identities
+ * (`deleted`: the comment is gone since it was listed). Asked
  * every time: REST's timestamps have whole seconds, so an edit in the second the comment was written leaves
  * `updated_at` equal to `created_at`.
  */
@@ -547,8 +586,24 @@ async function foreignEditor(
   port: IssuesPort,
   comment: IssueComment,
   botLogins: readonly string[],
-): Promise<string | undefined> {
+): Promise<string | undefined | 'deleted'> {
   const editor = await port.lastEditor(comment);
+  if (editor === 'deleted') return editor;
   if (!editor || isTrustedAuthor({ id: comment.id, user: editor }, botLogins)) return undefined;
   return editor.login;
+}
+
+/**
+ * When someone else changed HydraFlow's comment, on GitHub's clock (whole seconds): an edit's time is the comment's
+ * `updated_at`; a deletion came after the comment's last write (the deleted comment's `updated_at`), and, as nothing
+ * reacts within the second it sees a write in, no sooner than the next second. Undefined when not known.
+ */
+function changedAt(
+  editor: string | undefined | 'deleted',
+  comment: IssueComment | undefined,
+  witnesses: readonly Witness[] | undefined,
+): string | undefined {
+  if (editor !== undefined) return comment?.updatedAt;
+  const deletion = witnesses?.find((w) => w.deleted)?.at;
+  return deletion === undefined ? undefined : new Date(Date.parse(deletion) + 1_000).toISOString();
 }

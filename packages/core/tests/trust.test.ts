@@ -11,6 +11,7 @@ import {
   restartAfterIncident,
   type IssueState,
   type StateJudgement,
+  type Witness,
 } from '../src/index';
 
 const KEY = 'k3y';
@@ -44,14 +45,14 @@ const block = (s: IssueState, key = KEY) => encodeStateBlock(s, { key });
 
 function judge(
   body: string | undefined,
-  opts: { editor?: string; witnesses?: { body: string; by: string; deleted: boolean }[] } = {},
+  opts: { editor?: string; witnesses?: (Omit<Witness, 'commentId'> & { commentId?: number })[] } = {},
 ): StateJudgement {
   const comments = body === undefined ? [] : [{ id: 7, body, user: bot }];
   const lookup = findStateComment(comments, { botLogins: [bot.login], key: KEY, ...place });
   return judgeState({
     lookup,
     ...(opts.editor ? { editor: opts.editor } : {}),
-    ...(opts.witnesses ? { witnesses: opts.witnesses } : {}),
+    ...(opts.witnesses ? { witnesses: opts.witnesses.map((w) => ({ commentId: 7, ...w })) } : {}),
     keys: { key: KEY },
     place,
     now,
@@ -119,6 +120,15 @@ describe('judgeState: only what HydraFlow wrote last is trusted (ADR 0004)', () 
     // an older genuine block (a re-run's stale event) changes nothing
     const stale = [{ body: block(written(2)), by: 'mallory', deleted: false }];
     expect(judge(block(written(4)), { witnesses: stale })).toEqual({ kind: 'trusted', state: written(4) });
+  });
+
+  it('a comment written afresh after HydraFlow’s was deleted (the deletion’s event came late) is held, spend merged', () => {
+    // the fresh comment's sequence numbers started over: 3 is no newer than the deleted comment's 2
+    const fresh = { ...written(0), seq: 3 };
+    const deleted = [{ body: block(written(2)), by: 'mallory', deleted: true, commentId: 99 }];
+    const h = held(judge(block(fresh), { witnesses: deleted }));
+    expect(h.incident).toMatchObject({ reason: 'deleted', by: 'mallory' });
+    expect(spend(h)).toBe(0.5);
   });
 
   it('texts that are not genuine blocks of this issue and repository are no witnesses', () => {

@@ -53,9 +53,9 @@ export interface IssuesPort {
   updateComment(commentId: number, body: string): Promise<IssueComment>;
   /**
    * Who edited the comment last, as GitHub records it (GraphQL `editor`; the login as REST spells it, `name[bot]` for
-   * an App); null when nobody edited it since it was written.
+   * an App); null when nobody edited it since it was written; `deleted` when the comment no longer exists.
    */
-  lastEditor(comment: Pick<IssueComment, 'nodeId'>): Promise<Author | null>;
+  lastEditor(comment: Pick<IssueComment, 'nodeId'>): Promise<Author | null | 'deleted'>;
   deleteComment(commentId: number): Promise<void>;
   /**
    * Adds labels (a set union, never clobbering concurrent edits) and returns the issue's labels afterwards, as GitHub

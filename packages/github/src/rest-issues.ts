@@ -137,12 +137,20 @@ export class RestIssues implements IssuesPort {
     return toComment(data as RawComment);
   }
 
-  async lastEditor(comment: Pick<IssueComment, 'nodeId'>): Promise<Author | null> {
-    const data = await this.octokit.graphql<{ node: { editor: GraphqlActor | null } | null }>(
-      `query($id: ID!) { node(id: $id) { ... on IssueComment { editor { __typename login } } } }`,
-      // a read: a 5xx may be retried
-      { id: comment.nodeId, request: { hydraflowIdempotent: true } as never },
-    );
+  async lastEditor(comment: Pick<IssueComment, 'nodeId'>): Promise<Author | null | 'deleted'> {
+    let data: { node: { editor: GraphqlActor | null } | null };
+    try {
+      data = await this.octokit.graphql(
+        `query($id: ID!) { node(id: $id) { ... on IssueComment { editor { __typename login } } } }`,
+        // a read: a 5xx may be retried
+        { id: comment.nodeId, request: { hydraflowIdempotent: true } as never },
+      );
+    } catch (error) {
+      // GitHub answers a node that no longer exists with a NOT_FOUND error (HTTP 200)
+      const errors = (error as { errors?: { type?: string }[] } | null)?.errors;
+      if (errors?.length && errors.every((e) => e.type === 'NOT_FOUND')) return 'deleted';
+      throw error;
+    }
     const editor = data.node?.editor;
     return editor ? { login: restLogin(editor), type: editor.__typename === 'Bot' ? 'Bot' : 'User' } : null;
   }

@@ -31,13 +31,20 @@ export interface Witness {
   /** Who edited or deleted the comment (the event's sender). */
   by: string;
   deleted: boolean;
+  /** The comment it was the text of. */
+  commentId: number;
+  /** When that comment was last changed before (GitHub's `updated_at` in the event). */
+  at?: string;
 }
 
 export type StateJudgement =
   /** HydraFlow has no state on the issue (a new issue). */
   | { kind: 'fresh' }
-  /** The state HydraFlow wrote last. */
-  | { kind: 'trusted'; state: IssueState }
+  /**
+   * The state HydraFlow wrote last; `amended` when spend GitHub's text showed was taken in (after an incident), which
+   * HydraFlow then writes.
+   */
+  | { kind: 'trusted'; state: IssueState; amended?: true }
   /** A state HydraFlow did not write last: `held` is what it keeps (heldState), the issue waits for a human. */
   | { kind: 'incident'; held: IssueState };
 
@@ -63,7 +70,14 @@ export function judgeState(args: {
   if (current && editor === undefined) {
     // After an incident HydraFlow knows of, sequence numbers say little (it could not know the newest one): what GitHub
     // sent (the edit's own event, run late) only adds the spend it shows.
-    if (sent && current.incident) return { kind: 'trusted', state: withSpendOf(current, sent.state) };
+    if (sent && current.incident) {
+      const state = withSpendOf(current, sent.state);
+      return state === current ? { kind: 'trusted', state } : { kind: 'trusted', state, amended: true };
+    }
+    // The comment GitHub says was deleted is not the one read: HydraFlow wrote this one afresh after the deletion,
+    // without what the deleted one held (its sequence numbers started over, so they compare with nothing).
+    if (sent?.deleted && sent.commentId !== lookup.comment?.id)
+      return hold({ reason: 'deleted', by: sent.by }, [current, sent.state]);
     if (!sent || sent.state.seq <= current.seq) return { kind: 'trusted', state: current };
     // GitHub sent a genuine block newer than the one HydraFlow last wrote: HydraFlow wrote over its newest word.
     return hold({ reason: 'rollback', by: sent.by, found: current.seq }, [current, sent.state]);
@@ -93,13 +107,12 @@ function newestWitness(
   witnesses: readonly Witness[],
   keys: StateKeyOptions,
   place: Required<BlockPlace>,
-): { state: IssueState; by: string; deleted: boolean } | undefined {
-  let newest: { state: IssueState; by: string; deleted: boolean } | undefined;
-  for (const w of witnesses) {
-    const decoded = decodeStateBlock(w.body, { ...keys, ...place });
+): (Omit<Witness, 'body'> & { state: IssueState }) | undefined {
+  let newest: (Omit<Witness, 'body'> & { state: IssueState }) | undefined;
+  for (const { body, ...w } of witnesses) {
+    const decoded = decodeStateBlock(body, { ...keys, ...place });
     if (decoded.status !== 'valid') continue;
-    if (!newest || decoded.state.seq > newest.state.seq)
-      newest = { state: decoded.state, by: w.by, deleted: w.deleted };
+    if (!newest || decoded.state.seq > newest.state.seq) newest = { ...w, state: decoded.state };
   }
   return newest;
 }
