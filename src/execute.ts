@@ -12,6 +12,7 @@ import { handleOverride } from './handlers/override';
 import { handlePhase } from './handlers/phase';
 import { handlePullWork } from './handlers/pull';
 import { handleResumePaused } from './handlers/resume-paused';
+import { handleStateCheck } from './handlers/untrusted-state';
 import type { PhaseOutcome } from './phases/phase-context';
 
 export { createApp } from './app';
@@ -95,6 +96,8 @@ async function decide(
       return handleDoctor(app);
     case 'resume-paused':
       return handleResumePaused(app);
+    case 'state-check':
+      return handleStateCheck(app, decision);
   }
 }
 

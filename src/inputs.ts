@@ -16,6 +16,8 @@ export interface ActionInputs {
   /** The routing step's resolved config (its output run-config), for the agent and publish steps after it. */
   runConfig: string | undefined;
   stateKey: string | undefined;
+  /** HYDRAFLOW_STATE_KEY_PREVIOUS during a key rotation: verifies state signed before it, never signs. */
+  previousStateKey: string | undefined;
   /** The agent job's model proxy (actions/model-proxy's output proxy), which holds the model key for the agent step. */
   modelProxy: { url: string; token: string } | undefined;
   /** All inputs by lower-cased name: those that name a config key override it (highest precedence). */
@@ -50,6 +52,7 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     configPath: getInput('config-path', env) || '.github/hydraflow.yml',
     runConfig: optional(getInput('run-config', env)),
     stateKey: optional(getInput('state-key', env)),
+    previousStateKey: optional(getInput('state-key-previous', env)),
     modelProxy: parseProxy(getInput('model-proxy', env)),
     // Every input may set a config key (provider, base-url, model, model-<role>, clarity-threshold, ...); the config
     // loader picks the ones it knows and documents them (docs/configuration.md).
@@ -66,6 +69,7 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     inputs.anthropicApiKey,
     inputs.openaiApiKey,
     inputs.stateKey,
+    inputs.previousStateKey,
     inputs.modelProxy?.token,
   ]) {
     if (secret) io.mask(secret);

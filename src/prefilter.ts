@@ -4,6 +4,8 @@
  * says "skip" when no config could make the event matter; everything else goes to the real router.
  */
 const ISSUE_ACTIONS = new Set(['opened', 'labeled', 'unlabeled', 'closed', 'edited', 'reopened']);
+/** The start of HydraFlow's state block (core's STATE_MARKER, which this file does not load). */
+const STATE_MARKER = '<!-- hydraflow:state';
 /** GitHub Actions' own identity: HydraFlow's writes with GITHUB_TOKEN; never a trigger (no self-loops). */
 const ACTIONS_BOT = 'github-actions[bot]';
 
@@ -12,6 +14,7 @@ export function quickSkip(
   payload: {
     action?: string;
     comment?: { body?: string | null };
+    changes?: { body?: { from?: string | null } };
     sender?: { login?: string };
     issue?: { labels?: ReadonlyArray<{ name?: string } | string> };
   },
@@ -20,7 +23,11 @@ export function quickSkip(
   if (explicitPhase || eventName === 'workflow_dispatch') return undefined;
   if (payload.sender?.login === ACTIONS_BOT) return "the event was caused by HydraFlow's own write";
   if (eventName === 'issue_comment') {
-    if (payload.action !== 'created') return `issue_comment.${payload.action} is not handled`;
+    // an edit or deletion matters only when it touched HydraFlow's state (the router's state-check)
+    if (payload.action !== 'created')
+      return [payload.comment?.body, payload.changes?.body?.from].some((b) => b?.includes(STATE_MARKER))
+        ? undefined
+        : `issue_comment.${payload.action} is not handled`;
     const firstLine = (payload.comment?.body ?? '').trimStart().split('\n', 1)[0] ?? '';
     // A plain comment matters only on an issue waiting in grooming (it may answer a question).
     const grooming = (payload.issue?.labels ?? []).some(

@@ -59,7 +59,7 @@ async function setup(opts: {
     at: iso(at),
   });
   const state: IssueState = {
-    ...emptyState(issue.number),
+    ...emptyState(issue.number, w.gh.world.repoId),
     stage: 'review',
     implement: {
       branch,

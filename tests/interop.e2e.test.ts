@@ -138,7 +138,7 @@ describe('against a llama.cpp server (scripted)', () => {
       ],
     });
     const state: IssueState = {
-      ...emptyState(issue.number),
+      ...emptyState(issue.number, w.gh.world.repoId),
       stage: 'review',
       implement: {
         branch,

@@ -187,7 +187,7 @@ describe.skipIf(!ENABLED)(
         ],
       });
       const state: IssueState = {
-        ...emptyState(issue.number),
+        ...emptyState(issue.number, w.gh.world.repoId),
         stage: 'review',
         implement: {
           branch,

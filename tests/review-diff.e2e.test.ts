@@ -71,7 +71,7 @@ async function reviewOf(files: PullFile[]) {
     files,
   });
   const state: IssueState = {
-    ...emptyState(issue.number),
+    ...emptyState(issue.number, w.gh.world.repoId),
     stage: 'review',
     implement: {
       branch,

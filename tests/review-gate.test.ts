@@ -65,7 +65,7 @@ async function setup(
   });
   // What the implement phase leaves: the signed implement record, the lock handed to the review phase.
   const state: IssueState = {
-    ...emptyState(issue.number),
+    ...emptyState(issue.number, w.gh.world.repoId),
     stage: 'review',
     implement: {
       branch,

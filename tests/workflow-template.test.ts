@@ -59,7 +59,7 @@ on:
   issues:
     types: [opened, edited, labeled, unlabeled, closed]
   issue_comment:
-    types: [created]
+    types: [created, edited, deleted]
   pull_request:
     types: [synchronize]
   pull_request_review:
@@ -185,7 +185,7 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     expect(t?.events.issues?.types).toEqual(
       expect.arrayContaining(['opened', 'edited', 'labeled', 'unlabeled', 'closed']),
     );
-    expect(t?.events.issue_comment?.types).toEqual(['created']);
+    expect(t?.events.issue_comment?.types).toEqual(['created', 'edited', 'deleted']);
     expect(t?.events.pull_request?.types).toEqual(['synchronize']);
     expect(t?.events.pull_request_review?.types).toEqual(['submitted']);
     expect(t?.events.workflow_run).toMatchObject({ types: ['completed'], workflows: ['CI'] });
@@ -335,7 +335,7 @@ describe('the checks catch bad workflows', () => {
 
   it('reports missing triggers, types and dispatch inputs', async () => {
     const bad = replace('types: [opened, edited, labeled, unlabeled, closed]', 'types: [opened]')
-      .replace('  issue_comment:\n    types: [created]\n', '')
+      .replace('  issue_comment:\n    types: [created, edited, deleted]\n', '')
       .replace('phase: { required: true, type: string }', 'phase: { type: boolean }');
     expect(checkTriggers((await parseWorkflowText(bad)).template)).toEqual([
       'issues: types lack edited',

@@ -5,6 +5,7 @@ import { PHASES } from '../phases/registry';
 import { IssueSession } from '../session/issue-session';
 import { handlePhase } from './phase';
 import { handleDoctor } from './doctor';
+import { sessionOptions } from './open-session';
 import { handlePullCommand } from './pull';
 
 export type CommandRequest = Extract<Decision, { kind: 'command' }>;
@@ -88,16 +89,7 @@ export async function handleCommand(app: App, request: CommandRequest): Promise<
 /** /retry resumes the phase that failed; without a recorded failure, the phase of the issue's current stage. */
 async function phaseToRetry(app: App, issueNumber: number): Promise<string | undefined> {
   const issue = await app.issues.getIssue(issueNumber);
-  const session = await IssueSession.open(app.issues, {
-    issue: issueNumber,
-    phase: 'retry',
-    runId: app.runner.runId,
-    runAttempt: app.runner.runAttempt,
-    botLogins: app.config.bot_logins,
-    stateKey: app.inputs.stateKey,
-    labelsAtStart: issue.labels,
-    now: app.now,
-  });
+  const session = await IssueSession.open(app.issues, sessionOptions(app, issueNumber, 'retry', issue.labels));
   const failed = session.state.lastError?.phase;
   if (failed) return failed;
   const stage = issue.labels.map(stageOf).find((s) => s !== undefined);

@@ -12,6 +12,7 @@ import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { loadIssueAndComments, openPhase } from './open-session';
 import { handlePhase } from './phase';
+import { reportIncident } from './untrusted-state';
 
 /** A pipeline label change as the labeled/unlabeled event reports it. */
 export interface LabelChange {
@@ -41,6 +42,8 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
     forced: false,
     comments,
   });
+  const held = await reportIncident(ctx, app.sleep);
+  if (held) return held;
   const { state } = ctx.session;
   if (change.added && stageOf(change.label) === 'find' && !state.triage && !state.stage) {
     return handlePhase(app, {

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { isTrustedAuthor, type Witness } from '@hydraflow/core';
 import type { Issue, IssueComment } from '@hydraflow/github';
 import { ModelGateway, type EarlyCall } from '../agents/model-gateway';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
 import { PHASES } from '../phases/registry';
 import { openedIssue } from '../runner/event-issue';
-import { IssueSession } from '../session/issue-session';
+import { IssueSession, type SessionOptions } from '../session/issue-session';
 
 /**
  * The issue as the event delivered it, so the common case costs no GET; dispatched runs fetch it. So do re-runs: a
@@ -39,19 +40,58 @@ export async function loadIssueAndComments(
  * after crash + re-run.
  */
 export async function freeLockOfDeadAttempt(app: App, issue: Pick<Issue, 'number' | 'state'>): Promise<void> {
-  const issueNumber = issue.number;
   if (app.runner.runAttempt <= 1) return;
-  const session = await IssueSession.open(app.issues, {
-    issue: issueNumber,
-    phase: 'cleanup',
+  const session = await IssueSession.open(app.issues, sessionOptions(app, issue.number, 'cleanup', []));
+  if (issue.state === 'closed' || !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
+}
+
+/** What every session of this run on `issue` shares: the run, HydraFlow's identities, the state keys, the repository. */
+export function sessionOptions(
+  app: App,
+  issue: number,
+  phase: string,
+  labelsAtStart: readonly string[],
+): SessionOptions {
+  const witnesses = eventWitnesses(app, issue);
+  return {
+    issue,
+    repo: app.runner.repositoryId,
+    phase,
     runId: app.runner.runId,
     runAttempt: app.runner.runAttempt,
     botLogins: app.config.bot_logins,
     stateKey: app.inputs.stateKey,
-    labelsAtStart: [],
+    previousStateKey: app.inputs.previousStateKey,
+    ...(witnesses.length > 0 ? { witnesses } : {}),
+    labelsAtStart,
     now: app.now,
-  });
-  if (issue.state === 'closed' || !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
+  };
+}
+
+/**
+ * The text GitHub sent with this run's event when it is an edit or a deletion, by someone else, of one of HydraFlow's
+ * comments on `issue`: the body before the edit (`changes.body.from`), or the deleted body. HydraFlow's newest block,
+ * usually, which trust.ts weighs against what the comment holds now.
+ */
+function eventWitnesses(app: App, issue: number): Witness[] {
+  const { eventName, payload } = app.runner;
+  const comment = payload.comment as
+    { id?: number; body?: unknown; user?: { login: string; type?: string } } | undefined;
+  const by: unknown = payload.sender?.login;
+  if (eventName !== 'issue_comment' || payload.issue?.number !== issue || !comment || typeof by !== 'string') return [];
+  if (!isTrustedAuthor({ id: comment.id ?? 0, user: comment.user ?? null }, app.config.bot_logins)) return [];
+  const body: unknown = payload.action === 'deleted' ? comment.body : payload.changes?.body?.from;
+  if (typeof body !== 'string' || (payload.action !== 'edited' && payload.action !== 'deleted')) return [];
+  const at: unknown = (comment as { updated_at?: unknown }).updated_at;
+  return [
+    {
+      body,
+      by,
+      deleted: payload.action === 'deleted',
+      commentId: Number(comment.id),
+      ...(typeof at === 'string' ? { at } : {}),
+    },
+  ];
 }
 
 /**
@@ -79,14 +119,7 @@ export async function openPhase(
   const session = await IssueSession.open(
     app.issues,
     {
-      issue: args.issue.number,
-      phase: args.phase,
-      runId: app.runner.runId,
-      runAttempt: app.runner.runAttempt,
-      botLogins: app.config.bot_logins,
-      stateKey: app.inputs.stateKey,
-      labelsAtStart: args.issue.labels,
-      now: app.now,
+      ...sessionOptions(app, args.issue.number, args.phase, args.issue.labels),
       dispatched: args.dispatched,
       repositoryUrl: repositoryUrl(app, args.issue),
     },

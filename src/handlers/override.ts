@@ -6,6 +6,7 @@ import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import { belowSteering, refuseLabelChange } from './label-steering';
 import { freeLockOfDeadAttempt, openPhase } from './open-session';
 import { handlePhase } from './phase';
+import { reportIncident } from './untrusted-state';
 
 /**
  * A human set (or removed) a pipeline label: ADR-0002's override. The human's choice stands; HydraFlow removes the
@@ -50,6 +51,8 @@ export async function handleOverride(
     });
   }
   const ctx = await openPhase(app, { issue, phase: 'override', actor: request.actor, dispatched: false, forced: true });
+  const held = await reportIncident(ctx, app.sleep);
+  if (held) return held;
   const { session } = ctx;
   const lock = await session.acquire({ takeOver: true, waitMs: 120_000, sleep: app.sleep });
   if (!lock.ok) return { summary: `override not applied: ${lock.reason}`, stage: session.currentStage };
@@ -88,6 +91,8 @@ export async function handleOverride(
  */
 async function settleDeadAttempt(app: App, issue: Issue, actor: string, nothing: string): Promise<PhaseOutcome> {
   const ctx = await openPhase(app, { issue, phase: 'override', actor, dispatched: false, forced: true });
+  const held = await reportIncident(ctx, app.sleep);
+  if (held) return held;
   const lock = await ctx.session.acquire({ takeOver: true });
   if (!lock.ok) return { summary: nothing, stage: null };
   const refused = stagesBeside(issue.labels, ctx.session.state.stage ?? null);

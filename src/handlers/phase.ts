@@ -15,6 +15,7 @@ import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-cont
 import { MODEL_PHASES, PHASES, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
 import { canContinueWith, freeLockOfDeadAttempt, loadIssueAndComments, openPhase, phaseContext } from './open-session';
+import { heldForHuman, reportIncident } from './untrusted-state';
 
 export interface PhaseRequest {
   phase: string;
@@ -55,6 +56,9 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
   const ctx = await openPhase(app, { ...request, issue, early, comments });
   const done = doneBefore(app, ctx, request);
   if (done !== undefined) return finishDone(app, ctx, done);
+  // State HydraFlow did not write last is never acted on; a permitted human's explicit go starts the issue over.
+  const held = (await reportIncident(ctx, app.sleep)) ?? heldForHuman(ctx, request.forced);
+  if (held) return held;
   const runner = PHASES[request.phase];
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
   const outcome =

@@ -5,6 +5,7 @@ import { runFeedback } from '../phases/feedback';
 import { runMergeGate, runReviewPhase, type PullTrigger } from '../phases/review-gate';
 import { loadIssueAndComments, openPhase } from './open-session';
 import { continueRun, resumption, runEscalating } from './phase';
+import { heldForHuman, reportIncident } from './untrusted-state';
 
 export interface PullWork {
   phase: 'review' | 'merge' | 'feedback';
@@ -39,6 +40,8 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
     forced: false,
     comments,
   });
+  const held = (await reportIncident(ctx, app.sleep)) ?? heldForHuman(ctx, false);
+  if (held) return held;
   const trigger: PullTrigger = {
     ...(work.pull !== undefined ? { pull: work.pull } : {}),
     ...(work.approvedBy ? { approvedBy: work.approvedBy } : {}),

@@ -8,6 +8,8 @@ export interface RunnerContext {
   payload: Record<string, any>;
   owner: string;
   repo: string;
+  /** The repository's id (GITHUB_REPOSITORY_ID): what HydraFlow's signed state binds (a rename keeps it). */
+  repositoryId: number;
   apiUrl: string;
   serverUrl: string;
   runId: string;
@@ -40,6 +42,12 @@ export function readRunnerContext(env: NodeJS.ProcessEnv = process.env): RunnerC
   }
   const [owner, repo] = required(env, 'GITHUB_REPOSITORY').split('/');
   if (!owner || !repo) throw new UserError(`GITHUB_REPOSITORY: expected owner/name, got "${env.GITHUB_REPOSITORY}"`);
+  const repositoryId = Number(env.GITHUB_REPOSITORY_ID || payload.repository?.id);
+  if (!Number.isInteger(repositoryId) || repositoryId <= 0) {
+    throw new UserError(
+      `GITHUB_REPOSITORY_ID: expected the repository's numeric id (the runner sets it), got "${env.GITHUB_REPOSITORY_ID ?? ''}"`,
+    );
+  }
   // GITHUB_WORKFLOW_REF is `owner/repo/.github/workflows/file.yml@refs/heads/main`.
   const workflowFile = env.GITHUB_WORKFLOW_REF?.match(/\/(\.github\/workflows\/[^@]+)@/)?.[1];
   return {
@@ -47,6 +55,7 @@ export function readRunnerContext(env: NodeJS.ProcessEnv = process.env): RunnerC
     payload,
     owner,
     repo,
+    repositoryId,
     apiUrl: env.GITHUB_API_URL || 'https://api.github.com',
     serverUrl: env.GITHUB_SERVER_URL || 'https://github.com',
     runId: env.GITHUB_RUN_ID || `local-${Date.now()}`,

@@ -2,9 +2,14 @@ import {
   type IssueState,
   type PipelineStage,
   type LedgerEntry,
+  type Witness,
   emptyState,
   findStateComment,
+  isHeld,
+  isTrustedAuthor,
+  judgeState,
   renderProgressComment,
+  restartAfterIncident,
   labelFor,
   labelsToRemoveAfterAdd,
   pipelineLabelsOf,
@@ -16,7 +21,6 @@ import {
   claimIssue,
   PROGRESS_MARKER,
   previousDetails,
-  type StateCommentLookup,
   stageOf,
   stageInfo,
   isPipelineLabel,
@@ -25,12 +29,18 @@ import type { IssueComment, IssuesPort } from '@hydraflow/github';
 
 export interface SessionOptions {
   issue: number;
+  /** The repository's id (GITHUB_REPOSITORY_ID): the signed state binds it. */
+  repo: number;
   phase: string;
   runId: string;
   runAttempt: number;
   /** Logins HydraFlow writes as; only their state blocks are trusted. */
   botLogins: readonly string[];
   stateKey: string | undefined;
+  /** HYDRAFLOW_STATE_KEY_PREVIOUS during a key rotation: verifies, never signs. */
+  previousStateKey?: string | undefined;
+  /** What GitHub sent with an edit or deletion of HydraFlow's comment, when this run's event is one (trust.ts). */
+  witnesses?: readonly Witness[];
   /** Labels on the issue when the run started (from the event, or fetched). */
   labelsAtStart: readonly string[];
   now: () => Date;
@@ -80,39 +90,106 @@ export class IssueSession {
   private known: IssueComment[];
   /** Dispatches recorded by `dispatch`, sent by `sendDispatches`. */
   private pending: { workflow: string; ref: string; phase: string; actor: string | undefined }[] = [];
+  /** This run found HydraFlow's state changed by someone else (state/trust.ts); nothing says so on the issue yet. */
+  foundIncident: boolean;
+  /** The state read holds spend taken in from the text GitHub sent (state/trust.ts); not written yet. */
+  amended: boolean;
+  private changedAt: string | undefined;
 
   private constructor(
     private readonly port: IssuesPort,
     readonly options: SessionOptions,
-    found: StateCommentLookup<IssueComment>,
+    read: {
+      state: IssueState;
+      comment?: IssueComment | undefined;
+      ignored?: IssueSession['ignored'];
+      duplicates?: readonly IssueComment[];
+      /** This run found the state changed by someone else (not yet said on the issue): see holdForHuman. */
+      foundIncident?: boolean;
+      /** Spend the text GitHub sent showed was taken into the state (after an incident): it is to be written. */
+      amended?: boolean;
+      /** When someone else last changed HydraFlow's comment (GitHub's clock), if this run found it changed. */
+      changedAt?: string | undefined;
+    },
     comments: readonly IssueComment[],
   ) {
     this.known = [...comments];
-    this.comment = found.comment;
-    this.state = found.state ?? emptyState(options.issue);
-    this.ignored = found.rejected.map((r) => ({
-      commentId: r.commentId,
-      author: r.author ?? 'a deleted user',
-      reason: r.detail,
-    }));
-    this.duplicates = found.duplicates.map((c) => c.id);
+    this.comment = read.comment;
+    this.state = read.state;
+    this.ignored = read.ignored ?? [];
+    this.duplicates = (read.duplicates ?? []).map((c) => c.id);
+    this.foundIncident = read.foundIncident ?? false;
+    this.amended = read.amended ?? false;
+    this.changedAt = read.changedAt;
     const labels = pipelineLabelsOf(options.labelsAtStart);
     this.stage = labels.length === 1 ? (stageOf(labels[0]!) ?? null) : (this.state.stage ?? null);
   }
 
-  /** Reads every comment once (or takes them, already being read) and finds HydraFlow's trusted state. */
+  /**
+   * Reads every comment once (or takes them, already being read) and judges HydraFlow's state (state/trust.ts): the
+   * state HydraFlow wrote last, a fresh one, or — when someone else changed it — the state kept while the issue waits.
+   */
   static async open(
     port: IssuesPort,
     options: SessionOptions,
     reading?: Promise<IssueComment[]>,
   ): Promise<IssueSession> {
-    const comments = await (reading ?? port.listComments(options.issue));
-    const found = findStateComment(comments, {
-      botLogins: options.botLogins,
-      key: options.stateKey,
-      issue: options.issue,
+    const keys = { key: options.stateKey, previousKey: options.previousStateKey };
+    const place = { issue: options.issue, repo: options.repo };
+    let comments = await (reading ?? port.listComments(options.issue));
+    let lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
+    let editor = lookup.comment ? await foreignEditor(port, lookup.comment, options.botLogins) : undefined;
+    if (editor === 'deleted') {
+      // deleted between the listing and the question (its deletion's own event follows): read the issue again
+      comments = await port.listComments(options.issue);
+      lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
+      editor = lookup.comment ? await foreignEditor(port, lookup.comment, options.botLogins) : undefined;
+      if (editor === 'deleted')
+        throw new Error(`issue #${options.issue}: HydraFlow's comment vanished twice while read`);
+    }
+    const judged = judgeState({
+      lookup,
+      editor,
+      ...(options.witnesses ? { witnesses: options.witnesses } : {}),
+      keys,
+      place,
+      now: options.now(),
     });
-    return new IssueSession(port, options, found, comments);
+    const state =
+      judged.kind === 'trusted'
+        ? judged.state
+        : judged.kind === 'incident'
+          ? judged.held
+          : emptyState(options.issue, options.repo);
+    const ignored = lookup.rejected.map((r) => ({
+      commentId: r.commentId,
+      author: r.author ?? 'a deleted user',
+      reason: r.detail,
+    }));
+    return new IssueSession(
+      port,
+      options,
+      {
+        state,
+        comment: lookup.comment,
+        ignored,
+        duplicates: lookup.duplicates,
+        foundIncident: judged.kind === 'incident',
+        amended: judged.kind === 'trusted' && judged.amended === true,
+        changedAt: judged.kind === 'incident' ? changedAt(editor, lookup.comment, options.witnesses) : undefined,
+      },
+      comments,
+    );
+  }
+
+  /** The issue waits for a human after an incident (found by this run or before): HydraFlow does no work on it. */
+  get held(): boolean {
+    return isHeld(this.state);
+  }
+
+  /** A permitted human's go on an issue held after an incident: it starts over, the spend kept (ADR 0007). */
+  restart(actor: string): void {
+    this.state = restartAfterIncident(this.state, { actor, now: this.options.now() });
   }
 
   /**
@@ -161,7 +238,13 @@ export class IssueSession {
     const claim = this.state.claim;
     const ttl = this.options.claimTtlMs ?? DEFAULT_TTL_MS;
     const handoff = claim?.runId.startsWith(HANDOFF) === true;
+    // A state this run found changed by someone else says nothing true of who holds the 👀: a lock taken before the
+    // change is nobody's to keep now (the issue waits for a human: reportIncident takes it, then frees it). One taken
+    // since belongs to a run beside this one that found the change too: wait for it, as for any other.
+    const heldSinceChange =
+      this.changedAt !== undefined && Date.parse(reaction.createdAt) >= Date.parse(this.changedAt);
     const mayTakeOver =
+      (this.foundIncident && !heldSinceChange) ||
       (handoff && (takeOver || (this.options.dispatched === true && claim!.phase === phase))) ||
       (claim !== undefined && Date.parse(claim.expiresAt) <= now.getTime()) ||
       (claim === undefined && (runAttempt > 1 || now.getTime() - Date.parse(reaction.createdAt) > ttl));
@@ -192,6 +275,9 @@ export class IssueSession {
     const fresh = await IssueSession.open(this.port, this.options);
     this.state = fresh.state;
     this.comment = fresh.comment;
+    this.foundIncident = fresh.foundIncident;
+    this.amended = fresh.amended;
+    this.changedAt = fresh.changedAt;
   }
 
   /**
@@ -389,7 +475,7 @@ export class IssueSession {
     const next = new IssueSession(
       this.port,
       { ...this.options, phase, labelsAtStart: labels, dispatched: true },
-      { ...(this.comment ? { comment: this.comment } : {}), state: this.state, rejected: [], duplicates: [] },
+      { state: this.state, comment: this.comment },
       this.known,
     );
     next.lockReaction = this.lockReaction;
@@ -420,7 +506,8 @@ export class IssueSession {
 
   /** Writes the progress comment (creating it once) with the state block inside. */
   async publish(progress: Progress): Promise<IssueComment> {
-    this.state = { ...this.state, stage: this.stage };
+    // every write gets the next sequence number: an older block put back is then one a later read can tell (trust.ts)
+    this.state = { ...this.state, stage: this.stage, seq: this.state.seq + 1 };
     // Forged or damaged state is never obeyed, and never silently: say what was ignored and why.
     const ignored = this.ignored.map(
       (i) => `- Ignored a state block in comment ${i.commentId} by \`${i.author}\`: ${i.reason}`,
@@ -447,12 +534,27 @@ export class IssueSession {
       },
       { key: this.options.stateKey },
     );
-    this.comment = this.comment
-      ? await this.port.updateComment(this.comment.id, body)
-      : await this.port.createComment(this.options.issue, body, PROGRESS_MARKER);
+    this.comment =
+      (this.comment && (await this.updateUnlessDeleted(this.comment.id, body))) ??
+      (await this.port.createComment(this.options.issue, body, PROGRESS_MARKER));
+    this.foundIncident = false; // said on the issue now
+    this.amended = false;
     for (const id of this.duplicates) await this.port.deleteComment(id);
     this.duplicates = [];
     return this.comment;
+  }
+
+  /**
+   * Someone may delete HydraFlow's comment while a run works (its deletion's own event then runs: state/trust.ts): the
+   * state this run holds is HydraFlow's own, so it is written in a new comment. GitHub answers 404 for a deleted one.
+   */
+  private async updateUnlessDeleted(id: number, body: string): Promise<IssueComment | undefined> {
+    try {
+      return await this.port.updateComment(id, body);
+    } catch (error) {
+      if ((error as { status?: unknown } | null)?.status === 404) return undefined;
+      throw error;
+    }
   }
 
   /** Drops this run's claim from the state to be published next. */
@@ -499,4 +601,36 @@ export class IssueSession {
 
 function pick(info: { color: string; description: string }): { color: string; description: string } {
   return { color: info.color, description: info.description };
+}
+
+/**
+ * The login of whoever edited HydraFlow's comment last, when GitHub says it is not one of HydraFlow's identities
+ * (`deleted`: the comment is gone since it was listed). Asked
+ * every time: REST's timestamps have whole seconds, so an edit in the second the comment was written leaves
+ * `updated_at` equal to `created_at`.
+ */
+async function foreignEditor(
+  port: IssuesPort,
+  comment: IssueComment,
+  botLogins: readonly string[],
+): Promise<string | undefined | 'deleted'> {
+  const editor = await port.lastEditor(comment);
+  if (editor === 'deleted') return editor;
+  if (!editor || isTrustedAuthor({ id: comment.id, user: editor }, botLogins)) return undefined;
+  return editor.login;
+}
+
+/**
+ * When someone else changed HydraFlow's comment, on GitHub's clock (whole seconds): an edit's time is the comment's
+ * `updated_at`; a deletion came after the comment's last write (the deleted comment's `updated_at`), and, as nothing
+ * reacts within the second it sees a write in, no sooner than the next second. Undefined when not known.
+ */
+function changedAt(
+  editor: string | undefined | 'deleted',
+  comment: IssueComment | undefined,
+  witnesses: readonly Witness[] | undefined,
+): string | undefined {
+  if (editor !== undefined) return comment?.updatedAt;
+  const deletion = witnesses?.find((w) => w.deleted)?.at;
+  return deletion === undefined ? undefined : new Date(Date.parse(deletion) + 1_000).toISOString();
 }

@@ -63,7 +63,13 @@ type Action =
   | { kind: 'deliver'; pick: number }
   | { kind: 'rerun'; pick: number; mode: 'attempt' | 'redelivery' }
   | { kind: 'comment'; issue: IssueRef; body: string }
-  | { kind: 'close'; issue: IssueRef };
+  | { kind: 'close'; issue: IssueRef }
+  /**
+   * The human changes HydraFlow's progress comment (ADR 0007): puts its first version back (an older genuine block),
+   * breaks its block, or deletes it; GitHub's `issue_comment` event (with the text from before) is delivered now or
+   * later.
+   */
+  | { kind: 'tamper'; issue: IssueRef; how: 'older' | 'break' | 'delete'; deliver: 'now' | 'later' };
 type Op =
   | Action
   /** `b` starts once `a`'s run has made `after` GitHub requests: both runs overlap. */
@@ -124,6 +130,15 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('close' as const), issue: issueArb }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('tamper' as const),
+      issue: issueArb,
+      how: fc.constantFrom('older' as const, 'break' as const, 'delete' as const),
+      deliver: fc.constantFrom('now' as const, 'later' as const),
+    }),
+  },
 );
 const opArb = (action: fc.Arbitrary<Action>): fc.Arbitrary<Op> =>
   fc.oneof(
@@ -201,6 +216,16 @@ interface IssueModel {
   raced: boolean;
   /** Events recorded before the human's last 'out' (for staleAfterOut). */
   outAfterEvents: number;
+  /** The most HydraFlow had counted as spent when the human changed its progress comment (invariant 6). */
+  spentBeforeTamper: number;
+  /**
+   * KNOWN LIMIT (ADR 0007): the event GitHub sent when the human changed HydraFlow's progress comment was cancelled by
+   * the concurrency group. Without its text from before, nothing says what HydraFlow's newest block was: the changed
+   * comment stays as it is until a run reads it, which then holds the issue with the spend it can still prove; and a
+   * deleted comment cannot be told from an issue HydraFlow never saw, so a lock it had handed to a phase stays
+   * unattributed until it expires (30 minutes), refusing label changes meanwhile, as for eventLost.
+   */
+  tamperLost: boolean;
 }
 
 interface EventRecord {
@@ -272,7 +297,9 @@ class Ctx {
         if (e.issue !== issue || e.status !== 'pending') continue;
         e.status = 'cancelled';
         const label = (e.payload.label as { name?: string } | undefined)?.name;
-        if (label && isPipeline(label)) this.issues.find((i) => i?.number === issue)!.eventLost = true;
+        const model = this.issues.find((i) => i?.number === issue)!;
+        if (label && isPipeline(label)) model.eventLost = true;
+        if (e.name === 'issue_comment') model.tamperLost = true;
       }
     }
     const record: EventRecord = { issue, name, payload, runs: [], status: deferred ? 'pending' : 'delivered' };
@@ -424,6 +451,8 @@ async function humanAct(ctx: Ctx, action: Action): Promise<EventRecord[]> {
         outAfterEvents: 0,
         refusedByLock: false,
         raced: false,
+        spentBeforeTamper: 0,
+        tamperLost: false,
       };
       ctx.issues[action.issue] = model;
       // GitHub fires opened, then labeled once per label the issue was created with.
@@ -477,6 +506,49 @@ async function humanAct(ctx: Ctx, action: Action): Promise<EventRecord[]> {
       if (!issue) return [];
       expect((await ctx.api('PATCH', `/issues/${issue.number}`, { state: 'closed' })).status).toBe(200);
       return [ctx.event(issue.number, 'issues', 'closed')];
+    }
+    case 'tamper': {
+      const issue = ctx.issues[action.issue];
+      const progress = issue && ctx.gh.world.commentsOn(issue.number).find((c) => isProgress(c));
+      if (!issue || !progress) return [];
+      // what HydraFlow counts: the newest valid block among its comments it edited last (two after a race, see 3)
+      for (const c of ctx.gh.world.commentsOn(issue.number).filter((c) => isProgress(c))) {
+        const current = decodeStateBlock(c.body, { key: TEST_STATE_KEY, issue: issue.number });
+        if (current.status === 'valid' && c.revisions.at(-1)!.by === BOT_LOGIN)
+          issue.spentBeforeTamper = Math.max(issue.spentBeforeTamper, spendOf(current.state));
+      }
+      // the hold for a human sets hydraflow-hitl even on an issue a human had taken out of the pipeline
+      if (issue.intent === 'out') issue.intent = 'either';
+      // A human edits at least a second after what HydraFlow did that they saw (GitHub's clock has whole seconds): a
+      // lock taken before the change can then be told from one a run took since (issue-session.ts).
+      vi.setSystemTime(Date.now() + 1_000);
+      const path = `/issues/comments/${progress.id}`;
+      if (action.how === 'delete') {
+        const e = ctx.event(
+          issue.number,
+          'issue_comment',
+          'deleted',
+          { comment: progress.id },
+          action.deliver === 'later',
+        );
+        expect((await ctx.api('DELETE', path)).status).toBe(204);
+        return action.deliver === 'now' ? [e] : [];
+      }
+      const body =
+        action.how === 'older'
+          ? progress.revisions[0]!.body
+          : progress.body.replace(/"seq":(\d+)/, (_, n: string) => `"seq":${Number(n) + 100}`);
+      if (body === progress.body) return []; // GitHub sends no event for an edit that changes nothing
+      const from = progress.body;
+      expect((await ctx.api('PATCH', path, { body })).status).toBe(200);
+      const e = ctx.event(
+        issue.number,
+        'issue_comment',
+        'edited',
+        { comment: progress.id, changes: { body: { from } } },
+        action.deliver === 'later',
+      );
+      return action.deliver === 'now' ? [e] : [];
     }
     default:
       return [];
@@ -634,7 +706,7 @@ function checkEndState(ctx: Ctx): void {
       if (model.closeRaced)
         expect(kept.length, `${where}: closed issue (raced) with several pipeline labels`).toBeLessThanOrEqual(1);
       else expect(kept, `${where}: closed issue keeps a pipeline label`).toEqual([]);
-    } else if (touchedByHydraflow(ctx, n) && !model.eventLost) {
+    } else if (touchedByHydraflow(ctx, n) && !model.eventLost && !model.tamperLost) {
       const allowed =
         model.raced || model.refusedByLock
           ? [0, 1, 2]
@@ -676,20 +748,38 @@ function checkEndState(ctx: Ctx): void {
 
     // 4. The state block verifies with the key, and on an open issue its stage is the label's. (HydraFlow does not act
     //    on closed issues, so a label change it never applied before the close stays unrecorded: not checked.)
+    //    With two progress comments (a race, see 3), HydraFlow reads the one with the newest valid block; the human may
+    //    have changed the other, which changes nothing.
     let state: ReturnType<typeof decodeState> | undefined;
-    if (progress[0]) {
-      state = decodeState(progress[0].body, n);
+    const read = [...progress].sort((a, b) => seqOf(b.body, n) - seqOf(a.body, n))[0];
+    const changedLast = read && read.revisions.at(-1)!.by !== BOT_LOGIN;
+    if (read && !(model.tamperLost && changedLast)) {
+      state = decodeState(read.body, n);
       const labelStage = pipeline.length === 1 ? stageOf(pipeline[0]!) : null;
-      if (pipeline.length <= 1 && issue.state === 'open' && !model.eventLost && !model.raced && !model.refusedByLock)
+      if (
+        pipeline.length <= 1 &&
+        issue.state === 'open' &&
+        !model.eventLost &&
+        !model.tamperLost &&
+        !model.raced &&
+        !model.refusedByLock
+      )
         expect(state.stage ?? null, `${where}: state stage vs label`).toBe(labelStage ?? null);
     }
+
+    // 6. ADR 0007: a human who changed HydraFlow's progress comment (an older block put back, a broken one, the comment
+    //    deleted) never lowered the spend HydraFlow counts: GitHub sent its newest block with the edit or deletion.
+    if (state && !model.tamperLost)
+      expect(spendOf(state), `${where}: spend after a changed progress comment`).toBeGreaterThanOrEqual(
+        model.spentBeforeTamper - 1e-9,
+      );
 
     // 5. No leaked lock: the bot's 👀 stays only while the issue waits for a phase it handed the lock to.
     const eyes = world.reactions.filter(
       (r) => r.subject.type === 'issue' && r.subject.number === n && r.user === BOT_LOGIN && r.content === 'eyes',
     );
     expect(eyes.length, `${where}: 👀 reactions by the bot`).toBeLessThanOrEqual(1);
-    if (eyes.length === 1) {
+    if (eyes.length === 1 && !model.tamperLost) {
       const claim = state?.claim;
       if (!model.closeRaced && !model.eventLost)
         expect(issue.state, `${where}: 👀 lock left on a closed issue`).toBe('open');
@@ -704,6 +794,15 @@ function checkEndState(ctx: Ctx): void {
     }
   }
   if (VALIDATE) expect(ctx.gh.violations, 'OpenAPI violations').toEqual([]);
+}
+
+const isProgress = (c: { user: string; body: string }) => c.user === BOT_LOGIN && c.body.includes(PROGRESS_MARKER);
+const spendOf = (state: { ledger: { costUsd: number }[] }) => state.ledger.reduce((a, e) => a + e.costUsd, 0);
+
+/** The sequence number of a valid block (-1 for none). */
+function seqOf(body: string, issue: number): number {
+  const decoded = decodeStateBlock(body, { key: TEST_STATE_KEY, issue });
+  return decoded.status === 'valid' ? decoded.state.seq : -1;
 }
 
 function decodeState(body: string, issue: number) {
@@ -931,6 +1030,46 @@ const REGRESSIONS: History[] = [
       { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/triage' }, k: 8 } },
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
+    // Found once humans could change HydraFlow's progress comment (ADR 0007): a pending hydraflow-find ran before the
+    // edit's own event and held the issue with the spend of the older block put back; the edit's event, run after it,
+    // found the state HydraFlow's own again and wrote nothing, so the newer spend its text showed was never counted.
+    seed: -898488980,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [] } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later' },
+          b: { kind: 'tamper', issue: 0, how: 'older', deliver: 'later' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
+  {
+    // Found then too: the edit's event and a redelivered `opened` ran side by side; both found the state changed, the
+    // redelivery held the issue first (with the older block's spend), and the edit's run lost the lock's
+    // compare-and-swap and gave up, its text unread. It now waits for the lock and counts what its text shows.
+    seed: -1103490803,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [] } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'tamper', issue: 0, how: 'older', deliver: 'now' },
+          b: { kind: 'rerun', pick: 0, mode: 'attempt' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'long', order: 'pending-first' },
   },
 ];
 

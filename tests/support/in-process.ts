@@ -33,6 +33,7 @@ export function dispatchedApp(
     GITHUB_EVENT_NAME: 'workflow_dispatch',
     GITHUB_EVENT_PATH: join(dir, 'event.json'),
     GITHUB_REPOSITORY: 'acme/widgets',
+    GITHUB_REPOSITORY_ID: String(w.gh.world.repoId),
     GITHUB_API_URL: w.gh.url,
     GITHUB_RUN_ID: args.runId,
     GITHUB_RUN_ATTEMPT: String(args.attempt ?? 1),

@@ -144,7 +144,8 @@ export function checkTriggers(template: WorkflowTemplate | undefined): string[] 
     return undefined;
   };
   needTypes('issues', ['opened', 'edited', 'labeled', 'unlabeled', 'closed']);
-  needTypes('issue_comment', ['created']);
+  // edited, deleted: someone else changed HydraFlow's state comment (ADR 0007)
+  needTypes('issue_comment', ['created', 'edited', 'deleted']);
   // The engineering track: a human's push to HydraFlow's branch, a human's approval, CI finishing.
   needTypes('pull_request', ['synchronize']);
   needTypes('pull_request_review', ['submitted']);

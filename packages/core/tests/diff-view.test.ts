@@ -150,7 +150,7 @@ describe('a round the reviewer did not see whole', () => {
   });
   it('is kept in the signed state, so a replayed round decides the same', () => {
     const state: IssueState = {
-      ...emptyState(3),
+      ...emptyState(3, 1),
       review: {
         pull: 4,
         rounds: [

@@ -793,7 +793,7 @@ describe('record and incremental re-run', () => {
     expect(groomRecordSchema.safeParse(record).success).toBe(true);
     expect(groomRecordSchema.safeParse({ ...record, openQuestionIds: ['Not a slug!'] }).success).toBe(false);
     expect(groomRecordSchema.safeParse({ ...record, dataHash: '' }).success).toBe(false);
-    const state = { ...emptyState(5), groom: record };
+    const state = { ...emptyState(5, 1), groom: record };
     const decoded = decodeStateBlock(encodeStateBlock(state, { key: 'k' }), { key: 'k', issue: 5 });
     expect(decoded).toEqual({ status: 'valid', state });
   });

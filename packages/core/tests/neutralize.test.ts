@@ -231,7 +231,7 @@ describe('a long answer', () => {
 describe('the progress comment', () => {
   it('keeps HydraFlow’s own links to the repository and neutralizes every other link, mention and keyword', () => {
     const body = renderProgressComment({
-      state: emptyState(1),
+      state: emptyState(1, 1),
       stage: 'review',
       headline: 'Pull request #2 opened: `x`@victim',
       next: `The review runs next. [#2](${OWN}pull/2)`,

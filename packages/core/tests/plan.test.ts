@@ -255,7 +255,7 @@ describe('repository context for the planner', () => {
 describe('plan state', () => {
   it('round-trips through the signed state block; v1 states without it stay valid', () => {
     const state = {
-      ...emptyState(7),
+      ...emptyState(7, 1),
       plan: {
         status: 'accepted' as const,
         commentId: 42,
@@ -269,7 +269,7 @@ describe('plan state', () => {
     };
     const decoded = decodeStateBlock(encodeStateBlock(state, { key: 'k' }), { key: 'k', issue: 7 });
     expect(decoded).toEqual({ status: 'valid', state });
-    expect(decodeStateBlock(encodeStateBlock(emptyState(7), { key: 'k' }), { key: 'k', issue: 7 }).status).toBe(
+    expect(decodeStateBlock(encodeStateBlock(emptyState(7, 1), { key: 'k' }), { key: 'k', issue: 7 }).status).toBe(
       'valid',
     );
   });

@@ -344,7 +344,7 @@ describe('the review body', () => {
 describe('review state', () => {
   it('round-trips through the signed state block', () => {
     const state = {
-      ...emptyState(9),
+      ...emptyState(9, 1),
       review: {
         pull: 12,
         rounds: [

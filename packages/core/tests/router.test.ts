@@ -274,6 +274,32 @@ describe('slash commands', () => {
       reason: expect.stringMatching(/only new comments/),
     });
   });
+  it('an edit or deletion of HydraFlow’s state comment by someone else → state-check; any other edit is ignored', () => {
+    const block = '<!-- hydraflow:progress -->\n<!-- hydraflow:state v=2 sig=none {} -->';
+    const change = (action: 'edited' | 'deleted', sender: object, body = block, from?: string) => {
+      const e = comment(body, { action, user: bot });
+      e.payload.sender = sender;
+      if (from !== undefined) e.payload.changes = { body: { from } };
+      return e;
+    };
+    const issue = comment('x').payload.issue.number;
+    expect(route(change('edited', human, 'gone', block), ctx)).toEqual({
+      kind: 'state-check',
+      issue,
+      actor: human.login,
+    });
+    expect(route(change('deleted', human), ctx)).toMatchObject({ kind: 'state-check' });
+    // another App editing HydraFlow's state is checked too (a bot is no less able to roll it back)
+    expect(route(change('edited', { login: 'other[bot]', type: 'Bot' }, block, block), ctx)).toMatchObject({
+      kind: 'state-check',
+      actor: 'other[bot]',
+    });
+    // HydraFlow's own edits, comments that hold no state, others' comments: ignored
+    expect(route(change('edited', bot, block, block), ctx).kind).toBe('skip');
+    expect(route(change('edited', human, 'plan text', 'plan'), ctx).kind).toBe('skip');
+    const theirs = comment(block, { action: 'deleted' });
+    expect(route(theirs, ctx)).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/only new comments/) });
+  });
   it('the registry is extensible', () => {
     const reg = createCommandRegistry(BUILTIN_COMMANDS);
     reg.register({ name: 'deploy', description: 'Deploy', usage: '/deploy', minPermission: 'admin', phase: 'deploy' });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
@@ -22,11 +23,13 @@ import {
   StateRejectedError,
   takeDispatch,
   untakenDispatches,
+  stateKeyId,
   type IssueState,
   type LedgerEntry,
 } from '../src/index';
 
 const KEY = 'test-secret-key';
+const REPO = 1296269;
 const now = new Date('2026-11-22T10:00:00.000Z');
 
 function entry(over: Partial<LedgerEntry> = {}): LedgerEntry {
@@ -47,7 +50,7 @@ function entry(over: Partial<LedgerEntry> = {}): LedgerEntry {
 }
 
 function sample(issue = 42): IssueState {
-  let s = emptyState(issue);
+  let s = emptyState(issue, REPO);
   s = recordTransition(s, { to: 'find', by: 'human', actor: 'octocat', reason: 'labelled hydraflow-find', now });
   s = recordTransition(s, { to: 'plan', by: 'hydraflow', reason: 'triage: clarity 8 ≥ 7', now });
   s = appendLedger(s, entry());
@@ -71,7 +74,7 @@ describe('state codec', () => {
     const s = sample();
     for (const key of [undefined, KEY]) {
       const block = encodeStateBlock(s, { key });
-      expect(block).toMatch(/^<!-- hydraflow:state v=1 sig=([0-9a-f]{64}|none) \{.*\} -->$/);
+      expect(block).toMatch(/^<!-- hydraflow:state v=2 (kid=[0-9a-f]{12} sig=[0-9a-f]{64}|sig=none) \{.*\} -->$/);
       expect(decodeStateBlock(`hello\n\n${block}`, { key, issue: 42 })).toEqual({ status: 'valid', state: s });
     }
     expect(encodeStateBlock(s)).toContain('sig=none');
@@ -97,7 +100,7 @@ describe('state codec', () => {
   it('property: any valid-ish error text round-trips exactly', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 300, unit: 'grapheme' }), (msg) => {
-        const s = recordError(emptyState(7), { phase: 'plan', message: msg, now });
+        const s = recordError(emptyState(7, REPO), { phase: 'plan', message: msg, now });
         const d = decodeStateBlock(encodeStateBlock(s, { key: KEY }), { key: KEY, issue: 7 });
         expect(d).toEqual({ status: 'valid', state: s });
       }),
@@ -119,7 +122,13 @@ describe('state codec', () => {
     const edited = block.replace('"stage":"plan"', '"stage":"ready"');
     expect(edited).not.toBe(block);
     expect(reasonOf(edited, { key: KEY, issue: 42 })).toBe('bad-signature');
-    expect(reasonOf(block, { key: 'another-key', issue: 42 })).toBe('bad-signature');
+    // the key id is public (it is in every block): naming the right one does not make a signature
+    const forged = encodeStateBlock(sample(), { key: 'another-key' }).replace(
+      /kid=[0-9a-f]{12}/,
+      `kid=${stateKeyId(KEY)}`,
+    );
+    expect(reasonOf(forged, { key: KEY, issue: 42 })).toBe('bad-signature');
+    expect(reasonOf(block, { key: 'another-key', issue: 42 })).toBe('unknown-key');
   });
 
   it('rejects an unsigned block when a key is configured', () => {
@@ -172,7 +181,7 @@ describe('state codec', () => {
   });
 
   it('caps lists and keeps the block small', () => {
-    let s = emptyState(3);
+    let s = emptyState(3, REPO);
     for (let i = 0; i < 300; i++) {
       s = recordTransition(s, { to: 'plan', by: 'hydraflow', reason: `round ${i} ${'é'.repeat(300)}`, now });
       s = markHandled(s, `comment:${i}`);
@@ -192,8 +201,75 @@ describe('state codec', () => {
   });
 });
 
+describe('what the signature binds (issue #17, item 6)', () => {
+  const reasonOf = (body: string, opts: { key?: string; previousKey?: string; issue: number; repo?: number }) => {
+    const d = decodeStateBlock(body, opts);
+    return d.status === 'rejected' ? d.reason : d.status;
+  };
+
+  it('the repository: a block from another repository sharing the key is refused, by id or by signature', () => {
+    const other = encodeStateBlock({ ...sample(), repo: 777 }, { key: KEY });
+    expect(reasonOf(other, { key: KEY, issue: 42, repo: REPO })).toBe('wrong-repository');
+    expect(reasonOf(other.replace('"repo":777', `"repo":${REPO}`), { key: KEY, issue: 42, repo: REPO })).toBe(
+      'bad-signature',
+    );
+    expect(reasonOf(other, { key: KEY, issue: 42, repo: 777 })).toBe('valid');
+  });
+
+  it('the sequence number: a block whose seq was raised by hand does not verify', () => {
+    const block = encodeStateBlock({ ...sample(), seq: 3 }, { key: KEY });
+    expect(reasonOf(block.replace('"seq":3', '"seq":30'), { key: KEY, issue: 42, repo: REPO })).toBe('bad-signature');
+  });
+
+  it('key rotation: the previous key verifies its blocks; the current one signs; an unknown key is named', () => {
+    const old = encodeStateBlock(sample(), { key: 'old-key' });
+    expect(old).toContain(`kid=${stateKeyId('old-key')}`);
+    expect(reasonOf(old, { key: KEY, previousKey: 'old-key', issue: 42, repo: REPO })).toBe('valid');
+    const d = decodeStateBlock(old, { key: KEY, previousKey: 'old-key', issue: 42, repo: REPO });
+    const resigned = encodeStateBlock(d.status === 'valid' ? d.state : sample(), { key: KEY, previousKey: 'old-key' });
+    expect(resigned).toContain(`kid=${stateKeyId(KEY)}`);
+    expect(reasonOf(resigned, { key: KEY, issue: 42, repo: REPO })).toBe('valid');
+    expect(reasonOf(old, { key: KEY, issue: 42, repo: REPO })).toBe('unknown-key');
+    const refused = decodeStateBlock(old, { key: KEY, issue: 42 });
+    expect(refused.status === 'rejected' && refused.detail).toMatch(/HYDRAFLOW_STATE_KEY_PREVIOUS/);
+    expect(stateKeyId(KEY)).toMatch(/^[0-9a-f]{12}$/);
+    expect(stateKeyId(KEY)).not.toBe(stateKeyId('old-key'));
+  });
+
+  it('a block written by the first release (v1) is read: signed with the current or the previous key', () => {
+    const v1 = readFileSync(new URL('./fixtures/state-v1.txt', import.meta.url), 'utf8');
+    expect(v1).toContain('hydraflow:state v=1 sig=');
+    for (const keys of [{ key: 'release-1-key' }, { key: 'the-new-key', previousKey: 'release-1-key' }]) {
+      const d = decodeStateBlock(v1, { ...keys, issue: 7, repo: REPO });
+      expect(d.status).toBe('valid');
+      if (d.status === 'valid') {
+        expect(d.state).toMatchObject({ v: 2, repo: REPO, issue: 7, seq: 0, stage: 'plan' });
+        expect(d.state.ledger.map((e) => e.costUsd)).toEqual([0.0039]);
+      }
+    }
+    expect(reasonOf(v1, { key: 'the-new-key', issue: 7, repo: REPO })).toBe('bad-signature');
+    expect(
+      reasonOf(v1.replace('"stage":"plan"', '"stage":"ready"'), { key: 'release-1-key', issue: 7, repo: REPO }),
+    ).toBe('bad-signature');
+  });
+
+  it('findStateComment reads the newest of HydraFlow’s valid blocks (highest sequence)', () => {
+    const bot = { login: 'github-actions[bot]', type: 'Bot' };
+    const at = (seq: number) => encodeStateBlock({ ...sample(), seq }, { key: KEY });
+    const r = findStateComment(
+      [
+        { id: 1, body: at(2), user: bot },
+        { id: 2, body: at(5), user: bot },
+        { id: 3, body: at(4), user: bot },
+      ],
+      { botLogins: ['github-actions[bot]'], key: KEY, issue: 42, repo: REPO },
+    );
+    expect([r.comment?.id, r.state?.seq, r.duplicates.map((c) => c.id)]).toEqual([2, 5, [1, 3]]);
+  });
+});
+
 describe('migrations', () => {
-  it('lifts v0 to v1', () => {
+  it('lifts v0 to the current version', () => {
     const v0 = {
       version: 0,
       issue: 42,
@@ -202,17 +278,20 @@ describe('migrations', () => {
       updated_at: now.toISOString(),
       body_sha: 'b'.repeat(64),
     };
-    const s = migrateState(v0);
-    expect(s).toMatchObject({ v: 1, issue: 42, stage: 'plan', ledger: [], history: [] });
+    const s = migrateState(v0, { repo: REPO });
+    expect(s).toMatchObject({ v: 2, repo: REPO, issue: 42, seq: 0, stage: 'plan', ledger: [], history: [] });
     expect(s.triage).toMatchObject({ clarity_score: 8, complexity_score: 2, needs_discovery: false, route: 'plan' });
     // and through the codec
     const block = `<!-- hydraflow:state v=0 sig=none ${JSON.stringify(v0)} -->`;
-    expect(decodeStateBlock(block, { issue: 42 })).toMatchObject({ status: 'valid', state: { stage: 'plan' } });
+    expect(decodeStateBlock(block, { issue: 42, repo: REPO })).toMatchObject({
+      status: 'valid',
+      state: { stage: 'plan' },
+    });
   });
   it('rejects bad v0 and unknown versions with a clear error', () => {
     expect(() => migrateState({ version: 0, issue: 1, label: 'wontfix' })).toThrow(/not a pipeline label/);
-    expect(() => migrateState({ v: 2, issue: 1 })).toThrow(StateRejectedError);
-    expect(() => migrateState({ v: 2, issue: 1 })).toThrow(/newer than this HydraFlow understands/);
+    expect(() => migrateState({ v: 3, issue: 1 })).toThrow(StateRejectedError);
+    expect(() => migrateState({ v: 3, issue: 1 })).toThrow(/newer than this HydraFlow understands/);
     expect(() => migrateState({ issue: 1 })).toThrow(/no version/);
     expect(() => migrateState('x')).toThrow(StateRejectedError);
   });
@@ -291,7 +370,8 @@ describe('findStateComment', () => {
     });
     expect(r.comment?.id).toBe(9);
     expect(r.state).toBeUndefined();
-    expect(r.rejected[0]?.reason).toBe('schema');
+    expect(r.refused?.reason).toBe('schema');
+    expect(r.rejected).toEqual([]);
     expect(findStateComment([], { botLogins: ['x'], issue: 1 })).toEqual({ rejected: [], duplicates: [] });
   });
 
@@ -336,7 +416,7 @@ describe('progress comment', () => {
   });
 
   it('stays under 65,536 chars', () => {
-    let s = emptyState(5);
+    let s = emptyState(5, REPO);
     for (let i = 0; i < 60; i++)
       s = recordTransition(s, { to: 'ready', by: 'hydraflow', reason: 'x'.repeat(200), now });
     const out = renderProgressComment(

@@ -5,5 +5,6 @@ export * from './pulls-port';
 export * from './rest-pulls';
 export * from './grooming-port';
 export * from './graphql-grooming';
+export * from './graphql-actor';
 export * from './rest-setup';
 export * from './spend-ledger';

@@ -9,6 +9,8 @@ export interface Author {
 
 export interface IssueComment {
   id: number;
+  /** GitHub's global id (GraphQL), for what REST does not tell: who edited the comment last. */
+  nodeId: string;
   body: string;
   user: Author | null;
   createdAt: string;
@@ -49,6 +51,11 @@ export interface IssuesPort {
    */
   createComment(issue: number, body: string, marker: string): Promise<IssueComment>;
   updateComment(commentId: number, body: string): Promise<IssueComment>;
+  /**
+   * Who edited the comment last, as GitHub records it (GraphQL `editor`; the login as REST spells it, `name[bot]` for
+   * an App); null when nobody edited it since it was written; `deleted` when the comment no longer exists.
+   */
+  lastEditor(comment: Pick<IssueComment, 'nodeId'>): Promise<Author | null | 'deleted'>;
   deleteComment(commentId: number): Promise<void>;
   /**
    * Adds labels (a set union, never clobbering concurrent edits) and returns the issue's labels afterwards, as GitHub

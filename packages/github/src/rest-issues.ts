@@ -1,7 +1,8 @@
 import { RequestError } from '@octokit/request-error';
 import type { RestClient } from './client';
 import { UncertainWriteError } from './client';
-import type { IssueComment, Issue, IssuesPort, LabelSpec, Permission, Reaction } from './port';
+import { restLogin, type GraphqlActor } from './graphql-actor';
+import type { Author, IssueComment, Issue, IssuesPort, LabelSpec, Permission, Reaction } from './port';
 
 export interface Repo {
   owner: string;
@@ -10,6 +11,7 @@ export interface Repo {
 
 type RawComment = {
   id: number;
+  node_id: string;
   body?: string | null;
   user: { login: string; type: string } | null;
   created_at: string;
@@ -20,6 +22,7 @@ type RawComment = {
 function toComment(raw: RawComment): IssueComment {
   return {
     id: raw.id,
+    nodeId: raw.node_id,
     body: raw.body ?? '',
     user: raw.user ? { login: raw.user.login, type: raw.user.type } : null,
     createdAt: raw.created_at,
@@ -132,6 +135,24 @@ export class RestIssues implements IssuesPort {
       body,
     });
     return toComment(data as RawComment);
+  }
+
+  async lastEditor(comment: Pick<IssueComment, 'nodeId'>): Promise<Author | null | 'deleted'> {
+    let data: { node: { editor: GraphqlActor | null } | null };
+    try {
+      data = await this.octokit.graphql(
+        `query($id: ID!) { node(id: $id) { ... on IssueComment { editor { __typename login } } } }`,
+        // a read: a 5xx may be retried
+        { id: comment.nodeId, request: { hydraflowIdempotent: true } as never },
+      );
+    } catch (error) {
+      // GitHub answers a node that no longer exists with a NOT_FOUND error (HTTP 200)
+      const errors = (error as { errors?: { type?: string }[] } | null)?.errors;
+      if (errors?.length && errors.every((e) => e.type === 'NOT_FOUND')) return 'deleted';
+      throw error;
+    }
+    const editor = data.node?.editor;
+    return editor ? { login: restLogin(editor), type: editor.__typename === 'Bot' ? 'Bot' : 'User' } : null;
   }
 
   async deleteComment(commentId: number): Promise<void> {

@@ -6,6 +6,7 @@
 import { RequestError } from '@octokit/request-error';
 import type { RestClient } from './client';
 import { UncertainWriteError } from './client';
+import { restLogin, type GraphqlActor } from './graphql-actor';
 import type { Repo } from './rest-issues';
 import type {
   ChecksSummary,
@@ -64,7 +65,7 @@ type ThreadsQuery = {
         nodes: {
           id: string;
           isResolved: boolean;
-          comments: { nodes: { databaseId: number | null; body: string; author: { login: string } | null }[] };
+          comments: { nodes: { databaseId: number | null; body: string; author: GraphqlActor | null }[] };
         }[];
       };
     } | null;
@@ -268,7 +269,7 @@ export class RestPulls implements PullsPort {
         repository(owner: $owner, name: $repo) {
           pullRequest(number: $pull) {
             reviewThreads(first: 100) {
-              nodes { id isResolved comments(first: 50) { nodes { databaseId body author { login } } } }
+              nodes { id isResolved comments(first: 50) { nodes { databaseId body author { __typename login } } } }
             }
           }
         }
@@ -281,7 +282,10 @@ export class RestPulls implements PullsPort {
     return {
       id: thread.id,
       isResolved: thread.isResolved,
-      comments: thread.comments.nodes.map((c) => ({ body: c.body, author: c.author?.login })),
+      comments: thread.comments.nodes.map((c) => ({
+        body: c.body,
+        author: c.author ? restLogin(c.author) : undefined,
+      })),
     };
   }
 

@@ -10,8 +10,9 @@
  * - issues.unlabeled of a pipeline label by a human → override to null, only when no other pipeline label remains.
  * - issues.edited → groom again when the issue waits in grooming (hydraflow-groom) and a human changed its body
  *   materially or checked a question's box (`materialBodyEdit`); other edits are skipped.
- * - issue_comment.created → slash command from the first line; `edited` and `deleted` are skipped (an edit must not
- *   replay or smuggle in a command — post a new comment). A comment that is not a command re-runs grooming when the
+ * - issue_comment.created → slash command from the first line; `edited` and `deleted` carry no command (an edit must
+ *   not replay or smuggle one in — post a new comment), but one by someone else of HydraFlow's own comment holding its
+ *   state → state-check (ADR 0007: HydraFlow acts only on state it wrote last). A comment that is not a command re-runs grooming when the
  *   issue waits in grooming, it likely answers an open question (`likelyAnswers`: the seed's "not on every comment"),
  *   and the author is the issue's author or holds commands.min_permission (the decision's `minPermission`, asked of
  *   the permission API before any work: author_association is not access, and strangers cannot make the repository
@@ -37,6 +38,7 @@ import { likelyAnswers, materialBodyEdit } from '../groom/triggers';
 import { openQuestions, parseQuestionsSection } from '../groom/questions';
 import { defaultCommands, parseCommand, type CommandRegistry } from './commands';
 import { stricterPermission } from './permissions';
+import { hasStateBlock } from '../state/codec';
 
 export interface RouterEvent {
   /** The event name (GITHUB_EVENT_NAME), e.g. `issues`, `issue_comment`, `workflow_dispatch`. */
@@ -91,6 +93,11 @@ export type Decision =
    * workflow_dispatch of phase resume-paused.
    */
   | { kind: 'resume-paused' }
+  /**
+   * Someone other than HydraFlow edited or deleted a comment of HydraFlow's that holds its state: judge the state now,
+   * with the text GitHub sent (state/trust.ts, ADR 0007).
+   */
+  | { kind: 'state-check'; issue: number; actor: string }
   | {
       kind: 'close';
       issue: number;
@@ -200,6 +207,7 @@ const routeIssues: EventHandler = (event, ctx) => {
 
 const routeIssueComment: EventHandler = (event, ctx) => {
   const p = event.payload;
+  if (event.action === 'edited' || event.action === 'deleted') return stateChanged(event, ctx);
   if (event.action !== 'created') {
     return skip(`issue_comment.${event.action ?? '?'} is ignored: only new comments carry commands`);
   }
@@ -263,6 +271,28 @@ const routeIssueComment: EventHandler = (event, ctx) => {
     minPermission: spec.phase === null ? spec.minPermission : stricterPermission(spec.minPermission, floor),
   };
 };
+
+/**
+ * An edit or deletion of a comment: it never carries a command (an edit must not replay or smuggle one in). It matters
+ * only when it changed HydraFlow's state — a comment of HydraFlow's holding a state block, before or after — and was
+ * made by someone else: whoever that is, a bot too, since the check calls no model and HydraFlow's state is at stake.
+ */
+function stateChanged(event: RouterEvent & { action: string | undefined }, ctx: RouterContext): Decision {
+  const p = event.payload;
+  const ignored = `issue_comment.${event.action} is ignored: only new comments carry commands`;
+  const issue = issueNumber(p);
+  if (issue === undefined || p.issue?.pull_request) return skip(ignored);
+  const hydraflow = lower(ctx.botLogins);
+  const author: unknown = p.comment?.user?.login;
+  const sender: unknown = p.sender?.login;
+  if (typeof author !== 'string' || !hydraflow.has(author.toLowerCase())) return skip(ignored);
+  if (typeof sender !== 'string' || hydraflow.has(sender.toLowerCase()))
+    return skip(`caused by HydraFlow itself (${String(sender)}); its own writes never start work`);
+  const before: unknown = event.action === 'edited' ? p.changes?.body?.from : p.comment?.body;
+  const held = [before, p.comment?.body].some((b) => typeof b === 'string' && hasStateBlock(b));
+  if (!held) return skip(`${ignored} (the comment holds no HydraFlow state)`);
+  return { kind: 'state-check', issue, actor: sender };
+}
 
 const GROOM_LABEL = 'hydraflow-groom';
 

@@ -1,17 +1,23 @@
 /**
  * The hidden state block. Exact wire format (one line, at the end of HydraFlow's progress comment):
  *
- *     <!-- hydraflow:state v=<version> sig=<64 lower-case hex | none> <json> -->
+ *     <!-- hydraflow:state v=<version> kid=<12 hex> sig=<64 hex> <json> -->      (signed)
+ *     <!-- hydraflow:state v=<version> sig=none <json> -->                      (no key configured)
  *
  * - `<json>` is the state object serialized canonically (object keys sorted, no whitespace) and then made safe for an
  *   HTML comment and for Markdown: every `<`, `>`, `&`, every `-` that is followed by another `-`, and every character
  *   outside printable ASCII is written as a `\uXXXX` escape. The JSON therefore never contains `-->`, `--!>` or `--`,
  *   cannot end the comment early, and JSON.parse restores the exact values.
  * - `sig` is HMAC-SHA256, keyed with the `HYDRAFLOW_STATE_KEY` secret, over
- *   `hydraflow-state\nv=<version>\nissue=<issue number the comment is on>\n<canonical json, unescaped>`.
- *   Binding the issue number means a block copied from another issue fails verification. Without a key, `sig=none`
- *   is written and trust rests on the comment's author alone (see findStateComment).
- * - Version 0 blocks (pre-release) use the same header and are migrated on read (migrate.ts).
+ *   `hydraflow-state\nv=<version>\nkid=<kid>\nrepo=<repository id>\nissue=<issue>\nseq=<seq>\n<canonical json, unescaped>`.
+ *   It binds the repository (by id, so a rename or transfer keeps the state; a block copied from another repository
+ *   sharing the key is refused), the issue (a block copied from another issue is refused) and the sequence number
+ *   (which grows with every write: trust.ts refuses an older genuine block as a rollback). `kid` names the key
+ *   (stateKeyId): a block signed with the previous key (`HYDRAFLOW_STATE_KEY_PREVIOUS`, during a rotation) still
+ *   verifies, and the next write signs with the current one. Without a key, `sig=none` is written and trust rests on
+ *   the comment's author and last editor alone (trust.ts).
+ * - Older blocks are read and migrated (migrate.ts): v1 (the first release: `v=1 sig=<hex>`, signed over
+ *   `hydraflow-state\nv=1\nissue=<issue>\n<json>`) verifies with either key; v0 (pre-release) carries no signature.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { HydraflowError } from '../errors';
@@ -26,8 +32,10 @@ const BLOCK_END = '-->';
 export const MAX_STATE_BLOCK_CHARS = 40_000;
 
 export interface StateKeyOptions {
-  /** The HYDRAFLOW_STATE_KEY secret. Empty or undefined = not configured. */
+  /** The HYDRAFLOW_STATE_KEY secret: signs every block and verifies. Empty or undefined = not configured. */
   key?: string | undefined;
+  /** HYDRAFLOW_STATE_KEY_PREVIOUS, during a key rotation: verifies blocks signed before it, never signs. */
+  previousKey?: string | undefined;
 }
 
 export type DecodeResult =
@@ -58,17 +66,39 @@ export function escapeForComment(json: string): string {
   return json.replace(/[<>&]|-(?=-)|[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function signingInput(version: number, issue: number, canonical: string): string {
-  return `hydraflow-state\nv=${version}\nissue=${issue}\n${canonical}`;
+/** What the signature covers: the version, the key's id, the repository, the issue and the sequence (see above). */
+function signingInput(state: { v: number; repo: number; issue: number; seq: number }, kid: string, json: string) {
+  return `hydraflow-state\nv=${state.v}\nkid=${kid}\nrepo=${state.repo}\nissue=${state.issue}\nseq=${state.seq}\n${json}`;
+}
+
+/** The first release's (v1): no key id, repository or sequence. */
+function signingInputV1(issue: number, json: string): string {
+  return `hydraflow-state\nv=1\nissue=${issue}\n${json}`;
 }
 
 export function hmacHex(key: string, message: string): string {
   return createHmac('sha256', key).update(message, 'utf8').digest('hex');
 }
 
-function keyOf(options: StateKeyOptions | undefined): string | undefined {
-  const key = options?.key;
+/**
+ * A key's public name in the block header, so a rotation knows which key verifies a block. Derived from the key (an
+ * HMAC of a fixed text, 48 bits: it says nothing of the key), so there is nothing more to configure.
+ */
+export function stateKeyId(key: string): string {
+  return hmacHex(key, 'hydraflow-state-key-id').slice(0, 12);
+}
+
+function configured(key: string | undefined): string | undefined {
   return key === undefined || key === '' ? undefined : key;
+}
+
+function keyOf(options: StateKeyOptions | undefined): string | undefined {
+  return configured(options?.key);
+}
+
+/** The keys that verify, current first. */
+function verifyingKeys(options: StateKeyOptions): string[] {
+  return [configured(options.key), configured(options.previousKey)].filter((k): k is string => k !== undefined);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -116,8 +146,11 @@ function encodeOnce(state: IssueState, key: string | undefined): string {
     );
   }
   const canonical = canonicalJson(parsed.data);
-  const sig = key === undefined ? 'none' : hmacHex(key, signingInput(parsed.data.v, parsed.data.issue, canonical));
-  return `${STATE_MARKER} v=${parsed.data.v} sig=${sig} ${escapeForComment(canonical)} ${BLOCK_END}`;
+  const json = escapeForComment(canonical);
+  if (key === undefined) return `${STATE_MARKER} v=${parsed.data.v} sig=none ${json} ${BLOCK_END}`;
+  const kid = stateKeyId(key);
+  const sig = hmacHex(key, signingInput(parsed.data, kid, canonical));
+  return `${STATE_MARKER} v=${parsed.data.v} kid=${kid} sig=${sig} ${json} ${BLOCK_END}`;
 }
 
 /**
@@ -148,15 +181,18 @@ export function hasStateBlock(body: string | null | undefined): boolean {
   return typeof body === 'string' && body.includes(STATE_MARKER);
 }
 
+/** Where a block was read: the issue's number, and the repository's id when the reader knows it (HydraFlow always). */
+export interface BlockPlace {
+  issue: number;
+  repo?: number;
+}
+
 /**
- * Find and verify the state block in a comment body. `issue` is the number of the issue the comment was read from.
- * Checks, in order: exactly one block, well-formed header and JSON, issue match, signature (required when a key is
- * configured), version (migrating older ones), schema.
+ * Find and verify the state block in a comment body. Checks, in order: exactly one block, well-formed header and JSON,
+ * issue and repository match, signature (required when a key is configured: by the key its `kid` names, current or
+ * previous), version (migrating older ones), schema.
  */
-export function decodeStateBlock(
-  body: string | null | undefined,
-  options: StateKeyOptions & { issue: number },
-): DecodeResult {
+export function decodeStateBlock(body: string | null | undefined, options: StateKeyOptions & BlockPlace): DecodeResult {
   if (typeof body !== 'string') return { status: 'absent' };
   const start = body.indexOf(STATE_MARKER);
   if (start < 0) return { status: 'absent' };
@@ -166,13 +202,14 @@ export function decodeStateBlock(
   const end = body.indexOf(BLOCK_END, start + STATE_MARKER.length);
   if (end < 0) return reject('malformed', 'the state block is not terminated by -->');
   const inner = body.slice(start + STATE_MARKER.length, end);
-  const header = /^ v=(\d{1,6}) sig=([0-9a-f]{64}|none) (\{[\x20-\x7e]*\}) $/.exec(inner);
-  if (!header) return reject('malformed', 'the state block header is not `v=<n> sig=<hex|none> {json}`');
+  const header = /^ v=(\d{1,6})(?: kid=([0-9a-f]{12}))? sig=([0-9a-f]{64}|none) (\{[\x20-\x7e]*\}) $/.exec(inner);
+  if (!header) return reject('malformed', 'the state block header is not `v=<n> [kid=<id>] sig=<hex|none> {json}`');
   const headerVersion = Number(header[1]);
-  const sig = header[2]!;
+  const kid = header[2];
+  const sig = header[3]!;
   let raw: unknown;
   try {
-    raw = JSON.parse(header[3]!);
+    raw = JSON.parse(header[4]!);
   } catch (error) {
     return reject('malformed', `the state JSON does not parse: ${(error as Error).message.slice(0, 120)}`);
   }
@@ -182,29 +219,24 @@ export function decodeStateBlock(
   if (version !== headerVersion) {
     return reject('malformed', `header says v=${headerVersion} but the JSON says ${String(version)}`);
   }
-  const rawIssue = (raw as Record<string, unknown>).issue;
-  if (rawIssue !== options.issue) {
+  const fields = raw as Record<string, unknown>;
+  if (fields.issue !== options.issue) {
     return reject(
       'wrong-issue',
-      `the state is for issue ${JSON.stringify(rawIssue)?.slice(0, 20)}, not #${options.issue}`,
+      `the state is for issue ${JSON.stringify(fields.issue)?.slice(0, 20)}, not #${options.issue}`,
     );
   }
-
-  const key = keyOf(options);
-  if (key !== undefined) {
-    if (sig === 'none') return reject('missing-signature', 'a state key is configured but the block is unsigned');
-    const expected = Buffer.from(hmacHex(key, signingInput(version, options.issue, canonicalJson(raw))), 'hex');
-    const actual = Buffer.from(sig, 'hex');
-    if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
-      return reject(
-        'bad-signature',
-        'the state signature does not verify (forged, edited, or signed with another key)',
-      );
-    }
+  if (version >= 2 && options.repo !== undefined && fields.repo !== options.repo) {
+    return reject(
+      'wrong-repository',
+      `the state is for the repository with id ${JSON.stringify(fields.repo)?.slice(0, 20)}, not this one (${options.repo})`,
+    );
   }
+  const signature = verifySignature(raw, { version, kid, sig, issue: options.issue }, options);
+  if (signature) return signature;
 
   try {
-    const state = migrateState(raw);
+    const state = migrateState(raw, options.repo !== undefined ? { repo: options.repo } : {});
     if (state.issue !== options.issue)
       return reject('wrong-issue', `the state is for issue #${state.issue}, not #${options.issue}`);
     return { status: 'valid', state };
@@ -212,6 +244,37 @@ export function decodeStateBlock(
     if (error instanceof StateRejectedError) return reject(error.reason, error.message);
     throw error;
   }
+}
+
+/** The signature check of decodeStateBlock: undefined when it verifies (or no key is configured), else the rejection. */
+function verifySignature(
+  raw: object,
+  block: { version: number; kid: string | undefined; sig: string; issue: number },
+  options: StateKeyOptions,
+): DecodeResult | undefined {
+  const keys = verifyingKeys(options);
+  if (keys.length === 0) return undefined;
+  if (block.sig === 'none') return reject('missing-signature', 'a state key is configured but the block is unsigned');
+  const canonical = canonicalJson(raw);
+  let candidates: { key: string; message: string }[];
+  if (block.version >= 2) {
+    const key = keys.find((k) => stateKeyId(k) === block.kid);
+    if (!key) {
+      return reject(
+        'unknown-key',
+        `the state is signed with a key HydraFlow does not hold (key id ${block.kid ?? 'none'}); after a rotation, the old key goes in HYDRAFLOW_STATE_KEY_PREVIOUS`,
+      );
+    }
+    candidates = [{ key, message: signingInput(raw as Parameters<typeof signingInput>[0], block.kid!, canonical) }];
+  } else {
+    candidates = keys.map((key) => ({ key, message: signingInputV1(block.issue, canonical) }));
+  }
+  const actual = Buffer.from(block.sig, 'hex');
+  for (const { key, message } of candidates) {
+    const expected = Buffer.from(hmacHex(key, message), 'hex');
+    if (actual.length === expected.length && timingSafeEqual(actual, expected)) return undefined;
+  }
+  return reject('bad-signature', 'the state signature does not verify (forged, edited, or signed with another key)');
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -233,16 +296,19 @@ export interface RejectedStateComment {
 
 export interface StateCommentLookup<C extends CommentLike = CommentLike> {
   /**
-   * The comment HydraFlow should read and update: the oldest bot comment with a valid state block, else the oldest
-   * trusted bot comment that carries the progress marker or a (rejected) state block, so the adapter repairs that
-   * one instead of posting another. Undefined when HydraFlow has no comment on the issue yet.
+   * The comment HydraFlow should read and update: among HydraFlow's comments with a valid state block, the one with the
+   * highest sequence number (the oldest of equals); else the oldest of HydraFlow's comments that carries the progress
+   * marker or a (refused) state block, so the adapter repairs that one instead of posting another. Undefined when
+   * HydraFlow has no comment on the issue yet.
    */
   comment?: C;
   /** The verified state, only when `comment` holds a valid block. */
   state?: IssueState;
-  /** Blocks that were ignored: forged by a user or another bot, unsigned/badly signed, edited, replayed, ... */
+  /** Why the block in `comment` (HydraFlow's own comment) was refused: trust.ts makes that an incident. */
+  refused?: { reason: StateRejectReason; detail: string };
+  /** Blocks that were ignored in comments HydraFlow does not read: forged by a user or another bot, ... */
   rejected: RejectedStateComment[];
-  /** Other valid bot state comments (newer than the canonical one): delete them. */
+  /** Other valid bot state comments: delete them. */
   duplicates: C[];
 }
 
@@ -261,15 +327,15 @@ export function isTrustedAuthor(comment: CommentLike, botLogins: readonly string
 
 /**
  * Look through ALL comments of an issue (the adapter pages through them) for HydraFlow's state. Only comments written
- * by one of `botLogins` are trusted; every other block is reported in `rejected` and never obeyed.
+ * by one of `botLogins` are read; every block elsewhere is reported in `rejected` and never obeyed.
  */
 export function findStateComment<C extends CommentLike>(
   comments: readonly C[],
-  options: StateKeyOptions & { botLogins: readonly string[]; issue: number },
+  options: StateKeyOptions & BlockPlace & { botLogins: readonly string[] },
 ): StateCommentLookup<C> {
   const rejected: RejectedStateComment[] = [];
   const valid: { comment: C; state: IssueState }[] = [];
-  const repairable: C[] = [];
+  const repairable: { comment: C; refused?: { reason: StateRejectReason; detail: string } }[] = [];
   const sorted = [...comments].sort((a, b) => a.id - b.id);
   for (const c of sorted) {
     const body = c.body ?? '';
@@ -287,18 +353,31 @@ export function findStateComment<C extends CommentLike>(
       continue;
     }
     if (!hasBlock) {
-      if (body.includes(PROGRESS_MARKER)) repairable.push(c);
+      if (body.includes(PROGRESS_MARKER)) repairable.push({ comment: c });
       continue;
     }
     const decoded = decodeStateBlock(body, options);
     if (decoded.status === 'valid') valid.push({ comment: c, state: decoded.state });
-    else if (decoded.status === 'rejected') {
-      rejected.push({ commentId: c.id, author: c.user?.login ?? null, reason: decoded.reason, detail: decoded.detail });
-      repairable.push(c);
-    }
+    else if (decoded.status === 'rejected')
+      repairable.push({ comment: c, refused: { reason: decoded.reason, detail: decoded.detail } });
   }
-  const [first, ...rest] = valid;
-  if (first) return { comment: first.comment, state: first.state, rejected, duplicates: rest.map((v) => v.comment) };
-  const fallback = repairable[0];
-  return fallback ? { comment: fallback, rejected, duplicates: [] } : { rejected, duplicates: [] };
+  const newest = valid.reduce<(typeof valid)[number] | undefined>(
+    (best, v) => (best === undefined || v.state.seq > best.state.seq ? v : best),
+    undefined,
+  );
+  if (newest) {
+    // HydraFlow's other comments with a block it cannot read: reported, never obeyed (the newest valid one is read)
+    for (const r of repairable)
+      if (r.refused) rejected.push({ commentId: r.comment.id, author: r.comment.user?.login ?? null, ...r.refused });
+    const duplicates = valid.filter((v) => v !== newest).map((v) => v.comment);
+    return { comment: newest.comment, state: newest.state, rejected, duplicates };
+  }
+  const fallback = repairable.find((r) => r.refused) ?? repairable[0];
+  if (!fallback) return { rejected, duplicates: [] };
+  return {
+    comment: fallback.comment,
+    ...(fallback.refused ? { refused: fallback.refused } : {}),
+    rejected,
+    duplicates: [],
+  };
 }

@@ -3,3 +3,4 @@ export * from './migrate';
 export * from './ops';
 export * from './codec';
 export * from './progress';
+export * from './trust';

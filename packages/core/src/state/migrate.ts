@@ -12,7 +12,9 @@ export type StateRejectReason =
   | 'schema'
   | 'bad-signature'
   | 'missing-signature'
+  | 'unknown-key'
   | 'wrong-issue'
+  | 'wrong-repository'
   | 'untrusted-author'
   | 'multiple-blocks';
 
@@ -27,7 +29,13 @@ export class StateRejectedError extends HydraflowError {
   }
 }
 
-type Migration = (raw: Record<string, unknown>) => Record<string, unknown>;
+/** What a block does not say about itself but its reader knows: the repository it was read in. */
+export interface MigrationContext {
+  /** The repository's id (GITHUB_REPOSITORY_ID). */
+  repo?: number;
+}
+
+type Migration = (raw: Record<string, unknown>, context: MigrationContext) => Record<string, unknown>;
 
 /**
  * v0 (the pre-release format): `{ version: 0, issue, label: 'hydraflow-plan', verdict?: { clarity, complexity,
@@ -64,8 +72,14 @@ const v0ToV1: Migration = (raw) => {
   return out;
 };
 
+/**
+ * v1 (the first release): no repository, no sequence number, signed without them. It is read in the repository it was
+ * found in, as the oldest block HydraFlow knows (sequence 0); HydraFlow's next write signs it as v2.
+ */
+const v1ToV2: Migration = (raw, context) => ({ ...raw, v: 2, repo: context.repo, seq: 0 });
+
 /** MIGRATIONS[n] lifts version n to n + 1. */
-const MIGRATIONS: Readonly<Record<number, Migration>> = { 0: v0ToV1 };
+const MIGRATIONS: Readonly<Record<number, Migration>> = { 0: v0ToV1, 1: v1ToV2 };
 
 /** The version a raw state object declares: `v` (v1+) or `version` (v0). */
 export function stateVersionOf(raw: unknown): number | undefined {
@@ -79,7 +93,7 @@ export function stateVersionOf(raw: unknown): number | undefined {
  * Lift any known older state to the current version and validate it. Throws StateRejectedError: `unknown-version` for a
  * missing or newer version, `schema` when the (migrated) object does not match the current schema.
  */
-export function migrateState(raw: unknown): IssueState {
+export function migrateState(raw: unknown, context: MigrationContext = {}): IssueState {
   const version = stateVersionOf(raw);
   if (version === undefined) {
     throw new StateRejectedError('unknown-version', 'state has no version field (`v`)');
@@ -94,7 +108,7 @@ export function migrateState(raw: unknown): IssueState {
   for (let v = version; v < STATE_VERSION; v++) {
     const step = MIGRATIONS[v];
     if (!step) throw new StateRejectedError('unknown-version', `no migration from state version ${v}`);
-    current = step(current);
+    current = step(current, context);
   }
   const parsed = issueStateSchema.safeParse(current);
   if (!parsed.success) {

@@ -215,3 +215,34 @@ export function compactLedger(ledger: readonly LedgerEntry[], max: number = STAT
 export function appendLedger(state: IssueState, entry: LedgerEntry): IssueState {
   return { ...state, ledger: compactLedger([...state.ledger, entry]) };
 }
+
+/** An entry's identity: two ledgers that share a history hold the same entries for it. */
+function entryKey(e: LedgerEntry): string {
+  return [
+    e.at,
+    e.runId,
+    e.phase,
+    e.role,
+    e.provider,
+    e.model,
+    e.inputTokens,
+    e.outputTokens,
+    e.costUsd,
+    e.calls ?? 1,
+  ].join('|');
+}
+
+/**
+ * Every entry of two ledgers that share a history, each once, in time order: never less spend than either (entries
+ * rolled up differently by compaction may count twice, which errs on the side of the budget).
+ */
+export function unionLedger(a: readonly LedgerEntry[], b: readonly LedgerEntry[]): LedgerEntry[] {
+  const seen = new Set<string>();
+  const all = [...a, ...b].filter((e) => {
+    const key = entryKey(e);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return compactLedger(all.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0)));
+}

@@ -6,16 +6,17 @@
  *     ### HydraFlow · <stage>
  *     **<headline>**
  *     | Stage | Next | Cost so far |            (a small table)
+ *     > [!CAUTION] why HydraFlow stopped trusting its state, if it did (ADR 0007; a [!NOTE] once restarted)
  *     > [!WARNING] the real error, when the last step failed
  *     <details> details </details>               (optional, e.g. the triage enrichment)
  *     <details> History (n) </details>
- *     <!-- hydraflow:state v=1 sig=... {...} -->  (always last)
+ *     <!-- hydraflow:state v=2 kid=... sig=... {...} -->  (always last)
  *
  * The body stays under GitHub's 65,536-character limit: history is trimmed first, then details, then the error text.
  */
 import { labelFor, stageInfo, type PipelineStage } from '../pipeline/labels';
 import { encodeStateBlock, PROGRESS_MARKER, STATE_MARKER, type StateKeyOptions } from './codec';
-import type { HistoryEntry, IssueState, LedgerEntry } from './schema';
+import type { HistoryEntry, Incident, IncidentReason, IssueState, LedgerEntry } from './schema';
 import { unpricedNote } from '../cost/cost';
 import { neutralizeLinks, neutralizeReferences, type LinkOptions } from '../text/neutralize';
 
@@ -116,6 +117,53 @@ function stageCell(stage: PipelineStage | null): string {
   return `\`${labelFor(stage)}\` — ${stageInfo(stage).description.replace(/^HydraFlow: /, '')}`;
 }
 
+const INCIDENT_CAUSES: Readonly<Record<IncidentReason, string>> = {
+  edited: 'someone other than HydraFlow edited its progress comment, so its state there is no longer HydraFlow’s word',
+  rollback: 'an older state of HydraFlow’s was put back into its progress comment',
+  deleted: 'HydraFlow’s progress comment was deleted',
+  'bad-signature':
+    'the state in HydraFlow’s progress comment does not verify (edited, forged, or signed with another key)',
+  'missing-signature': 'the state in HydraFlow’s progress comment is not signed, and HYDRAFLOW_STATE_KEY is set',
+  'unknown-key':
+    'the state in HydraFlow’s progress comment is signed with a key HydraFlow does not hold (after a rotation of HYDRAFLOW_STATE_KEY, the old key goes in HYDRAFLOW_STATE_KEY_PREVIOUS)',
+  'wrong-issue': 'the state in HydraFlow’s progress comment belongs to another issue',
+  'wrong-repository': 'the state in HydraFlow’s progress comment belongs to another repository',
+  malformed: 'the state in HydraFlow’s progress comment cannot be read',
+  schema: 'the state in HydraFlow’s progress comment cannot be read',
+  'unknown-version': 'the state in HydraFlow’s progress comment has a version this HydraFlow does not know',
+  'multiple-blocks': 'HydraFlow’s progress comment holds more than one state block',
+};
+
+/** What HydraFlow says, in its progress comment, about the last time it found its state changed (ADR 0007). */
+function incidentNote(incident: Incident, usd: number): string[] {
+  const when = incident.at.slice(0, 16).replace('T', ' ');
+  const what = !incident.by
+    ? 'HydraFlow cannot trust its state on this issue'
+    : incident.reason === 'deleted'
+      ? `HydraFlow’s progress comment was deleted by \`${incident.by}\``
+      : `HydraFlow’s state on this issue was changed by \`${incident.by}\``;
+  const cause =
+    incident.reason === 'rollback' && incident.found !== undefined && incident.spendFrom !== undefined
+      ? `an older state of HydraFlow’s (#${incident.found}, where HydraFlow had written #${incident.spendFrom}) was put back into its progress comment`
+      : INCIDENT_CAUSES[incident.reason];
+  const spend =
+    incident.spendFrom !== undefined
+      ? `Spend counted: at least ${formatUsd(usd)}, from HydraFlow’s newest genuine state it could find (#${incident.spendFrom}); spend after it that HydraFlow could not verify is not counted.`
+      : `Spend counted: at least ${formatUsd(usd)}: HydraFlow could not verify any spend on this issue before ${when} UTC, so this issue’s budget counts only what it spent since.`;
+  if (incident.restartedBy) {
+    return [
+      '> [!NOTE]',
+      `> ${what} (found ${when} UTC: ${cause}); \`${incident.restartedBy}\` started the issue over. ${spend}`,
+    ];
+  }
+  return [
+    '> [!CAUTION]',
+    `> **${what}** (found ${when} UTC): ${cause}. HydraFlow acts only on state it wrote itself, so it stopped here.`,
+    `> ${spend}`,
+    '> Someone who may steer HydraFlow (commands.min_permission) checks what happened, then comments `/triage` (or `/retry`) to start the issue over, keeping that spend.',
+  ];
+}
+
 function historyLine(h: HistoryEntry, links: LinkOptions): string {
   const from = h.from === undefined ? '' : `${h.from ?? '—'} → `;
   const who = h.by === 'human' ? `by ${h.actor ? `\`${h.actor}\`` : 'a human'}` : 'by HydraFlow';
@@ -143,9 +191,10 @@ function render(
     '|---|---|',
     `| Stage | ${stageCell(stage)} |`,
     `| Next | ${oneLine(input.next, 300, links).replace(/\|/g, '\\|')} |`,
-    `| Cost so far | ${formatUsd(usd)} · ${tokens.text} |`,
+    `| Cost so far | ${state.incident ? 'at least ' : ''}${formatUsd(usd)} · ${tokens.text} |`,
   ];
   if (input.unsigned) lines.push('', '> [!CAUTION]', `> ${UNSIGNED_STATE_NOTE}`);
+  if (state.incident) lines.push('', ...incidentNote(state.incident, usd));
   if (input.error !== undefined) {
     const err = typeof input.error === 'string' ? { message: input.error } : input.error;
     const msg = neutralizeText(err.message, links);

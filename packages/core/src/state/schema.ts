@@ -12,7 +12,7 @@ import { groomRecordSchema } from '../groom/record';
 import { planRecordSchema } from '../plan/record';
 import { reviewRecordSchema } from '../review/record';
 
-export const STATE_VERSION = 1 as const;
+export const STATE_VERSION = 2 as const;
 
 export const STATE_LIMITS = {
   history: 50,
@@ -201,9 +201,52 @@ export const mergeRecordSchema = z.object({
   at: isoTime,
 });
 
+/**
+ * Why HydraFlow stopped trusting the state it found (trust.ts): someone other than HydraFlow edited its progress comment
+ * (`edited`), put back an older block of its own (`rollback`), deleted the comment (`deleted`), or the block itself was
+ * refused (the decoder's reasons: a signature that does not verify, a key HydraFlow does not hold, ...).
+ */
+export const INCIDENT_REASONS = [
+  'edited',
+  'rollback',
+  'deleted',
+  'bad-signature',
+  'missing-signature',
+  'unknown-key',
+  'wrong-issue',
+  'wrong-repository',
+  'malformed',
+  'schema',
+  'unknown-version',
+  'multiple-blocks',
+] as const;
+export type IncidentReason = (typeof INCIDENT_REASONS)[number];
+
+/**
+ * The last time HydraFlow found its state on the issue changed by someone else (ADR 0007). While `restartedBy` is
+ * unset the issue waits for a human; the record stays afterwards, so the progress comment keeps saying it.
+ */
+export const incidentSchema = z.object({
+  reason: z.enum(INCIDENT_REASONS),
+  /** Who changed the comment, as GitHub reports it (its last editor, or the sender of the edit or deletion). */
+  by: loginSchema.optional(),
+  at: isoTime,
+  /** The sequence number of the block found in the comment, when it verified (a rollback names the older one). */
+  found: z.number().int().nonnegative().optional(),
+  /** The newest genuine block HydraFlow could find: its spend is the one kept. None verified: nothing was kept. */
+  spendFrom: z.number().int().nonnegative().optional(),
+  /** A human with commands.min_permission who started the issue over (/triage, /retry, hydraflow-find). */
+  restartedBy: loginSchema.optional(),
+  restartedAt: isoTime.optional(),
+});
+
 export const issueStateSchema = z.object({
   v: z.literal(STATE_VERSION),
+  /** The repository's id (GITHUB_REPOSITORY_ID): a block copied from another repository is refused (codec.ts). */
+  repo: z.number().int().positive(),
   issue: z.number().int().positive(),
+  /** Grows by one with every write; a genuine block with a lower one than HydraFlow has seen is a rollback. */
+  seq: z.number().int().nonnegative(),
   stage: pipelineStageSchema.nullable().optional(),
   claim: claimSchema.optional(),
   triage: triageRecordSchema.optional(),
@@ -220,6 +263,7 @@ export const issueStateSchema = z.object({
   history: z.array(historyEntrySchema).max(STATE_LIMITS.history),
   lastError: lastErrorSchema.optional(),
   handled: z.array(handledIdSchema).max(STATE_LIMITS.handled).optional(),
+  incident: incidentSchema.optional(),
 });
 
 export type IssueState = z.infer<typeof issueStateSchema>;
@@ -231,8 +275,9 @@ export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 export type DispatchRecord = z.infer<typeof dispatchSchema>;
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 export type LastError = z.infer<typeof lastErrorSchema>;
+export type Incident = z.infer<typeof incidentSchema>;
 
-/** A fresh state for an issue. */
-export function emptyState(issue: number): IssueState {
-  return { v: STATE_VERSION, issue, ledger: [], history: [] };
+/** A fresh state for an issue of the repository whose id is `repo`. */
+export function emptyState(issue: number, repo: number): IssueState {
+  return { v: STATE_VERSION, repo, issue, seq: 0, ledger: [], history: [] };
 }

@@ -5,11 +5,12 @@
  * field's value, a function property is called with (args, context, info). A field the emulator does not model is a
  * GraphQL error plus a `not-emulated` violation, never a silent null.
  *
- * Emulated: Query.repository { id, issue, pullRequest, label, labels, ref, ... }, Query.search(type: ISSUE) (see
- * search.ts), PullRequest.reviewThreads (a thread: a top-level review comment and its replies), a ref's target commit
- * with its parents and a file in it (git-data.ts), and the mutations createIssue, createLabel, addSubIssue,
- * removeSubIssue, markPullRequestReadyForReview, resolveReviewThread, unresolveReviewThread and createCommitOnBranch
- * (its `expectedHeadOid` a compare-and-swap, as on GitHub).
+ * Emulated: Query.repository { id, issue, pullRequest, label, labels, ref, ... }, Query.node for an issue comment (its
+ * editor and lastEditedAt from the edit history; an App's login without `[bot]`, as GitHub gives it),
+ * Query.search(type: ISSUE) (see search.ts), PullRequest.reviewThreads (a thread: a top-level review comment and its
+ * replies), a ref's target commit with its parents and a file in it (git-data.ts), and the mutations createIssue,
+ * createLabel, addSubIssue, removeSubIssue, markPullRequestReadyForReview, resolveReviewThread, unresolveReviewThread
+ * and createCommitOnBranch (its `expectedHeadOid` a compare-and-swap, as on GitHub).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -41,6 +42,7 @@ import { searchIssues } from './search';
 import { urls } from './serialize';
 import {
   PERMISSION_RANK,
+  type EmulatedComment,
   type EmulatedIssue,
   type EmulatedLabel,
   type EmulatedPull,
@@ -407,7 +409,8 @@ function actorNode(w: GitHubWorld, login: string): Obj {
     __typename: u.type === 'Bot' ? 'Bot' : 'User',
     id: u.node_id,
     databaseId: u.id,
-    login: u.login,
+    // GitHub's GraphQL names an App by its slug, without the `[bot]` REST adds (github-actions, not github-actions[bot])
+    login: u.type === 'Bot' ? u.login.replace(/\[bot\]$/, '') : u.login,
     url,
     resourcePath: new URL(url).pathname,
     avatarUrl: `https://avatars.githubusercontent.com/u/${u.id}?v=4`,
@@ -478,6 +481,29 @@ function reviewCommentNode(w: GitHubWorld, c: EmulatedReviewComment): Obj {
     },
     pullRequest: () => pullNode(w, w.pulls.get(c.pull_number)!, w.issues.get(c.pull_number)!),
     repository: () => repositoryNode(w),
+  };
+}
+
+/** An issue (or pull request) comment; `editor` and `lastEditedAt` come from its edit history, as on GitHub. */
+function issueCommentNode(w: GitHubWorld, c: EmulatedComment): Obj {
+  const issue = w.issues.get(c.issue_number)!;
+  const url = `${urls(w).html}/${issue.isPullRequest ? 'pull' : 'issues'}/${c.issue_number}#issuecomment-${c.id}`;
+  const last = c.revisions.length > 1 ? c.revisions[c.revisions.length - 1]! : undefined;
+  return {
+    __typename: 'IssueComment',
+    id: c.node_id,
+    databaseId: c.id,
+    fullDatabaseId: String(c.id),
+    body: c.body,
+    author: () => actorNode(w, c.user),
+    authorAssociation: c.author_association,
+    createdAt: c.created_at,
+    updatedAt: c.updated_at,
+    lastEditedAt: last?.at ?? null,
+    editor: () => (last ? actorNode(w, last.by) : null),
+    includesCreatedEdit: last !== undefined,
+    url,
+    resourcePath: new URL(url).pathname,
   };
 }
 
@@ -603,6 +629,12 @@ function root(w: GitHubWorld): Obj {
     return { parent, child };
   };
   return {
+    node: ({ id }: Obj, ctx: Context) => {
+      const comment = [...w.comments.values()].find((c) => c.node_id === id);
+      if (comment) return issueCommentNode(w, comment);
+      if (typeof id === 'string' && /^IC_/.test(id)) throw nodeNotFound(id);
+      throw notEmulated(ctx, `node(id: ${String(id)})`);
+    },
     repository: ({ owner, name }: Obj) => {
       if (String(owner).toLowerCase() !== w.owner.toLowerCase() || String(name).toLowerCase() !== w.repo.toLowerCase())
         throw new GitHubGraphqlError(

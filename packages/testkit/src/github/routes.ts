@@ -834,9 +834,17 @@ const defs: Array<[string, string, Route['handler']]> = [
       if (typeof body !== 'string') throw validationFailed('IssueComment', 'body', 'missing_field');
       checkCommentBody(body);
       const changed = c.body !== body;
-      c.body = body;
+      const from = c.body;
+      ctx.world.editComment(c.id, body, ctx.actor.login);
       c.updated_at = ctx.world.now();
-      if (changed) emit(ctx, { name: 'issue_comment', action: 'edited', issue: c.issue_number, comment: c.id });
+      if (changed)
+        emit(ctx, {
+          name: 'issue_comment',
+          action: 'edited',
+          issue: c.issue_number,
+          comment: c.id,
+          changes: { body: { from } },
+        });
       return { status: 200, body: commentJson(ctx.world, c) };
     },
   ],

@@ -89,6 +89,11 @@ export interface EmulatedComment {
   created_at: string;
   updated_at: string;
   author_association: string;
+  /**
+   * Every version of the body, the first as created, then one per edit with who made it: GitHub's edit history
+   * (GraphQL `editor` and `lastEditedAt` are the last entry's, once there is more than one).
+   */
+  revisions: { body: string; by: string; at: string }[];
 }
 
 export interface EmulatedPullFile {
@@ -640,11 +645,28 @@ export class GitHubWorld {
       created_at: now,
       updated_at: now,
       author_association: this.authorAssociation(author),
+      revisions: [{ body: c.body, by: author, at: now }],
     };
     this.comments.set(id, comment);
     issue.comments++;
     issue.updated_at = now;
     return comment;
+  }
+
+  /**
+   * `by` edits the comment's body, as GitHub records it (a new revision, `updated_at`); no event, like `comment()`: a
+   * test delivers the `issue_comment.edited` it wants. An unchanged body records nothing, as on GitHub.
+   */
+  editComment(id: number, body: string, by: string): EmulatedComment {
+    const c = this.comments.get(id);
+    if (!c) throw new Error(`world.editComment: comment ${id} does not exist`);
+    if (c.body === body) return c;
+    this.ensureUser(by);
+    const now = this.now();
+    c.body = body;
+    c.updated_at = now;
+    c.revisions.push({ body, by, at: now });
+    return c;
   }
 
   commentsOn(issueNumber: number): EmulatedComment[] {

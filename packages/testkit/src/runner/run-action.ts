@@ -156,6 +156,7 @@ export function runnerEnv(options: RunActionOptions, dir: string): Record<string
     GITHUB_GRAPHQL_URL: `${gh.url}/graphql`,
     GITHUB_REPOSITORY: `${repo.owner}/${repo.name}`,
     GITHUB_REPOSITORY_OWNER: repo.owner,
+    GITHUB_REPOSITORY_ID: String(gh.world.repoId),
     GITHUB_EVENT_NAME: options.event,
     GITHUB_EVENT_PATH: eventPath,
     GITHUB_OUTPUT: outputPath,

@@ -1,0 +1,110 @@
+/**
+ * An issue whose state HydraFlow did not write last waits for a human (ADR 0007; packages/core/src/state/trust.ts). The
+ * run that finds it says so once — the progress comment tells what happened and the spend kept, the issue goes to
+ * hydraflow-hitl (its one pipeline label), and the 👀 is freed whoever held it, since a state nobody can trust cannot
+ * say whose it was. Later runs do no work on it and say nothing, until someone who may steer HydraFlow starts it over.
+ */
+import type { App } from '../app';
+import type { PhaseContext, PhaseOutcome } from '../phases/phase-context';
+import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
+
+/**
+ * When this run found the state changed by someone else: hold the issue for a human and say so. Else undefined. A run
+ * beside it (a command has a concurrency group of its own) may be saying so at the same moment: this one waits for the
+ * lock, reading the state again, and says nothing more if that run said it.
+ */
+export async function reportIncident(
+  ctx: PhaseContext,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<PhaseOutcome | undefined> {
+  const { session } = ctx;
+  if (!session.foundIncident) return undefined;
+  const reason = session.state.incident!.reason;
+  const lock = await session.acquire({ takeOver: true, waitMs: 120_000, ...(sleep ? { sleep } : {}) });
+  if (!lock.ok)
+    return { summary: `HydraFlow's state is not its own (${reason}); not reported: ${lock.reason}`, stage: null };
+  if (!session.foundIncident) {
+    session.releaseClaim();
+    await session.unlock();
+    return undefined;
+  }
+  // a closed issue keeps no pipeline label: the record is written all the same, for when it is reopened
+  if (ctx.issue.state === 'open') await session.moveTo('hitl', `state not trusted (${reason}): waits for a human`);
+  session.releaseClaim();
+  await session.publish({
+    headline: 'HydraFlow stopped: its state on this issue is not its own',
+    next: 'A human: see below, then comment /triage (or /retry) to start the issue over.',
+    // nothing of the changed comment is carried over
+    details: '',
+  });
+  await session.unlock();
+  return {
+    summary: `HydraFlow's state on #${ctx.issue.number} was not its own (${reason}): held for a human, who starts it over with /triage or /retry`,
+    stage: session.currentStage,
+  };
+}
+
+/**
+ * On an issue held after an incident that was reported already: a permitted human's explicit go (`restart`: a command
+ * or hydraflow-find, permission-checked) starts it over, and the run goes on (undefined); anything else does nothing.
+ */
+export function heldForHuman(ctx: PhaseContext, restart: boolean): PhaseOutcome | undefined {
+  const { session } = ctx;
+  if (!session.held) return undefined;
+  if (restart && ctx.actor) {
+    session.restart(ctx.actor);
+    return undefined;
+  }
+  return {
+    summary: `issue #${ctx.issue.number} waits for a human: HydraFlow's state on it was not its own (${session.state.incident!.reason}); /triage or /retry starts it over`,
+    stage: session.currentStage,
+  };
+}
+
+/**
+ * Someone other than HydraFlow edited or deleted its comment holding the state (router: state-check): judge it now,
+ * with the text GitHub sent, rather than at the next event, which may come without it.
+ */
+export async function handleStateCheck(app: App, request: { issue: number; actor: string }): Promise<PhaseOutcome> {
+  const { issue, comments } = await loadIssueAndComments(app, request.issue);
+  if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
+  const ctx = await openPhase(app, {
+    issue,
+    phase: 'check',
+    actor: request.actor,
+    dispatched: false,
+    forced: false,
+    comments,
+  });
+  const outcome = (await reportIncident(ctx, app.sleep)) ?? (await countSpendShown(ctx));
+  if (outcome) return outcome;
+  // a re-run whose first attempt died holding the lock (after it wrote the state) frees it
+  await freeLockOfDeadAttempt(app, issue);
+  return {
+    summary: `HydraFlow's state on #${issue.number} is still the one it wrote; nothing to do`,
+    stage: ctx.session.currentStage,
+  };
+}
+
+/**
+ * An issue already held (or restarted) after an incident whose own edit's event ran late: the spend its text shows
+ * that HydraFlow had not counted is written now (state/trust.ts). Else undefined.
+ */
+async function countSpendShown(ctx: PhaseContext): Promise<PhaseOutcome | undefined> {
+  const { session } = ctx;
+  if (!session.amended) return undefined;
+  const lock = await session.acquire({ takeOver: true });
+  if (!lock.ok) return { summary: `spend shown by the edit not counted yet: ${lock.reason}`, stage: null };
+  session.releaseClaim();
+  await session.publish({
+    headline: 'HydraFlow counted spend it had missed, from GitHub’s record of the edit of this comment',
+    next: session.held
+      ? 'A human: see below, then comment /triage (or /retry) to start the issue over.'
+      : 'Nothing else changes.',
+  });
+  await session.unlock();
+  return {
+    summary: `counted the spend shown by the text GitHub sent with the edit of #${ctx.issue.number}'s state`,
+    stage: session.currentStage,
+  };
+}
