@@ -95,6 +95,7 @@ export function createApp(
       ? new DaySpend(new SpendLedgerBranch(octokit, repo), {
           repository: `${runner.owner}/${runner.repo}`,
           key: inputs.stateKey,
+          previousKey: inputs.previousStateKey,
           limits: config.budgets.per_day,
           runId: runner.runId,
         })

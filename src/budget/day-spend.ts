@@ -58,6 +58,8 @@ export class DaySpend {
     private readonly options: {
       repository: string;
       key: string | undefined;
+      /** HYDRAFLOW_STATE_KEY_PREVIOUS during a key rotation: verifies the ledger, never signs. */
+      previousKey: string | undefined;
       limits: HydraflowConfig['budgets']['per_day'];
       runId: string;
     },
@@ -78,6 +80,7 @@ export class DaySpend {
         ? { status: 'rejected' as const, detail: `${SPEND_FILE} is missing or unreadable` }
         : decodeDayLedger(snapshot.text, {
             key: this.options.key,
+            previousKey: this.options.previousKey,
             repository: this.options.repository,
             parent: snapshot.parent,
           });

@@ -95,6 +95,15 @@ describe('the day ledger file', () => {
     });
   });
 
+  it('during a key rotation (HYDRAFLOW_STATE_KEY_PREVIOUS) verifies a ledger the old key signed: the day stays open', () => {
+    const old = encodeDayLedger(written, { key: 'old-key-'.repeat(4) });
+    const rotated = { key: KEY, previousKey: 'old-key-'.repeat(4), repository: 'acme/widgets', parent: PARENT };
+    expect(decodeDayLedger(old, rotated)).toEqual({ status: 'valid', ledger: written });
+    expect(decodeDayLedger(old, { ...rotated, previousKey: 'another-key-0123456789' })).toMatchObject({
+      status: 'rejected',
+    });
+  });
+
   it('refuses an edit, another key, another repository, and a genuine ledger on another commit (pasted back)', () => {
     const text = encodeDayLedger(written, { key: KEY });
     const read = (t: string, o: Partial<{ key: string; repository: string; parent: string | null }> = {}) =>

@@ -10,7 +10,7 @@
  * commit on top of HydraFlow's last one that HydraFlow did not make, does not verify whatever its signature.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { canonicalJson, hmacHex } from '../state/codec';
+import { canonicalJson, hmacHex, type StateKeyOptions } from '../state/codec';
 import { dayLedgerSchema, type DayLedger } from './day-ledger';
 
 export type DayLedgerRead = { status: 'valid'; ledger: DayLedger } | { status: 'rejected'; detail: string };
@@ -30,7 +30,7 @@ export function encodeDayLedger(ledger: DayLedger, options: { key?: string | und
  */
 export function decodeDayLedger(
   text: string,
-  options: { key?: string | undefined; repository: string; parent: string | null },
+  options: StateKeyOptions & { repository: string; parent: string | null },
 ): DayLedgerRead {
   const reject = (detail: string): DayLedgerRead => ({ status: 'rejected', detail });
   let raw: unknown;
@@ -44,8 +44,13 @@ export function decodeDayLedger(
   if (body.repository !== options.repository) return reject(`the ledger is not this repository's`);
   if (options.key) {
     if (typeof sig !== 'string' || !/^[0-9a-f]{64}$/.test(sig)) return reject('the ledger is not signed');
-    const expected = Buffer.from(hmacHex(options.key, signingInput(options.repository, canonicalJson(body))), 'hex');
-    if (!timingSafeEqual(expected, Buffer.from(sig, 'hex')))
+    const message = signingInput(options.repository, canonicalJson(body));
+    // during a key rotation the ledger the old key signed still verifies; the next write signs with the new key
+    const signedBy = (key: string | undefined) =>
+      key !== undefined &&
+      key !== '' &&
+      timingSafeEqual(Buffer.from(hmacHex(key, message), 'hex'), Buffer.from(sig, 'hex'));
+    if (!signedBy(options.key) && !signedBy(options.previousKey))
       return reject('the ledger signature does not verify (edited, forged, or signed with another key)');
   }
   const parsed = dayLedgerSchema.safeParse(body);
