@@ -4,7 +4,7 @@
  * triage-role user or an outsider's form sends an issue past the outsider rule (src/phases/outsider.ts) to planning and
  * the coding agent. So a label set or removed by someone below commands.min_permission is undone — the labels go back
  * to what HydraFlow's signed state says — with a note (one per person and issue, updated in place); an issue opened
- * with hydraflow-find by such a person (the form case) is triaged like any opened issue, outsider rule included.
+ * with a pipeline label by such a person (the form case) is triaged like any opened issue, outsider rule included.
  */
 import { labelFor, permissionAtLeast, stageOf } from '@hydraflow/core';
 import type { Permission } from '@hydraflow/github';
@@ -30,7 +30,7 @@ export async function belowSteering(app: App, actor: string): Promise<Permission
 
 const noteMarker = (actor: string) => `<!-- hydraflow:refused-label:${actor} -->`;
 
-/** Undoes a label change by someone who may not steer (or triages an issue opened with hydraflow-find, see above). */
+/** Undoes a label change by someone who may not steer (or triages an issue opened with a pipeline label, see above). */
 export async function refuseLabelChange(app: App, change: LabelChange, permission: Permission): Promise<PhaseOutcome> {
   const { issue, comments } = await loadIssueAndComments(app, change.issue);
   const ctx = await openPhase(app, {
@@ -42,7 +42,11 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
     comments,
   });
   const { state } = ctx.session;
-  if (change.added && stageOf(change.label) === 'find' && !state.triage && !state.stage) {
+  // A pipeline label on an issue HydraFlow never saw: an issue form (or a triage-role user) opened it with the label.
+  // The label is not theirs to choose, but the issue is an opened issue (property test tests/property/pipeline-histories
+  // found one left untriaged): triage, which moves it off that label. hydraflow-find asks for triage even when auto_triage is off.
+  const opened = stageOf(change.label) === 'find' || app.config.auto_triage;
+  if (change.added && opened && !state.triage && !state.stage) {
     return handlePhase(app, {
       phase: 'triage',
       issue: issue.number,
