@@ -180,6 +180,21 @@ describe('commands and chains', () => {
     expect(world.gh.world.reactionsFor({ type: 'issue', number: issue.number }).map((r) => r.id)).toEqual(lock);
   });
 
+  it('an issue a human labelled hydraflow-epic without phase sub-issues is not closed as done by /retry', async () => {
+    // property test tests/property/pipeline-histories: "all 0 phases are done" closed it as completed
+    world = await createWorld({ script: { triage: { json: vague } } });
+    const issue = await triaged(world);
+    humanLabels(world, issue.number, ['hydraflow-epic'], []);
+    const moved = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-epic', sender: 'lee' });
+    expect(moved.exitCode, moved.stdout).toBe(0);
+    world.gh.world.comment(issue.number, { author: 'lee', body: '/retry' });
+    const retry = await world.run('issue_comment', 'created', { issue: issue.number });
+    expect(retry.exitCode, retry.stdout).toBe(0);
+    expect(world.gh.world.issues.get(issue.number)!.state).toBe('open');
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-hitl', 'ux']);
+    expect(progress(world, issue.number).body).toMatch(/no phase sub-issues/);
+  });
+
   it('/help answers with the command list, once', async () => {
     world = await createWorld({ script: {} });
     world.gh.addUser({ login: 'lee', permission: 'read' });

@@ -25,7 +25,7 @@ import { checkEndState } from './end-state';
 import { type Level } from './people';
 import { buildTemplate, copyTemplate } from './repository';
 import { historyScript } from './scripts';
-import { explain, report } from './report';
+import { Coverage, explain, report } from './report';
 import { addPeople, Ctx, playSteps, type Action, type History, type IssueRef, type Op } from './world';
 
 const NUM_RUNS = Number(process.env.HYDRAFLOW_PROPERTY_RUNS ?? 1000);
@@ -140,6 +140,7 @@ let models: ModelServer;
 let root: string;
 let template: string;
 const timings: number[] = [];
+const coverage = new Coverage();
 
 beforeAll(async () => {
   models = await startModelServer({ script: {} });
@@ -366,6 +367,25 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'long', order: 'crashed-first' },
   },
+  {
+    // Found once people of every level joined the histories (fast-check seed 1415648203): a writer labelled an issue
+    // hydraflow-epic and said /retry; the epic phase found "all 0 phases done", moved it to hydraflow-fixed and died
+    // before its state was written; the re-run read the label, found nothing to retry, and the state kept `epic`.
+    seed: 243044588,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'read' } },
+      {
+        gap: 'long',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-epic', deliver: 'now', by: 'write' },
+      },
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/retry', by: 'write' }, k: 5 },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 describe('pipeline histories (property)', () => {
@@ -376,6 +396,7 @@ describe('pipeline histories (property)', () => {
         const t = performance.now();
         const ctx = await playHistory(history);
         timings.push(performance.now() - t);
+        coverage.add(ctx);
         try {
           if (process.env.HYDRAFLOW_PROPERTY_NOCHECK !== '1') checkEndState(ctx, VALIDATE);
         } catch (error) {
@@ -389,6 +410,6 @@ describe('pipeline histories (property)', () => {
         ...(process.env.HYDRAFLOW_PROPERTY_SEED ? { seed: Number(process.env.HYDRAFLOW_PROPERTY_SEED) } : {}),
       },
     );
-    report('pipeline histories', NUM_RUNS, performance.now() - started, timings, VALIDATE);
+    report('pipeline histories', NUM_RUNS, performance.now() - started, timings, VALIDATE, coverage);
   }, 1_800_000);
 });
