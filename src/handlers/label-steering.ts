@@ -10,7 +10,7 @@ import { labelFor, permissionAtLeast, stageOf } from '@hydraflow/core';
 import type { Permission } from '@hydraflow/github';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
-import { loadIssueAndComments, openPhase } from './open-session';
+import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
 import { handlePhase } from './phase';
 
 /** A pipeline label change as the labeled/unlabeled event reports it. */
@@ -55,6 +55,9 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
       forced: false,
     });
   }
+  // A re-run whose dead attempt took the other branch (it triaged the issue as opened and died holding the 👀) frees
+  // that lock (property test tests/property/pipeline-histories found it left for good).
+  await freeLockOfDeadAttempt(app, issue);
   const own = state.stage ? labelFor(state.stage) : undefined;
   // back to the state's stage, whichever of the person's events this is (a swap of labels sends two)
   if (change.added && change.label !== own) await app.issues.removeLabel(issue.number, change.label);

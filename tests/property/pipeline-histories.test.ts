@@ -386,6 +386,24 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  {
+    // Found once people of every level joined the histories (fast-check seed -269465346): a triage-role user
+    // opened an issue with hydraflow-find and hydraflow-plan; the run for hydraflow-find triaged it as opened and died
+    // after its last publish; its re-run found the issue triaged, undid the label and left the dead attempt's 👀.
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'open', issue: 0, labels: ['hydraflow-find', 'hydraflow-plan'], by: 'triage' },
+          k: 6,
+        },
+      },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
 ];
 
 describe('pipeline histories (property)', () => {
@@ -397,6 +415,7 @@ describe('pipeline histories (property)', () => {
         const ctx = await playHistory(history);
         timings.push(performance.now() - t);
         coverage.add(ctx);
+        if (process.env.HYDRAFLOW_PROPERTY_EXPLAIN) console.log(explain(ctx));
         try {
           if (process.env.HYDRAFLOW_PROPERTY_NOCHECK !== '1') checkEndState(ctx, VALIDATE);
         } catch (error) {
