@@ -131,8 +131,15 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
     const head = pull.head.sha;
     const where = `pull request #${pull.number} merged at ${head.slice(0, 7)} (heads seen: ${ctx.heads.map((h) => h.slice(0, 7)).join(' → ')})`;
     const reviews = [...world.reviews.values()].filter((r) => r.pull_number === pull.number);
+    // HydraFlow's own review of that head approved it (on its own pull request GitHub takes the approval as a comment;
+    // the round in the signed state names the review it submitted and what it decided)
+    const issue = Number(/^hydraflow\/issue-(\d+)$/.exec(pull.head.ref)?.[1]);
+    const progress = world.commentsOn(issue).find((c) => c.user === BOT_LOGIN && c.body.includes(PROGRESS_MARKER));
+    const rounds = progress ? (decodeState(progress.body, issue).review?.rounds ?? []) : [];
+    const approvedRound = rounds.find((r) => r.sha === head && r.event === 'APPROVE');
     expect(
-      reviews.some((r) => r.user === BOT_LOGIN && r.state === 'APPROVED' && r.commit_id === head),
+      approvedRound !== undefined &&
+        reviews.some((r) => r.id === approvedRound.reviewId && r.user === BOT_LOGIN && r.commit_id === head),
       `${where}: HydraFlow's review did not approve the head it merged`,
     ).toBe(true);
     const approvedBy = reviews
