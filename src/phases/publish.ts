@@ -219,13 +219,14 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
       AUTHOR,
     )
     .then((sha) => sha ?? git.headSha());
+  const pushed = commit.then((sha) => pushOrAdopt(git, record.branch, sha, ctx.gitToken));
+  pushed.catch(() => undefined); // awaited below
   // The review this step goes on with begins as soon as the change passed, from the local diff: the model reads while
   // git commits and pushes and GitHub opens the pull request. It is handed to the review (nextCall) or cancelled.
-  const review = testsPass && reviewFiles ? reviewAhead(ctx, lookup, reviewFiles, commit) : undefined;
+  const review = testsPass && reviewFiles ? reviewAhead(ctx, lookup, reviewFiles, pushed) : undefined;
   let handed = false;
   try {
-    const headSha = await commit;
-    await git.push(record.branch, ctx.gitToken ? { token: ctx.gitToken } : {});
+    const headSha = await pushed;
     // from now on the branch's head is headSha: a /ship-it counts for it only if written after this (merge/approvals.ts)
     const pushedAt = session.options.now().toISOString();
 
@@ -241,6 +242,25 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     return handed ? { ...opened, ...(review ? { nextCall: await review } : {}) } : opened;
   } finally {
     if (!handed) void review?.then((call) => call?.cancel());
+  }
+}
+
+/**
+ * Pushes HEAD (`sha`) to the branch; the branch's head once pushed. A push refused because the branch already holds
+ * the same change — the same tree on the same parent, pushed by an earlier attempt of this job that died before
+ * recording it; "Re-run failed jobs" commits it anew, at another moment — takes that commit as the head (property test
+ * tests/property/pull-histories found the re-run failing on its own push). Any other refusal stands.
+ */
+async function pushOrAdopt(git: GitWorkspace, branch: string, sha: string, token: string | undefined): Promise<string> {
+  const auth = token ? { token } : {};
+  try {
+    await git.push(branch, auth);
+    return sha;
+  } catch (error) {
+    if (!(error instanceof GitError)) throw error;
+    const twin = await git.pushedTwin(branch, auth).catch(() => undefined);
+    if (twin === undefined) throw error;
+    return twin;
   }
 }
 

@@ -195,7 +195,20 @@ async function playHistory(history: History): Promise<Ctx> {
 }
 
 /** Histories that once failed (fast-check's shrunk counterexamples), played before the random ones on every run. */
-const REGRESSIONS: History[] = [];
+const REGRESSIONS: History[] = [
+  {
+    // fast-check seed -1668207962: the publish job died after its push; its re-run ("Re-run failed jobs") committed the
+    // same change anew and its push was refused (the run failed, no pull request).
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0 }, k: 6 } },
+      { gap: 'seconds', op: { kind: 'comment', issue: 0, on: 'issue', body: '/retry', by: 'write' } },
+    ],
+    quiesce: { gap: 'seconds', order: 'crashed-first' },
+  },
+];
 
 describe('pull request histories (property)', () => {
   it(`${NUM_RUNS} random histories of approvals, pushes and refine rounds merge only a head a permitted human approved`, async () => {

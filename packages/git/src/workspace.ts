@@ -564,4 +564,25 @@ export class GitWorkspace {
     // Keep the remote-tracking ref in step when pushing to the named remote's URL.
     await this.run(['update-ref', `refs/remotes/${this.remote}/${branch}`, 'HEAD'], { allowFail: true });
   }
+
+  /**
+   * After a push of HEAD to `branch` was refused: the branch's head on the remote when it is HEAD's twin — the same
+   * tree on the same parents, so the same change, committed at another moment (an earlier attempt of the same job) —
+   * else undefined (the branch holds something else).
+   */
+  async pushedTwin(branch: string, options: { token?: string } = {}): Promise<string | undefined> {
+    if (!(await this.fetch(branch, options))) return undefined;
+    const [ours, theirs] = await Promise.all([
+      this.treeAndParents('HEAD'),
+      this.treeAndParents(`refs/remotes/${this.remote}/${branch}`),
+    ]);
+    return ours.content === theirs.content ? theirs.sha : undefined;
+  }
+
+  private async treeAndParents(ref: string): Promise<{ sha: string; content: string }> {
+    const [sha = '', ...rest] = (await this.run(['log', '-1', '--format=%H %T %P', ref, '--'])).stdout
+      .trim()
+      .split(' ');
+    return { sha, content: rest.join(' ') };
+  }
 }
