@@ -12,7 +12,7 @@
  * other event. The reviewer approves most heads and asks for changes on some (a refine round: a new head).
  *
  * Slower than pipeline-histories (git, three jobs per implement round): HYDRAFLOW_PROPERTY_PULL_RUNS sets the run count
- * (default: a tenth of HYDRAFLOW_PROPERTY_RUNS, at least 50).
+ * (default: a twentieth of HYDRAFLOW_PROPERTY_RUNS, at least 50).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +29,7 @@ import { addPeople, Ctx, playSteps, type Action, type History, type Op } from '.
 
 const NUM_RUNS = Number(
   process.env.HYDRAFLOW_PROPERTY_PULL_RUNS ??
-    Math.max(50, Math.round(Number(process.env.HYDRAFLOW_PROPERTY_RUNS ?? 500) / 10)),
+    Math.max(50, Math.round(Number(process.env.HYDRAFLOW_PROPERTY_RUNS ?? 1000) / 20)),
 );
 const VALIDATE = process.env.HYDRAFLOW_PROPERTY_VALIDATE !== '0';
 
@@ -207,6 +207,19 @@ const REGRESSIONS: History[] = [
       { gap: 'seconds', op: { kind: 'comment', issue: 0, on: 'issue', body: '/retry', by: 'write' } },
     ],
     quiesce: { gap: 'seconds', order: 'crashed-first' },
+  },
+  {
+    // fast-check seed -672040788: the publish job died after its push (and after opening the pull request); a writer
+    // pushed on top; the publish job's re-run found its change under the human's commit and failed on the refused push.
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0 }, k: 6 } },
+      { gap: 'seconds', op: { kind: 'push', by: 'write' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'rerun', pick: 0, mode: 'attempt' }, k: 1 } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
   },
 ];
 

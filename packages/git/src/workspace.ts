@@ -33,6 +33,11 @@ export class GitError extends HydraflowError {
   }
 }
 
+/** A push git refused because the remote branch holds commits the pushed one does not (not a fast-forward). */
+export function isRefusedPush(error: unknown): boolean {
+  return error instanceof GitError && /\[rejected\]|non-fast-forward|fetch first/.test(error.stderr);
+}
+
 export interface GitIdentity {
   name: string;
   email: string;
@@ -566,17 +571,24 @@ export class GitWorkspace {
   }
 
   /**
-   * After a push of HEAD to `branch` was refused: the branch's head on the remote when it is HEAD's twin — the same
-   * tree on the same parents, so the same change, committed at another moment (an earlier attempt of the same job) —
-   * else undefined (the branch holds something else).
+   * After a push of HEAD to `branch` was refused: the commit of the remote branch that is HEAD's twin — the same tree
+   * on the same parents, so the same change committed at another moment (an earlier attempt of the same job) — when the
+   * branch holds one, right after HEAD's parent on its first-parent line, with or without commits on top of it; else
+   * undefined.
    */
   async pushedTwin(branch: string, options: { token?: string } = {}): Promise<string | undefined> {
     if (!(await this.fetch(branch, options))) return undefined;
-    const [ours, theirs] = await Promise.all([
-      this.treeAndParents('HEAD'),
-      this.treeAndParents(`refs/remotes/${this.remote}/${branch}`),
-    ]);
-    return ours.content === theirs.content ? theirs.sha : undefined;
+    const ours = await this.treeAndParents('HEAD');
+    const parent = ours.content.split(' ')[1];
+    if (!parent) return undefined;
+    const chain = await this.run(
+      ['rev-list', '--first-parent', '--reverse', `${parent}..refs/remotes/${this.remote}/${branch}`, '--'],
+      { allowFail: true },
+    );
+    const next = chain.stdout.split('\n')[0]?.trim();
+    if (chain.code !== 0 || !next) return undefined;
+    const theirs = await this.treeAndParents(next);
+    return theirs.content === ours.content ? theirs.sha : undefined;
   }
 
   private async treeAndParents(ref: string): Promise<{ sha: string; content: string }> {
