@@ -190,7 +190,7 @@ describe('GitWorkspace against real repositories', () => {
     });
   });
 
-  it('pushedTwin: after a refused push, the remote head that is the same change committed at another moment', async () => {
+  it('pushedTwin: after a refused push, the commit of the remote branch that is the same change committed at another moment', async () => {
     const { clone, root, remote } = world();
     const commitFix = async (dir: string, date: string, text = 'fixed\n') => {
       // the change on main, as the agent's patch is applied to the start commit
@@ -213,6 +213,23 @@ describe('GitWorkspace against real repositories', () => {
     const second = await commitFix(again, '2026-01-02T00:00:00Z');
     expect(git(again, 'rev-parse', 'HEAD')).not.toBe(pushed);
     await expect(second.push('hydraflow/issue-7')).rejects.toBeInstanceOf(GitError);
+    expect(await second.pushedTwin('hydraflow/issue-7')).toBe(pushed);
+
+    // someone's commit on top of it: the twin is still found, under it
+    git(
+      clone,
+      '-c',
+      'user.name=H',
+      '-c',
+      'user.email=h@example.com',
+      'commit',
+      '--quiet',
+      '--allow-empty',
+      '-m',
+      'on top',
+    );
+    await first.push('hydraflow/issue-7');
+    expect(git(remote, 'rev-parse', 'refs/heads/hydraflow/issue-7')).not.toBe(pushed);
     expect(await second.pushedTwin('hydraflow/issue-7')).toBe(pushed);
 
     // another change: no twin
