@@ -404,6 +404,19 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'long', order: 'crashed-first' },
   },
+  {
+    // Found with people of every level (fast-check seed -227815040): an outsider's issue waited after triage; a writer's
+    // /retry planned it and died half-way through moving it to hydraflow-ready, before recording the plan; the re-run
+    // read the label and answered "/retry starts the ready phase, which this version does not include". /retry at
+    // ready starts implement, or plans when no plan is accepted yet.
+    seed: 1338569598,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'read' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/retry', by: 'write' }, k: 5 } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 describe('pipeline histories (property)', () => {

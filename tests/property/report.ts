@@ -55,8 +55,8 @@ export class Coverage {
     const pulls = [...world.pulls.values()];
     if (pulls.length > 0) seen.add('a pull request');
     if (ctx.heads.length > 1) seen.add('a superseded head');
-    const reviews = [...world.reviews.values()].filter((r) => r.user !== BOT_LOGIN && r.state === 'APPROVED');
-    if (reviews.some((r) => !ctx.heads.at(-1) || r.commit_id !== pulls[0]?.head.sha))
+    const approvals = [...world.reviews.values()].filter((r) => r.user !== BOT_LOGIN && r.state === 'APPROVED');
+    if (approvals.some((r) => r.commit_id !== world.pulls.get(r.pull_number)?.head.sha))
       seen.add('an approval of another head');
     if (pulls.some((p) => p.merged)) seen.add('a merge');
     for (const s of seen) this.counts.set(s, (this.counts.get(s) ?? 0) + 1);
