@@ -30,7 +30,8 @@ const GIT_IDENTITY = {
 /** A bare repository with one commit on main, in `dir/template.git`. */
 export function buildTemplate(dir: string): string {
   const bare = join(dir, 'template.git');
-  runGit(['init', '--bare', '--quiet', '--initial-branch=main', bare]);
+  // no hook samples and one pack: every history copies it, then removes it (a copy of a fresh `git init` is ~30 files)
+  runGit(['init', '--bare', '--quiet', '--template=', '--initial-branch=main', bare]);
   const seed = join(dir, 'seed');
   runGit(['init', '--quiet', '--initial-branch=main', seed]);
   for (const [path, text] of Object.entries(FILES)) {
@@ -40,6 +41,8 @@ export function buildTemplate(dir: string): string {
   runGit(['add', '-A'], { cwd: seed });
   runGit(['commit', '--quiet', '-m', 'Initial commit'], { cwd: seed, env: GIT_IDENTITY });
   runGit(['push', '--quiet', bare, 'HEAD:refs/heads/main'], { cwd: seed });
+  runGit(['--git-dir', bare, 'repack', '-a', '-d', '-q']);
+  runGit(['--git-dir', bare, 'prune-packed']);
   rmSync(seed, { recursive: true, force: true });
   return bare;
 }
