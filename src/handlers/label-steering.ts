@@ -43,8 +43,9 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   });
   const { state } = ctx.session;
   // A pipeline label on an issue HydraFlow never saw: an issue form (or a triage-role user) opened it with the label.
-  // The label is not theirs to choose, but the issue is an opened issue (property test tests/property/pipeline-histories
-  // found one left untriaged): triage, which moves it off that label. hydraflow-find asks for triage even when auto_triage is off.
+  // The label is not theirs to choose, but the issue is an opened issue (property test
+  // tests/property/pipeline-histories found one left untriaged): triage, which moves it off that label.
+  // hydraflow-find asks for triage even when auto_triage is off.
   const opened = stageOf(change.label) === 'find' || app.config.auto_triage;
   if (change.added && opened && !state.triage && !state.stage) {
     return handlePhase(app, {
