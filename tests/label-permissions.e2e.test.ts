@@ -73,6 +73,31 @@ describe('pipeline labels are permission-checked', () => {
     expect(bodies(w, issue.number)).toContain('Planning waits for a maintainer: `mallory`');
   });
 
+  for (const [who, permission, label] of [
+    ['an outsider’s issue form', 'read', 'hydraflow-ready'],
+    ['a triage-role user', 'triage', 'hydraflow-hitl'],
+  ] as const) {
+    it(`an issue opened with ${label} by ${who} is an opened issue too: triaged, then it waits`, async () => {
+      // property test tests/property/pipeline-histories: the label was undone and the issue never triaged
+      world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+      const w = world;
+      w.gh.addUser({ login: 'mallory', permission });
+      w.gh.world.label(label);
+      const issue = w.gh.world.issue({
+        title: 'Paginate GET /users',
+        body: 'Return 50 per page.',
+        author: 'mallory',
+        labels: [label],
+      });
+      const opened = await w.run('issues', 'opened', { issue: issue.number });
+      const labeled = await w.run('issues', 'labeled', { issue: issue.number, label, sender: 'mallory' });
+      for (const r of [opened, labeled]) expect(r.exitCode, r.stdout).toBe(0);
+      expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+      expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+      expect(bodies(w, issue.number)).toContain('Planning waits for a maintainer: `mallory`');
+    });
+  }
+
   it('a triage-role user’s stage label on a waiting outsider’s issue is undone, with a note; a writer’s stands', async () => {
     const { w, issue } = await outsiderWaiting();
     setLabels(w, issue.number, ['hydraflow-ready'], []);

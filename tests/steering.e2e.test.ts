@@ -2,9 +2,12 @@
  * Humans steer by labels and commands; the suite's own writes never start work; config mistakes are reported with the
  * key and the value. Each through the built dist on real webhook payloads.
  */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock } from '@hydraflow/core';
-import { BOT_LOGIN, createWorld, type World } from '@hydraflow/testkit';
+import { BOT_LOGIN, createSampleRepo, createWorld, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
 
 const vague = {
@@ -22,6 +25,12 @@ afterEach(async () => {
 });
 
 const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
+const bodiesOf = (w: World, n: number) =>
+  w.gh.world
+    .commentsOn(n)
+    .filter((c) => c.user === BOT_LOGIN)
+    .map((c) => c.body)
+    .join('\n');
 const progress = (w: World, n: number) =>
   w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!;
 const stateOf = (w: World, n: number) => {
@@ -120,6 +129,34 @@ describe('commands and chains', () => {
     expect(stateOf(world, issue.number).lastError).toBeUndefined();
   });
 
+  it('/retry on an issue at hydraflow-ready starts the implement phase: the coding agent gets its task', async () => {
+    // property test tests/property/pipeline-histories: "/retry starts the ready phase, which this version does not
+    // include yet"
+    const clear = { ...vague, clarity_score: 9, needs_discovery: false, enrichment: 'Clear.' };
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+    const w = world;
+    w.gh.addUser({ login: 'lee', permission: 'write' });
+    const issue = w.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'lee' });
+    expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-ready']); // implement was dispatched (this job has no checkout)
+    // the job of the /retry checks the repository out, as the template's routing job does
+    const dir = mkdtempSync(join(tmpdir(), 'hydraflow-retry-'));
+    const sample = createSampleRepo(join(dir, 'sample'));
+    mkdirSync(join(dir, 'server/acme'), { recursive: true });
+    symlinkSync(sample.bareRepo, join(dir, 'server/acme/widgets.git'));
+    const retry = w.gh.world.comment(issue.number, { author: 'lee', body: '/retry' });
+    const run = await w.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: retry.id },
+      { workspace: sample.clone(join(dir, 'workspace')), env: { GITHUB_SERVER_URL: `file://${join(dir, 'server')}` } },
+    );
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.outputs.agent, run.stdout).toBe('implement');
+    expect(bodiesOf(w, issue.number)).not.toMatch(/does not include/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('/triage of an unchanged planned issue keeps its plan; after an edit, it plans anew, in the same run', async () => {
     const clear = { ...vague, clarity_score: 9, needs_discovery: false, enrichment: 'Clear.' };
     world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
@@ -178,6 +215,21 @@ describe('commands and chains', () => {
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover', 'ux']);
     // the lock the first run handed to the next phase is left as it was
     expect(world.gh.world.reactionsFor({ type: 'issue', number: issue.number }).map((r) => r.id)).toEqual(lock);
+  });
+
+  it('an issue a human labelled hydraflow-epic without phase sub-issues is not closed as done by /retry', async () => {
+    // property test tests/property/pipeline-histories: "all 0 phases are done" closed it as completed
+    world = await createWorld({ script: { triage: { json: vague } } });
+    const issue = await triaged(world);
+    humanLabels(world, issue.number, ['hydraflow-epic'], []);
+    const moved = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-epic', sender: 'lee' });
+    expect(moved.exitCode, moved.stdout).toBe(0);
+    world.gh.world.comment(issue.number, { author: 'lee', body: '/retry' });
+    const retry = await world.run('issue_comment', 'created', { issue: issue.number });
+    expect(retry.exitCode, retry.stdout).toBe(0);
+    expect(world.gh.world.issues.get(issue.number)!.state).toBe('open');
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-hitl', 'ux']);
+    expect(progress(world, issue.number).body).toMatch(/no phase sub-issues/);
   });
 
   it('/help answers with the command list, once', async () => {

@@ -1,4 +1,4 @@
-import { permissionAtLeast, renderHelp, stageOf, type Decision } from '@hydraflow/core';
+import { permissionAtLeast, renderHelp, stageOf, type Decision, type PipelineStage } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { PHASES } from '../phases/registry';
@@ -86,12 +86,24 @@ export async function handleCommand(app: App, request: CommandRequest): Promise<
   });
 }
 
-/** /retry resumes the phase that failed; without a recorded failure, the phase of the issue's current stage. */
+/** The phase that works on an issue waiting at a stage, where it is not named after the stage. */
+const PHASE_AT_STAGE: Partial<Record<PipelineStage, string>> = { find: 'triage', hitl: 'triage', ready: 'implement' };
+
+/**
+ * /retry resumes the phase that failed; without a recorded failure, the phase of the issue's current stage (at
+ * `hydraflow-ready`, implement, once a plan is accepted). A re-run of the /retry whose dead attempt published a claim
+ * resumes the phase claimed. Property test tests/property/pipeline-histories: a re-run whose dead attempt had moved the
+ * label to ready before recording the plan answered "/retry starts the ready phase, which this version does not
+ * include".
+ */
 async function phaseToRetry(app: App, issueNumber: number): Promise<string | undefined> {
   const issue = await app.issues.getIssue(issueNumber);
   const session = await IssueSession.open(app.issues, sessionOptions(app, issueNumber, 'retry', issue.labels));
-  const failed = session.state.lastError?.phase;
-  if (failed) return failed;
+  const { lastError, claim } = session.state;
+  if (lastError?.phase) return lastError.phase;
+  if (app.runner.runAttempt > 1 && claim?.runId === app.runner.runId) return claim.phase;
   const stage = issue.labels.map(stageOf).find((s) => s !== undefined);
-  return stage === undefined || stage === 'find' || stage === 'hitl' ? 'triage' : stage;
+  // ready without an accepted plan (a human set the label, or a dead attempt did before recording the plan): plan it
+  if (stage === 'ready' && session.state.plan?.status !== 'accepted') return 'plan';
+  return stage === undefined ? 'triage' : (PHASE_AT_STAGE[stage] ?? stage);
 }

@@ -4,13 +4,13 @@
  * triage-role user or an outsider's form sends an issue past the outsider rule (src/phases/outsider.ts) to planning and
  * the coding agent. So a label set or removed by someone below commands.min_permission is undone — the labels go back
  * to what HydraFlow's signed state says — with a note (one per person and issue, updated in place); an issue opened
- * with hydraflow-find by such a person (the form case) is triaged like any opened issue, outsider rule included.
+ * with a pipeline label by such a person (the form case) is triaged like any opened issue, outsider rule included.
  */
 import { labelFor, permissionAtLeast, stageOf } from '@hydraflow/core';
 import type { Permission } from '@hydraflow/github';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
-import { loadIssueAndComments, openPhase } from './open-session';
+import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
 import { handlePhase } from './phase';
 import { reportIncident } from './untrusted-state';
 
@@ -31,7 +31,7 @@ export async function belowSteering(app: App, actor: string): Promise<Permission
 
 const noteMarker = (actor: string) => `<!-- hydraflow:refused-label:${actor} -->`;
 
-/** Undoes a label change by someone who may not steer (or triages an issue opened with hydraflow-find, see above). */
+/** Undoes a label change by someone who may not steer (or triages an issue opened with a pipeline label, see above). */
 export async function refuseLabelChange(app: App, change: LabelChange, permission: Permission): Promise<PhaseOutcome> {
   const { issue, comments } = await loadIssueAndComments(app, change.issue);
   const ctx = await openPhase(app, {
@@ -45,7 +45,12 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   const held = await reportIncident(ctx, app.sleep);
   if (held) return held;
   const { state } = ctx.session;
-  if (change.added && stageOf(change.label) === 'find' && !state.triage && !state.stage) {
+  // A pipeline label on an issue HydraFlow never saw: an issue form (or a triage-role user) opened it with the label.
+  // The label is not theirs to choose, but the issue is an opened issue (property test
+  // tests/property/pipeline-histories found one left untriaged): triage, which moves it off that label.
+  // hydraflow-find asks for triage even when auto_triage is off.
+  const opened = stageOf(change.label) === 'find' || app.config.auto_triage;
+  if (change.added && opened && !state.triage && !state.stage) {
     return handlePhase(app, {
       phase: 'triage',
       issue: issue.number,
@@ -54,6 +59,9 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
       forced: false,
     });
   }
+  // A re-run whose dead attempt took the other branch (it triaged the issue as opened and died holding the 👀) frees
+  // that lock (property test tests/property/pipeline-histories found it left for good).
+  await freeLockOfDeadAttempt(app, issue);
   const own = state.stage ? labelFor(state.stage) : undefined;
   // back to the state's stage, whichever of the person's events this is (a swap of labels sends two)
   if (change.added && change.label !== own) await app.issues.removeLabel(issue.number, change.label);

@@ -13,6 +13,7 @@ import {
   upsertPhasesSection,
   type EpicPhase,
 } from '@hydraflow/core';
+import { escalate } from './escalate';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 
 export async function runEpic(ctx: PhaseContext): Promise<PhaseOutcome> {
@@ -42,6 +43,13 @@ export async function runEpic(ctx: PhaseContext): Promise<PhaseOutcome> {
         ];
   });
   const step = nextEpicStep(phases);
+  if (step.kind === 'none') {
+    // a human set hydraflow-epic on an issue grooming never split: "all 0 phases done" would close it as completed
+    return escalate(ctx, {
+      headline: 'This issue is labelled hydraflow-epic but has no phase sub-issues; a human decides',
+      reason: `issue #${issue.number} has no phase sub-issues to advance (an epic is made by /groom when the work is split into phases)`,
+    });
+  }
   const entries = phases.map((p) => ({ phase: p.phase, number: p.number, state: p.state }));
   const body = upsertPhasesSection(issue.body, entries);
   const done = phases.filter((p) => p.state === 'closed').length;

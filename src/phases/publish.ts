@@ -10,7 +10,7 @@ import {
   type ChangedFile as CheckedFile,
   type OutputProblem,
 } from '@hydraflow/core';
-import { GitError, GitWorkspace, type BranchFile } from '@hydraflow/git';
+import { GitError, GitWorkspace, isRefusedPush, type BranchFile } from '@hydraflow/git';
 import type { PullRequest } from '@hydraflow/github';
 import type { EarlyCall } from '../agents/model-gateway';
 import { escalate } from './escalate';
@@ -226,13 +226,16 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
       AUTHOR,
     )
     .then((sha) => sha ?? git.headSha());
+  const pushed = commit.then((sha) => pushOrAdopt(git, record.branch, sha, ctx.gitToken));
+  const head = pushed.then((sha) => sha ?? commit);
+  for (const p of [pushed, head]) p.catch(() => undefined); // awaited below
   // The review this step goes on with begins as soon as the change passed, from the local diff: the model reads while
   // git commits and pushes and GitHub opens the pull request. It is handed to the review (nextCall) or cancelled.
-  const review = testsPass && reviewFiles ? reviewAhead(ctx, lookup, reviewFiles, commit) : undefined;
+  const review = testsPass && reviewFiles ? reviewAhead(ctx, lookup, reviewFiles, head) : undefined;
   let handed = false;
   try {
-    const headSha = await commit;
-    await git.push(record.branch, ctx.gitToken ? { token: ctx.gitToken } : {});
+    const headSha = await pushed;
+    if (headSha === undefined) return await branchMoved(ctx, record, await lookup);
     // from now on the branch's head is headSha: a /ship-it counts for it only if written after this (merge/approvals.ts)
     const pushedAt = session.options.now().toISOString();
 
@@ -249,6 +252,73 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   } finally {
     if (!handed) void review?.then((call) => call?.cancel());
   }
+}
+
+/**
+ * Pushes HEAD (`sha`) to the branch; the branch's head as HydraFlow pushed it, or undefined when someone else moved the
+ * branch since the agent started (the push is refused and the branch does not hold this change). A push refused because
+ * the branch already holds the same change — the same tree on the same parent, pushed by an earlier attempt of this
+ * job that died before recording it ("Re-run failed jobs" commits it anew, at another moment), perhaps with a human's
+ * commits on top — takes that commit as HydraFlow's (property test tests/property/pull-histories found the re-run
+ * failing on its own push).
+ */
+async function pushOrAdopt(
+  git: GitWorkspace,
+  branch: string,
+  sha: string,
+  token: string | undefined,
+): Promise<string | undefined> {
+  const auth = token ? { token } : {};
+  try {
+    await git.push(branch, auth);
+    return sha;
+  } catch (error) {
+    if (!isRefusedPush(error)) throw error;
+    return git.pushedTwin(branch, auth);
+  }
+}
+
+/**
+ * The agent's change was not pushed: someone else pushed to the branch since the agent started (property test
+ * tests/property/pull-histories). On HydraFlow's open pull request that is a human's commit, and it stands: the change
+ * the agent made on the commit before it is dropped, and the review of the branch's new head decides what comes next,
+ * as after any human push. Without such a pull request the branch is not HydraFlow's to take back: a human decides.
+ */
+async function branchMoved(
+  ctx: PhaseContext,
+  record: NonNullable<PhaseContext['session']['state']['implement']>,
+  existing: PullRequest | undefined,
+): Promise<PhaseOutcome> {
+  const { session } = ctx;
+  const refused = `the push of the agent's change to \`${record.branch}\` was refused: someone else pushed to the branch since the agent started`;
+  const open = existing?.state === 'open' ? existing : undefined;
+  if (!open) {
+    return escalate(ctx, {
+      headline: 'Someone else pushed to HydraFlow’s branch; a human decides',
+      reason: `${refused}, and HydraFlow has no open pull request for it. Nothing was pushed.`,
+    });
+  }
+  session.update((s) => ({ ...s, implement: { ...record, pull: open.number, mode: 'build' } }));
+  const stage = await session.moveTo('review', `pull request #${open.number}: someone pushed to it meanwhile`);
+  if (stage !== 'review') return humanMovedIt(ctx, `The agent’s change was not pushed to #${open.number}`, stage);
+  const next = await startNextPhase(ctx, 'review', 'The review of its new head');
+  await session.publish({
+    headline: `The agent’s change was not pushed to #${open.number}: someone pushed to its branch meanwhile, and that push stands`,
+    next: `${next.note} [#${open.number}](${open.htmlUrl})`,
+  });
+  return { summary: `${refused}; the review of #${open.number}'s head decides`, stage: 'review', ...next.outcome };
+}
+
+/** A human moved the issue while this job worked: their choice stands. */
+async function humanMovedIt(ctx: PhaseContext, what: string, stage: string | null): Promise<PhaseOutcome> {
+  const { session } = ctx;
+  session.releaseClaim();
+  await session.publish({
+    headline: `${what}, but a human moved the issue to ${stage ?? 'no stage'} meanwhile`,
+    next: 'HydraFlow waits for the human’s next step.',
+  });
+  await session.unlock();
+  return { summary: `${what.toLowerCase()}; human override to ${stage} honoured`, stage };
 }
 
 /**
@@ -296,15 +366,7 @@ async function openOrUpdate(
         });
   session.update((s) => ({ ...s, implement: { ...record, pull: pull.number, headSha, mode: 'build' } }));
   const stage = await session.moveTo('review', `pull request #${pull.number} pushed (${record.mode})`);
-  if (stage !== 'review') {
-    session.releaseClaim();
-    await session.publish({
-      headline: `Pushed to #${pull.number}, but a human moved the issue to ${stage ?? 'no stage'} meanwhile`,
-      next: 'HydraFlow waits for the human’s next step.',
-    });
-    await session.unlock();
-    return { summary: `pushed; human override to ${stage} honoured`, stage };
-  }
+  if (stage !== 'review') return humanMovedIt(ctx, `Pushed to #${pull.number}`, stage);
   // A round that took humans' inline comments answers their threads now that the fix is pushed (phases/feedback.ts).
   if (record.feedback?.comments.length) await answerThreads(ctx, pull.number, headSha, result.summary);
   const next = await startNextPhase(ctx, 'review', 'The review');

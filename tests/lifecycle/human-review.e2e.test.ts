@@ -6,8 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatTimeline, type ParsedRequest, type ScriptEntry } from '@hydraflow/testkit';
-import { openIssue } from './agent-world';
+import { BOT_LOGIN, commitToBranch, formatTimeline, type ParsedRequest, type ScriptEntry } from '@hydraflow/testkit';
+import { openIssue, progressOf } from './agent-world';
 import {
   AVERAGE_GOOD,
   averagePlan,
@@ -128,5 +128,35 @@ describe('a human reviews HydraFlow’s pull request', () => {
     const task = w.models.calls.filter((c) => c.role === 'implement').at(-1)!.request!.messages[0]!.content;
     expect(task).toContain('### /fix by alice');
     expect(task).toContain('export mean as an alias of average');
+  }, 240_000);
+
+  it('a human who pushes to the branch while the agent works on their /fix keeps their push: the agent’s change is dropped, the new head reviewed', async () => {
+    // property test tests/property/pull-histories: the publish job failed on its refused push
+    const { w, pull } = await reviewedPull();
+    let human: string | undefined;
+    w.gh.onEvent((e) => {
+      // the routing job says the agent starts: alice pushes a commit of her own while it works
+      if (human || e.name !== 'issue_comment' || !progressOf(w).includes('addressing the human review')) return;
+      human = commitToBranch(w.sample.bareRepo, 'hydraflow/issue-1', { 'NOTES.md': 'Mine.\n' }, 'A note', {
+        author: { name: 'alice', email: 'alice@example.com' },
+      });
+      w.gh.syncGit({ actor: 'alice', viaToken: 'user' });
+    });
+    const fix = w.gh.world.comment(pull, { body: '/fix export mean as an alias of average', author: 'alice' });
+    w.lc.dispatch('issue_comment', 'created', { issue: pull, comment: fix.id, sender: 'alice' });
+    const jobs = await w.lc.runUntilQuiet();
+    const timeline = formatTimeline(jobs, { steps: true });
+    expect(human, timeline).toBeDefined();
+    expect(
+      jobs.filter((j) => j.status === 'failure').map((j) => j.job),
+      timeline,
+    ).toEqual([]);
+    expect(git(w, 'rev-parse', 'hydraflow/issue-1').trim()).toBe(human);
+    expect(git(w, 'show', 'hydraflow/issue-1:src/numbers.js')).not.toContain(ALIAS);
+    expect(progressOf(w)).toContain('someone pushed to it meanwhile'); // the stage history: ready → review
+    expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-review']);
+    // her head was reviewed
+    const rounds = [...w.gh.world.reviews.values()].filter((r) => r.user === BOT_LOGIN).map((r) => r.commit_id);
+    expect(rounds).toContain(human);
   }, 240_000);
 });

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BOT_LOGIN, formatTimeline, type ScriptEntry } from '@hydraflow/testkit';
+import { BOT_LOGIN, commitToBranch, formatTimeline, type ScriptEntry } from '@hydraflow/testkit';
 import {
   agentRunningScript,
   agentWorld,
@@ -377,6 +377,60 @@ describe('escalation and steering', () => {
       'review',
     ]);
     expect(w.gh.world.dispatches).toEqual([]);
+  }, 180_000);
+
+  it('a publish job that died after its push, re-run alone ("Re-run failed jobs"), opens the pull request of that push', async () => {
+    // property test tests/property/pull-histories: the re-run committed the same change anew and its push was refused
+    world = await lifecycleWorld(clearIssueScript());
+    const w = world;
+    // GitHub fails every attempt to open the pull request, right after the push: the publish job dies there
+    w.gh.faults.failNext(20, 500, { methods: ['POST'], pathIncludes: '/repos/acme/widgets/pulls' });
+    openIssue(w);
+    const first = await w.lc.runUntilQuiet();
+    const died = first.find((j) => j.job === 'publish' && j.status === 'failure');
+    expect(died, formatTimeline(first, { steps: true })).toBeDefined();
+    expect(w.gh.world.pulls.size).toBe(0);
+    const pushed = w.gh.world.refs.get('refs/heads/hydraflow/issue-1');
+    expect(pushed).toBeDefined();
+    w.gh.faults.reset();
+
+    w.lc.rerun(died!.runId, { failedJobs: true });
+    const again = await w.lc.runUntilQuiet();
+    expect(
+      again.filter((j) => j.status !== 'skipped').map((j) => `${j.job} ${j.status}`),
+      formatTimeline(again, { steps: true }),
+    ).toEqual(['publish success']);
+    expect([...w.gh.world.pulls.values()].map((p) => p.head.sha)).toEqual([pushed]);
+    expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-review']);
+    // the agent did not run again: its artifact was the run's
+    expect(w.models.calls.filter((c) => c.role === 'implement')).toHaveLength(4);
+  }, 180_000);
+
+  it('… and when a human pushed on top of that push meanwhile, the pull request is opened at the human’s head and reviewed there', async () => {
+    world = await lifecycleWorld(clearIssueScript());
+    const w = world;
+    w.gh.faults.failNext(20, 500, { methods: ['POST'], pathIncludes: '/repos/acme/widgets/pulls' });
+    openIssue(w);
+    const first = await w.lc.runUntilQuiet();
+    const died = first.find((j) => j.job === 'publish' && j.status === 'failure');
+    expect(died, formatTimeline(first, { steps: true })).toBeDefined();
+    w.gh.faults.reset();
+    const human = commitToBranch(w.sample.bareRepo, 'hydraflow/issue-1', { 'NOTES.md': 'Mine.\n' }, 'A note', {
+      author: { name: 'alice', email: 'alice@example.com' },
+    });
+    w.gh.syncGit({ actor: 'alice', viaToken: 'user' });
+
+    w.lc.rerun(died!.runId, { failedJobs: true });
+    const again = await w.lc.runUntilQuiet();
+    const timeline = formatTimeline(again, { steps: true });
+    expect(
+      again.filter((j) => j.status === 'failure').map((j) => j.job),
+      timeline,
+    ).toEqual([]);
+    expect([...w.gh.world.pulls.values()].map((p) => p.head.sha)).toEqual([human]);
+    expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-review']);
+    const reviewed = [...w.gh.world.reviews.values()].filter((r) => r.user === BOT_LOGIN).map((r) => r.commit_id);
+    expect(reviewed).toContain(human);
   }, 180_000);
 
   it('a human who labels the issue while the next phase waits to start does not drop it (queue: max)', async () => {

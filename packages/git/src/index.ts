@@ -2,6 +2,7 @@ export {
   GitWorkspace,
   GitError,
   assertSafeBranchName,
+  isRefusedPush,
   isSafeBranchName,
   scrubGitEnv,
   type ChangedFile,

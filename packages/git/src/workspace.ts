@@ -33,6 +33,11 @@ export class GitError extends HydraflowError {
   }
 }
 
+/** A push git refused because the remote branch holds commits the pushed one does not (not a fast-forward). */
+export function isRefusedPush(error: unknown): boolean {
+  return error instanceof GitError && /\[rejected\]|non-fast-forward|fetch first/.test(error.stderr);
+}
+
 export interface GitIdentity {
   name: string;
   email: string;
@@ -563,5 +568,33 @@ export class GitWorkspace {
     });
     // Keep the remote-tracking ref in step when pushing to the named remote's URL.
     await this.run(['update-ref', `refs/remotes/${this.remote}/${branch}`, 'HEAD'], { allowFail: true });
+  }
+
+  /**
+   * After a push of HEAD to `branch` was refused: the commit of the remote branch that is HEAD's twin — the same tree
+   * on the same parents, so the same change committed at another moment (an earlier attempt of the same job) — when the
+   * branch holds one, right after HEAD's parent on its first-parent line, with or without commits on top of it; else
+   * undefined.
+   */
+  async pushedTwin(branch: string, options: { token?: string } = {}): Promise<string | undefined> {
+    if (!(await this.fetch(branch, options))) return undefined;
+    const ours = await this.treeAndParents('HEAD');
+    const parent = ours.content.split(' ')[1];
+    if (!parent) return undefined;
+    const chain = await this.run(
+      ['rev-list', '--first-parent', '--reverse', `${parent}..refs/remotes/${this.remote}/${branch}`, '--'],
+      { allowFail: true },
+    );
+    const next = chain.stdout.split('\n')[0]?.trim();
+    if (chain.code !== 0 || !next) return undefined;
+    const theirs = await this.treeAndParents(next);
+    return theirs.content === ours.content ? theirs.sha : undefined;
+  }
+
+  private async treeAndParents(ref: string): Promise<{ sha: string; content: string }> {
+    const [sha = '', ...rest] = (await this.run(['log', '-1', '--format=%H %T %P', ref, '--'])).stdout
+      .trim()
+      .split(' ');
+    return { sha, content: rest.join(' ') };
   }
 }

@@ -190,6 +190,56 @@ describe('GitWorkspace against real repositories', () => {
     });
   });
 
+  it('pushedTwin: after a refused push, the commit of the remote branch that is the same change committed at another moment', async () => {
+    const { clone, root, remote } = world();
+    const commitFix = async (dir: string, date: string, text = 'fixed\n') => {
+      // the change on main, as the agent's patch is applied to the start commit
+      git(dir, 'checkout', '--quiet', '-b', 'hydraflow/issue-7', 'origin/main');
+      writeFileSync(join(dir, 'a.txt'), text);
+      execFileSync('git', ['add', '-A'], { cwd: dir, env: ENV });
+      execFileSync('git', ['-c', 'user.name=H', '-c', 'user.email=h@example.com', 'commit', '--quiet', '-m', 'fix'], {
+        cwd: dir,
+        env: { ...ENV, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+      });
+      return GitWorkspace.open(dir);
+    };
+    const first = await commitFix(clone, '2026-01-01T00:00:00Z');
+    await first.push('hydraflow/issue-7');
+    const pushed = git(remote, 'rev-parse', 'refs/heads/hydraflow/issue-7');
+
+    // the same change on the same parent, committed later in a fresh clone: its push is refused, the twin is found
+    const again = join(root, 'again');
+    git(root, 'clone', '--quiet', '--single-branch', '--branch', 'main', remote, again);
+    const second = await commitFix(again, '2026-01-02T00:00:00Z');
+    expect(git(again, 'rev-parse', 'HEAD')).not.toBe(pushed);
+    await expect(second.push('hydraflow/issue-7')).rejects.toBeInstanceOf(GitError);
+    expect(await second.pushedTwin('hydraflow/issue-7')).toBe(pushed);
+
+    // someone's commit on top of it: the twin is still found, under it
+    git(
+      clone,
+      '-c',
+      'user.name=H',
+      '-c',
+      'user.email=h@example.com',
+      'commit',
+      '--quiet',
+      '--allow-empty',
+      '-m',
+      'on top',
+    );
+    await first.push('hydraflow/issue-7');
+    expect(git(remote, 'rev-parse', 'refs/heads/hydraflow/issue-7')).not.toBe(pushed);
+    expect(await second.pushedTwin('hydraflow/issue-7')).toBe(pushed);
+
+    // another change: no twin
+    const other = join(root, 'other');
+    git(root, 'clone', '--quiet', '--single-branch', '--branch', 'main', remote, other);
+    const third = await commitFix(other, '2026-01-02T00:00:00Z', 'another fix\n');
+    await expect(third.push('hydraflow/issue-7')).rejects.toBeInstanceOf(GitError);
+    expect(await third.pushedTwin('hydraflow/issue-7')).toBeUndefined();
+  });
+
   it('refuses branch names that could be flags or odd refs, before running git', async () => {
     const { clone } = world();
     const ws = await GitWorkspace.open(clone);

@@ -106,14 +106,16 @@ export interface EpicPhase {
 }
 
 /**
- * What an epic does next (docs/grooming.md: one phase at a time). Every phase closed → done. A phase in the pipeline →
- * wait for it. Otherwise the lowest open phase starts: dependencies only point at earlier phases (normalizePhases),
- * so it is the one whose dependencies are all done. A closed phase counts as done however it was closed: a human who
- * closes a phase as not planned has decided to skip it.
+ * What an epic does next (docs/grooming.md: one phase at a time). No phase at all → none: the issue is not an epic
+ * grooming split (a human set `hydraflow-epic` on it), and nothing is done. Every phase closed → done. A phase in the
+ * pipeline → wait for it. Otherwise the lowest open phase starts: dependencies only point at earlier phases
+ * (normalizePhases), so it is the one whose dependencies are all done. A closed phase counts as done however it was
+ * closed: a human who closes a phase as not planned has decided to skip it.
  */
 export function nextEpicStep(
   phases: readonly EpicPhase[],
-): { kind: 'done' } | { kind: 'wait'; phase: EpicPhase } | { kind: 'start'; phase: EpicPhase } {
+): { kind: 'none' } | { kind: 'done' } | { kind: 'wait'; phase: EpicPhase } | { kind: 'start'; phase: EpicPhase } {
+  if (phases.length === 0) return { kind: 'none' };
   const open = [...phases].filter((p) => p.state === 'open').sort((a, b) => a.phase - b.phase);
   if (open.length === 0) return { kind: 'done' };
   const busy = open.find((p) => p.inPipeline);

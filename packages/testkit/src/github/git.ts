@@ -128,8 +128,15 @@ export class GitRepo {
     return this.git(args, opts).stdout.trim();
   }
 
-  /** The branch HEAD points at ("main"). */
+  /**
+   * The branch HEAD points at ("main"). Read from the HEAD file when it is a symbolic ref of the files backend (every
+   * emulator starts by asking: a git process each would be most of a small test's start); else asked of git.
+   */
   headBranch(): string | undefined {
+    if (!existsSync(join(this.dir, 'reftable'))) {
+      const head = /^ref: refs\/heads\/(\S+)\s*$/.exec(readFileSync(join(this.dir, 'HEAD'), 'utf8'));
+      if (head) return head[1];
+    }
     const r = this.git(['symbolic-ref', '--quiet', '--short', 'HEAD'], { okCodes: [1, 128] });
     return r.status === 0 ? r.stdout.trim() : undefined;
   }

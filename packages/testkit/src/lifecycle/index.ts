@@ -178,6 +178,8 @@ export interface StepRecord {
 
 export interface JobRecord {
   runId: number;
+  /** GITHUB_RUN_ATTEMPT of the run this job ran in. */
+  attempt: number;
   workflow: string;
   job: string;
   event: string;
@@ -216,8 +218,12 @@ export interface Lifecycle {
   dispatch(eventName: string, action?: string, overrides?: EventOverrides & { viaToken?: TokenKind }): EmulatedEvent;
   /** Route events and run jobs until nothing is left; returns the jobs this call ran. */
   runUntilQuiet(): Promise<JobRecord[]>;
-  /** "Re-run jobs" on a finished run: the same event payload and run id, the next attempt (run it with runUntilQuiet). */
-  rerun(runId: number): void;
+  /**
+   * "Re-run all jobs" on a finished run: the same event payload and run id, the next attempt (run it with
+   * runUntilQuiet). `failedJobs`: "Re-run failed jobs" — the jobs that succeeded keep their result and outputs (their
+   * artifacts stay the run's); the others and every job that needs one of them run again.
+   */
+  rerun(runId: number, options?: { failedJobs?: boolean }): void;
   close(): void;
 }
 
@@ -246,6 +252,8 @@ interface Run {
   state: 'queued' | 'running' | 'done' | 'cancelled';
   /** GITHUB_RUN_ATTEMPT: 1, then one more per re-run. */
   attempt: number;
+  /** Re-run failed jobs: the jobs of the previous attempt that are not run again, with their result and outputs. */
+  kept?: Record<string, { result: string; outputs: Json }>;
 }
 
 const DISPATCH_EVENTS = new Set(['workflow_dispatch', 'repository_dispatch']);
@@ -631,6 +639,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     for (const job of run.workflow.jobs) {
       jobs.push({
         runId: run.id,
+        attempt: run.attempt,
         workflow: run.workflow.file,
         job: job.id,
         event: run.event.name,
@@ -1106,6 +1115,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     const started = performance.now();
     const rec: JobRecord = {
       runId: run.id,
+      attempt: run.attempt,
       workflow: run.workflow.file,
       job: job.id,
       event: run.event.name,
@@ -1270,8 +1280,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     run.state = 'running';
     const wfRun = w.workflowRuns.find((r) => r.id === run.id);
     if (wfRun) wfRun.status = 'in_progress';
-    const needs: Record<string, { result: string; outputs: Json }> = {};
-    const remaining = [...run.workflow.jobs];
+    const needs: Record<string, { result: string; outputs: Json }> = { ...run.kept };
+    const remaining = run.workflow.jobs.filter((j) => !(j.id in needs));
     let anyFailed = false;
     while (remaining.length) {
       const idx = remaining.findIndex((j) => j.needs.every((n) => n in needs));
@@ -1349,13 +1359,31 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         viaToken: viaToken ?? (w.appLogins.has(actor) ? 'app' : actor === BOT_LOGIN ? 'GITHUB_TOKEN' : 'user'),
       });
     },
-    rerun(runId) {
+    rerun(runId, options = {}) {
       const original = [...runs].reverse().find((r) => r.id === runId);
       if (!original || (original.state !== 'done' && original.state !== 'cancelled')) {
         throw new Error(`run ${runId} has not finished: only a finished run can be re-run`);
       }
-      const again: Run = { ...original, attempt: original.attempt + 1, state: 'queued' };
-      log.push(`queued: re-run of run ${runId} (attempt ${again.attempt})`);
+      const kept: Record<string, { result: string; outputs: Json }> = {};
+      if (options.failedJobs) {
+        const last = new Map(
+          jobs.filter((j) => j.runId === runId && j.attempt === original.attempt).map((j) => [j.job, j]),
+        );
+        // a job is kept when it succeeded and every job it needs is kept (until nothing more is)
+        for (let more = true; more;) {
+          more = false;
+          for (const job of original.workflow.jobs) {
+            const rec = last.get(job.id);
+            if (job.id in kept || rec?.status !== 'success' || !job.needs.every((n) => n in kept)) continue;
+            kept[job.id] = { result: rec.status, outputs: rec.outputs ?? {} };
+            more = true;
+          }
+        }
+      }
+      const again: Run = { ...original, attempt: original.attempt + 1, state: 'queued', kept };
+      log.push(
+        `queued: re-run of ${options.failedJobs ? 'the failed jobs of ' : ''}run ${runId} (attempt ${again.attempt})`,
+      );
       enqueue(again);
     },
     async runUntilQuiet() {

@@ -1,0 +1,68 @@
+/** What a property run prints: the runs of a failing history (and its requests, on demand), and how long it took. */
+import { BOT_LOGIN } from '@hydraflow/testkit';
+import { steers } from './people';
+import type { Ctx } from './world';
+
+/** The runs of a history, and with HYDRAFLOW_PROPERTY_TRACE=1 every request, for a failure's message. */
+export function explain(ctx: Ctx): string {
+  const runs = ctx.log.map(
+    (r) =>
+      `  ${r.label}: ${r.crashed ? `CRASHED after ${r.results.map((j) => j.job).join(', ') || 'nothing'}` : r.results.map((j) => `${j.job} ${j.decision} → ${j.message}`).join(' | ')}`,
+  );
+  let text = `\nruns:\n${runs.join('\n')}`;
+  if (process.env.HYDRAFLOW_PROPERTY_TRACE === '1') {
+    const trace = ctx.gh.requests.map(
+      (r) =>
+        `  ${r.actor} ${r.method} ${r.path} → ${r.status}${r.body ? ` ${JSON.stringify(r.body).slice(0, 80)}` : ''}`,
+    );
+    text += `\nrequests:\n${trace.join('\n')}`;
+  }
+  return text;
+}
+
+export function report(
+  what: string,
+  runs: number,
+  totalMs: number,
+  timings: number[],
+  validate: boolean,
+  coverage: Coverage,
+): void {
+  const sorted = [...timings].sort((a, b) => a - b);
+  console.log(
+    `${what}: ${runs} histories in ${(totalMs / 1000).toFixed(1)} s (validate=${validate}); ` +
+      `per history median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms; ` +
+      `histories with ${coverage.toString()}`,
+  );
+}
+
+/** How many histories reached what (to see that the generator covers what the invariants are about). */
+export class Coverage {
+  private readonly counts = new Map<string, number>();
+  private histories = 0;
+
+  add(ctx: Ctx): void {
+    this.histories++;
+    const { world } = ctx.gh;
+    const seen = new Set<string>();
+    for (const model of ctx.issues) {
+      if (!model) continue;
+      if (!steers(model.author)) seen.add('an outsider’s issue');
+      if (!steers(model.author) && model.goAt !== undefined) seen.add('an outsider’s issue given a go');
+      if (model.commands.some((c) => !steers(c.level))) seen.add('a command by someone who may not steer');
+    }
+    if (ctx.agentStarts.length > 0) seen.add('the coding agent');
+    const pulls = [...world.pulls.values()];
+    if (pulls.length > 0) seen.add('a pull request');
+    if (ctx.heads.length > 1) seen.add('a superseded head');
+    const approvals = [...world.reviews.values()].filter((r) => r.user !== BOT_LOGIN && r.state === 'APPROVED');
+    if (approvals.some((r) => r.commit_id !== world.pulls.get(r.pull_number)?.head.sha))
+      seen.add('an approval of another head');
+    if (pulls.some((p) => p.merged)) seen.add('a merge');
+    for (const s of seen) this.counts.set(s, (this.counts.get(s) ?? 0) + 1);
+  }
+
+  toString(): string {
+    return [...this.counts].map(([what, n]) => `${what} ${n}`).join(', ') + ` (of ${this.histories})`;
+  }
+}
