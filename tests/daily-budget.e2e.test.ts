@@ -159,9 +159,14 @@ describe('budgets.per_day: the repository’s daily budget', () => {
     const comment = world.gh.world.commentsOn(first).find((c) => c.body.includes('hydraflow:state'))!;
     comment.body = comment.body.replace(/"costUsd":[0-9.e-]+/g, '"costUsd":0');
     expect(decodeStateBlock(comment.body, { key: world.stateKey, issue: first }).status).toBe('rejected');
+    // ...the next run says so and holds the issue for a human (ADR 0007)...
+    const report = world.gh.world.comment(first, { author: 'bob', body: '/triage' });
+    const held = await world.run('issue_comment', 'created', { issue: first, comment: report.id, sender: 'bob' });
+    expect(held.exitCode, held.stdout + held.stderr).toBe(0);
+    expect(progress(world, first)).toContain('HydraFlow cannot trust its state on this issue');
     // ...and a maintainer asks for a fresh triage: the issue starts over from an empty state, but not the day.
-    world.gh.world.comment(first, { author: 'bob', body: '/triage' });
-    const again = await world.run('issue_comment', 'created', { issue: first }, TRIAGE_STEP);
+    const restart = world.gh.world.comment(first, { author: 'bob', body: '/triage' });
+    const again = await world.run('issue_comment', 'created', { issue: first, comment: restart.id, sender: 'bob' });
     expect(again.exitCode, again.stdout + again.stderr).toBe(0);
     expect(triageCalls(world)).toHaveLength(3);
     expect(progress(world, first)).toContain('Paused: the repository’s daily budget is spent');
