@@ -170,7 +170,7 @@ describe('review threads', () => {
       {
         databaseId: reply.data.id,
         body: 'Renamed to `second`.',
-        author: { login: 'github-actions[bot]' },
+        author: { login: 'github-actions' }, // GraphQL names an App's bot without the `[bot]` REST adds
         replyTo: { databaseId: first!.id },
       },
       { databaseId: again.data.id, body: 'thanks', author: { login: 'alice' }, replyTo: { databaseId: first!.id } },
