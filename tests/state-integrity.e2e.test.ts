@@ -52,6 +52,9 @@ async function readyIssue(options: { stateKey?: string } = {}) {
   expect(labelsOf(w, issue.number)).toEqual(['hydraflow-ready']);
   expect(eyes(w, issue.number)).toHaveLength(1);
   const progress = progressOf(w, issue.number);
+  // GitHub's timestamps are whole seconds: a 👀 taken in the second of a change counts as taken since it (a run beside
+  // the one that changed it), and the run that finds the change waits for it. mallory's change comes a second later.
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
   return { w, n: issue.number, progress, newest: progress.body };
 }
 
