@@ -159,6 +159,26 @@ describe('a human go counts for the head it was given on', () => {
   });
 });
 
+describe('a merge is a fact', () => {
+  it('a pipeline label a human sets while the gate merges does not take hydraflow-fixed off the closed issue', async () => {
+    // property test tests/property/pull-histories: the merged, closed issue kept hydraflow-hitl and no hydraflow-fixed
+    const { w, issue, pull, moveHead, gate } = await setup({ reviewedAgoMs: 10_000 });
+    moveHead();
+    w.gh.world.review(pull.number, { author: 'lee', state: 'APPROVED', commitId: V2 });
+    w.gh.onEvent((e) => {
+      if (e.name === 'pull_request' && e.action === 'closed') {
+        w.gh.world.label('hydraflow-hitl');
+        w.gh.world.issues.get(issue.number)!.labels.push('hydraflow-hitl');
+      }
+    });
+    const run = await gate();
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);
+    expect(w.gh.world.issues.get(issue.number)!.state).toBe('closed');
+    expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-fixed']);
+  });
+});
+
 describe('the gate merges only HydraFlow’s own pull request, whatever the state names', () => {
   for (const [what, pullBy] of [
     ['opened by a human on HydraFlow’s branch name', { author: 'mallory' }],

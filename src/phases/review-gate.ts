@@ -475,7 +475,9 @@ async function finishMerged(
   // The branch goes, the label moves and the issue closes at once: writes that do not depend on each other.
   const [, stage] = await Promise.all([
     pull.headRef === impl.branch ? pullsOf(ctx).deleteBranch(impl.branch) : undefined,
-    session.currentStage === 'fixed' ? 'fixed' : session.moveTo('fixed', `pull request #${pull.number} merged`),
+    session.currentStage === 'fixed'
+      ? 'fixed'
+      : session.moveTo('fixed', `pull request #${pull.number} merged`, { happened: true }),
     ctx.issue.state !== 'closed' ? pullsOf(ctx).closeIssue(ctx.issue.number, 'completed') : undefined,
   ]);
   await advanceParentEpic(ctx);

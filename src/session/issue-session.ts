@@ -282,9 +282,16 @@ export class IssueSession {
 
   /**
    * Moves the issue to `target` (null: out of the pipeline), add-first so it is never left without a label. A
-   * pipeline label that a human set while this run worked wins over ours: we take ours back and record the override.
+   * pipeline label that a human set while this run worked wins over ours: we take ours back and record the override —
+   * unless the move records what already happened (`happened`: a merged pull request is fixed whatever a label says;
+   * property test tests/property/pull-histories found a merged, closed issue left with the hydraflow-hitl a human set
+   * during the merge and no hydraflow-fixed).
    */
-  async moveTo(target: PipelineStage | null, reason: string): Promise<PipelineStage | null> {
+  async moveTo(
+    target: PipelineStage | null,
+    reason: string,
+    options: { happened?: boolean } = {},
+  ): Promise<PipelineStage | null> {
     const { issue } = this.options;
     const startPipeline = new Set(pipelineLabelsOf(this.options.labelsAtStart));
     // History records `from` as the state's stage: the labels, not our memory, say where the issue is.
@@ -299,7 +306,9 @@ export class IssueSession {
       after = added.map((l) => l.name);
       described = this.describeStageLabel(added, target);
     }
-    const humanMove = pipelineLabelsOf(after).find((l) => !startPipeline.has(l) && l !== (target && labelFor(target)));
+    const humanMove = options.happened
+      ? undefined
+      : pipelineLabelsOf(after).find((l) => !startPipeline.has(l) && l !== (target && labelFor(target)));
     const now = this.options.now();
     if (humanMove) {
       const humanStage = stageOf(humanMove)!;

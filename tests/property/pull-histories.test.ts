@@ -221,6 +221,43 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  {
+    // fast-check seed -585929900: a writer approved while she set hydraflow-hitl; the merge gate merged, took the label
+    // for a human's move and withdrew hydraflow-fixed, and closed the issue: closed, merged, labelled hydraflow-hitl.
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'open', issue: 0, labels: [], by: 'write' },
+          b: { kind: 'comment', issue: 0, on: 'pull', body: '/ship-it', by: 'read', deliver: 'now' },
+          after: 0,
+        },
+      },
+      {
+        gap: 'seconds',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'deliver', pick: 0 },
+          b: { kind: 'comment', issue: 0, on: 'pull', body: '/ship-it', by: 'triage', deliver: 'now' },
+          after: 0,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'review', by: 'write', event: 'APPROVE', on: 'previous', deliver: 'now' },
+          b: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-hitl', deliver: 'later', by: 'write' },
+          after: 1,
+        },
+      },
+      { gap: 'seconds', op: { kind: 'push', by: 'write' } },
+    ],
+    quiesce: { gap: 'seconds', order: 'crashed-first' },
+  },
 ];
 
 describe('pull request histories (property)', () => {

@@ -58,6 +58,9 @@ export class Coverage {
     const approvals = [...world.reviews.values()].filter((r) => r.user !== BOT_LOGIN && r.state === 'APPROVED');
     if (approvals.some((r) => r.commit_id !== world.pulls.get(r.pull_number)?.head.sha))
       seen.add('an approval of another head');
+    const shipIts = pulls.flatMap((p) => world.commentsOn(p.number).filter((c) => /^\/ship-it/.test(c.body)));
+    if (shipIts.some((c) => ctx.headAtComment.get(c.id) !== world.pulls.get(c.issue_number)?.head.sha))
+      seen.add('a /ship-it on another head');
     if (pulls.some((p) => p.merged)) seen.add('a merge');
     for (const s of seen) this.counts.set(s, (this.counts.get(s) ?? 0) + 1);
   }
