@@ -7,6 +7,7 @@ import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
 import { PHASES } from '../phases/registry';
 import { openedIssue } from '../runner/event-issue';
+import { remoteUrlOf } from '../runner/context';
 import { IssueSession, type SessionOptions } from '../session/issue-session';
 
 /**
@@ -158,7 +159,7 @@ export function phaseContext(
     pullsToOpen: app.pullsAsPusher ?? app.pulls,
     grooming: app.grooming,
     tempDir: app.runner.tempDir,
-    remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,
+    remoteUrl: remoteUrlOf(app.runner),
     repository: `${app.runner.owner}/${app.runner.repo}`,
     gitToken: app.inputs.pushToken ?? app.inputs.githubToken,
   };

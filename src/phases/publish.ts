@@ -27,6 +27,7 @@ import {
 } from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
+import { publishBase } from './publish-fetch';
 import { beginReview, type ReviewHead } from './review';
 
 const AUTHOR = { name: 'hydraflow[bot]', email: 'hydraflow[bot]@users.noreply.github.com' };
@@ -137,11 +138,16 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
   const agentResult = readResult(ctx.tempDir);
   // The publish job checks nothing out: it fetches the base branch and the start commit into a repository of its own
-  // (a checkout step before it, as older templates have, is simply reused). That, staging and reading the change touch
+  // (begun as the step started, publish-fetch.ts; a checkout step before it, as older templates have, is simply
+  // reused). That, staging and reading the change touch
   // only this job's repository: they go on while the lock is taken. So does the diff the review this step goes on with
   // reads (handed to it only if the change passes the checks below).
-  const token = ctx.gitToken ? { token: ctx.gitToken } : {};
-  const repository = git.ensureRepository().then(() => git.fetch(ctx.next.ref, token));
+  const repository = publishBase({
+    workspace: ctx.workspace,
+    remoteUrl: ctx.remoteUrl,
+    base: ctx.next.ref,
+    token: ctx.gitToken,
+  });
   const applied =
     record.startSha && agentResult && 'patch' in agentResult
       ? repository.then(() => applyPatch(git, record.startSha!, agentResult.patch, ctx.gitToken))
