@@ -4,6 +4,8 @@ import {
   UserError,
   handOffConfig,
   hasDayLimits,
+  ISSUE_PHASES,
+  isIssuePhase,
   loadConfigDetailed,
   neutralizeText,
   readConfigFile,
@@ -153,8 +155,10 @@ async function loadRunConfig(workspace: string, inputs: ActionInputs, env: NodeJ
 }
 
 function explicitPhase(phase: string, issue: number | undefined, actor: string | undefined): Decision {
+  if (!isIssuePhase(phase))
+    throw new UserError(`input phase: expected one of ${ISSUE_PHASES.join(', ')} or agent, got "${phase}"`);
   if (!issue) throw new UserError(`input phase "${phase}": expected an issue number (input issue), got none`);
-  return { kind: 'phase', phase, issue, actor: actor ?? '', dispatched: false } as Decision;
+  return { kind: 'phase', phase, issue, actor: actor ?? '', dispatched: false };
 }
 
 function describe(decision: Decision): string {

@@ -29,6 +29,7 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { publishBase } from './publish-fetch';
 import { beginReview, type ReviewHead } from './review';
+import { endPhase } from './end-phase';
 
 const AUTHOR = { name: 'hydraflow[bot]', email: 'hydraflow[bot]@users.noreply.github.com' };
 /** The agent's patch, read whole: files over MAX_FILE_BYTES are left out of it by the agent job (binary as base85). */
@@ -318,12 +319,10 @@ async function branchMoved(
 /** A human moved the issue while this job worked: their choice stands. */
 async function humanMovedIt(ctx: PhaseContext, what: string, stage: string | null): Promise<PhaseOutcome> {
   const { session } = ctx;
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: `${what}, but a human moved the issue to ${stage ?? 'no stage'} meanwhile`,
     next: 'HydraFlow waits for the human’s next step.',
   });
-  await session.unlock();
   return { summary: `${what.toLowerCase()}; human override to ${stage} honoured`, stage };
 }
 
