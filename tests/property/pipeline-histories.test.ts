@@ -5,7 +5,8 @@
  * triage — no plan, no coding agent — without a go from someone who may steer (issue #17).
  *
  * A history is a short random sequence of steps on one issue (sometimes two): issues opened by anyone (with the labels
- * an issue form applies), label edits, slash commands, re-runs and redeliveries, concurrency and crashes
+ * an issue form applies), label edits, slash commands, a writer who puts an older block back into HydraFlow's progress
+ * comment, breaks its block or deletes it (ADR 0007), re-runs and redeliveries, concurrency and crashes
  * (./world.ts says how they are played). A clear triage on the routing step goes on into planning in the same run
  * (phases/next-phase.ts); a dispatched phase is recorded, not run, but a `/retry` at `hydraflow-ready` runs the
  * implement phase, the coding agent and the publish job for real (a pull request; tests/property/pull-histories plays
@@ -105,6 +106,15 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
   },
   { weight: 3, arbitrary: commentArb },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('close' as const), issue: issueArb }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('tamper' as const),
+      issue: issueArb,
+      how: fc.constantFrom('older' as const, 'break' as const, 'delete' as const),
+      deliver: fc.constantFrom('now' as const, 'later' as const),
+    }),
+  },
 );
 const opArb = (action: fc.Arbitrary<Action>): fc.Arbitrary<Op> =>
   fc.oneof(
@@ -416,6 +426,46 @@ const REGRESSIONS: History[] = [
       { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/retry', by: 'write' }, k: 5 } },
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
+    // Found once writers could change HydraFlow's progress comment (ADR 0007): a pending hydraflow-find ran before the
+    // edit's own event and held the issue with the spend of the older block put back; the edit's event, run after it,
+    // found the state HydraFlow's own again and wrote nothing, so the newer spend its text showed was never counted.
+    seed: -898488980,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [] } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later' },
+          b: { kind: 'tamper', issue: 0, how: 'older', deliver: 'later' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
+  {
+    // Found then too: the edit's event and a redelivered `opened` ran side by side; both found the state changed, the
+    // redelivery held the issue first (with the older block's spend), and the edit's run lost the lock's
+    // compare-and-swap and gave up, its text unread. It now waits for the lock and counts what its text shows.
+    seed: -1103490803,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [] } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'tamper', issue: 0, how: 'older', deliver: 'now' },
+          b: { kind: 'rerun', pick: 0, mode: 'attempt' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'long', order: 'pending-first' },
   },
 ];
 
