@@ -168,6 +168,28 @@ describe('an older genuine block pasted back (item 13, fourth bullet; item 6)', 
   });
 });
 
+describe('the comment’s text and its last editor come from one answer of GitHub’s', () => {
+  it('an older block pasted back is refused though HydraFlow writes between a run’s reading of the two', async () => {
+    const { w, n, progress, newest } = await readyIssue();
+    const older = w.gh.world.comments.get(progress.id)!.revisions[0]!.body;
+    const since = { calls: w.models.calls.length, dispatches: w.gh.world.dispatches.length };
+    const edited = edit(w, n, progress.id, older);
+    // The dispatched implement run reads the issue; before GitHub tells it who edited the comment last, the run for
+    // mallory's edit holds the issue and writes its note (HydraFlow is then the comment's last editor).
+    let checked: Awaited<ReturnType<typeof edited>> | undefined;
+    w.gh.faults.beforeNext({ methods: ['POST'], pathIncludes: '/graphql', bodyIncludes: 'editor' }, async () => {
+      checked = await edited();
+    });
+    const dispatched = await w.runDispatch();
+    expect(checked?.exitCode, checked?.stdout).toBe(0);
+    expect(dispatched.exitCode, dispatched.stdout).toBe(0);
+    expectHeld(w, n, since);
+    const held = stateIn(progressOf(w, n).body, n, w.stateKey);
+    expect(held.incident).toMatchObject({ reason: 'rollback', by: 'mallory' });
+    expect(spend(held)).toBeCloseTo(spend(stateIn(newest, n, w.stateKey)), 9);
+  });
+});
+
 describe('a deleted progress comment', () => {
   it('is recreated from the text GitHub sends with the deletion, and the issue waits for a human', async () => {
     const { w, n, progress, newest } = await readyIssue();

@@ -136,17 +136,10 @@ export class IssueSession {
   ): Promise<IssueSession> {
     const keys = { key: options.stateKey, previousKey: options.previousStateKey };
     const place = { issue: options.issue, repo: options.repo };
-    let comments = await (reading ?? port.listComments(options.issue));
-    let lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
-    let editor = lookup.comment ? await foreignEditor(port, lookup.comment, options.botLogins) : undefined;
-    if (editor === 'deleted') {
-      // deleted between the listing and the question (its deletion's own event follows): read the issue again
-      comments = await port.listComments(options.issue);
-      lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
-      editor = lookup.comment ? await foreignEditor(port, lookup.comment, options.botLogins) : undefined;
-      if (editor === 'deleted')
-        throw new Error(`issue #${options.issue}: HydraFlow's comment vanished twice while read`);
-    }
+    // the text and who edited it last from one answer: an edit landing between two reads would pass for HydraFlow's own
+    const comments = await (reading ?? port.readComments(options.issue));
+    const lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
+    const editor = lookup.comment ? foreignEditor(lookup.comment, options.botLogins) : undefined;
     const judged = judgeState({
       lookup,
       editor,
@@ -613,18 +606,13 @@ function pick(info: { color: string; description: string }): { color: string; de
 }
 
 /**
- * The login of whoever edited HydraFlow's comment last, when GitHub says it is not one of HydraFlow's identities
- * (`deleted`: the comment is gone since it was listed). Asked
- * every time: REST's timestamps have whole seconds, so an edit in the second the comment was written leaves
- * `updated_at` equal to `created_at`.
+ * The login of whoever edited HydraFlow's comment last, when GitHub says it is not one of HydraFlow's identities. Read
+ * with the comment's text (IssuesPort.readComments) every time: REST's timestamps have whole seconds, so an edit in the
+ * second the comment was written leaves `updated_at` equal to `created_at`.
  */
-async function foreignEditor(
-  port: IssuesPort,
-  comment: IssueComment,
-  botLogins: readonly string[],
-): Promise<string | undefined | 'deleted'> {
-  const editor = await port.lastEditor(comment);
-  if (editor === 'deleted') return editor;
+function foreignEditor(comment: IssueComment, botLogins: readonly string[]): string | undefined {
+  if (comment.editor === undefined) throw new Error(`comment ${comment.id} was read without its last editor`);
+  const editor = comment.editor;
   if (!editor || isTrustedAuthor({ id: comment.id, user: editor }, botLogins)) return undefined;
   return editor.login;
 }
@@ -635,7 +623,7 @@ async function foreignEditor(
  * reacts within the second it sees a write in, no sooner than the next second. Undefined when not known.
  */
 function changedAt(
-  editor: string | undefined | 'deleted',
+  editor: string | undefined,
   comment: IssueComment | undefined,
   witnesses: readonly Witness[] | undefined,
 ): string | undefined {
