@@ -467,6 +467,38 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'long', order: 'pending-first' },
   },
+  {
+    // Found by the ported tamper moves (fast-check seed 4242): the run for a second older block put back died holding
+    // the lock after it wrote its note; hydraflow-find, a /triage and hydraflow-ready were refused by that lock, and the
+    // state-check's re-run freed it and did nothing more: hitl, find and ready were left. It now honours the moves
+    // the lock refused (refused-moves.ts), as a re-run of any other run does.
+    seed: -153924470,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'tamper', issue: 0, how: 'older', deliver: 'now' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'tamper', issue: 0, how: 'older', deliver: 'now' }, k: 4 } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'bug', deliver: 'later', by: 'write' },
+          b: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'now', by: 'write' },
+          after: 0,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'comment', issue: 0, body: '/triage', by: 'admin' },
+          b: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-ready', deliver: 'now', by: 'write' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 describe('pipeline histories (property)', () => {

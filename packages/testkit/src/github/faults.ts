@@ -81,8 +81,8 @@ export class Faults {
   async runBefore(method: string, path: string, body: string): Promise<void> {
     const at = this.beforeQueue.findIndex((b) => matches(b.filter, method, path, body));
     if (at < 0) return;
-    const [{ act }] = this.beforeQueue.splice(at, 1) as [{ act: () => Promise<unknown> | unknown }];
-    await act();
+    const [hook] = this.beforeQueue.splice(at, 1);
+    await hook!.act();
   }
 
   /** @internal */
