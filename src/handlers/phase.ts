@@ -14,6 +14,7 @@ import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, PHASES, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
+import { StateChangedError } from '../session/issue-session';
 import { canContinueWith, freeLockOfDeadAttempt, loadIssueAndComments, openPhase, phaseContext } from './open-session';
 import { heldForHuman, reportIncident } from './untrusted-state';
 
@@ -143,6 +144,7 @@ export async function runEscalating(
   try {
     return await work();
   } catch (error) {
+    if (error instanceof StateChangedError) throw error; // not a failure: the run starts over (execute.ts)
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     try {
       const outcome = await escalate(ctx, { headline: `The ${phase} phase failed`, reason: message, failed: true });

@@ -65,6 +65,18 @@ export interface Progress {
 
 export type AcquireResult = { ok: true } | { ok: false; reason: string };
 
+/**
+ * The state this run read before it took the lock was written over meanwhile (by a run that held the lock between the
+ * read and the take): what the run decided from it may be wrong. The lock is freed; the run starts its handling over
+ * from a fresh read (execute.ts).
+ */
+export class StateChangedError extends Error {
+  constructor(issue: number) {
+    super(`issue #${issue}: HydraFlow's state changed between this run's reading of it and its taking the lock`);
+    this.name = 'StateChangedError';
+  }
+}
+
 /** Hand-off claims mark a lock passed to the next phase along with its workflow_dispatch. */
 const HANDOFF = 'handoff:';
 const DEFAULT_TTL_MS = 30 * 60 * 1000;
@@ -229,6 +241,9 @@ export class IssueSession {
     }
     let reaction = await this.port.reactToIssue(issue, 'eyes');
     const claim = this.state.claim;
+    // Whether the lock was held, from this read on, by no run that may have written: this run's own (a re-run, or the
+    // job before it in this run), or the hand-off reaction the state names, which this run replaces (below).
+    let heldThroughout = !reaction.created && claim?.runId === runId;
     const ttl = this.options.claimTtlMs ?? DEFAULT_TTL_MS;
     const handoff = claim?.runId.startsWith(HANDOFF) === true;
     // A state this run found changed by someone else says nothing true of who holds the 👀: a lock taken before the
@@ -249,6 +264,7 @@ export class IssueSession {
       // Taking a lock over is a compare-and-swap on the reaction's id: of two runs that both read this claim, only the
       // one whose delete finds the reaction gets to react again (and must get a fresh 201).
       let replaced = await this.port.removeIssueReaction(issue, claim?.reaction ?? reaction.id);
+      heldThroughout = replaced && handoff && claim?.reaction !== undefined;
       // A re-run finds the 👀 its own crashed attempt took after deleting the claimed one: that one is ours to replace.
       if (!replaced && runAttempt > 1 && claim?.reaction !== undefined && claim.reaction !== reaction.id) {
         replaced = await this.port.removeIssueReaction(issue, reaction.id);
@@ -259,9 +275,28 @@ export class IssueSession {
       }
     }
     this.lockReaction = reaction.id;
+    // A lock free when taken, or taken from a run that may have written: the state read before may be stale (found
+    // by the property tests: a run that published between another's read and lock had its write undone).
+    if (!heldThroughout) await this.readAgainUnderLock();
     const claimed = claimIssue({ ...this.state, claim: undefined }, { runId, phase, now, ttlMs: ttl })!;
     this.state = { ...claimed, claim: { ...claimed.claim!, reaction: reaction.id } };
     return { ok: true };
+  }
+
+  /**
+   * Reads the state again now that this run holds the lock. Unchanged (the same comment, text and judgement): the run
+   * goes on. Changed: the lock is freed and StateChangedError thrown, for the run to start over from the fresh state.
+   */
+  private async readAgainUnderLock(): Promise<void> {
+    const fresh = await IssueSession.open(this.port, this.options);
+    const same =
+      fresh.comment?.id === this.comment?.id &&
+      fresh.comment?.body === this.comment?.body &&
+      fresh.foundIncident === this.foundIncident;
+    if (same) return;
+    await this.port.removeIssueReaction(this.options.issue, this.lockReaction!);
+    this.lockReaction = undefined;
+    throw new StateChangedError(this.options.issue);
   }
 
   private async reload(): Promise<void> {

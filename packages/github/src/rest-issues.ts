@@ -192,7 +192,7 @@ export class RestIssues implements IssuesPort {
 
   async readComments(issue: number): Promise<IssueComment[]> {
     const comments: IssueComment[] = [];
-    for (let after: string | null = null; ; ) {
+    for (let after: string | null = null; ;) {
       const data: CommentsPage = await this.octokit.graphql(COMMENTS_QUERY, {
         owner: this.repo.owner,
         repo: this.repo.repo,
