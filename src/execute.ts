@@ -14,6 +14,7 @@ import { handlePullWork } from './handlers/pull';
 import { handleResumePaused } from './handlers/resume-paused';
 import { handleStateCheck } from './handlers/untrusted-state';
 import type { PhaseOutcome } from './phases/phase-context';
+import { StateChangedError } from './session/issue-session';
 
 export { createApp } from './app';
 
@@ -32,13 +33,35 @@ export async function execute(
 ): Promise<PhaseOutcome> {
   let outcome: PhaseOutcome;
   try {
-    outcome = await decide(app, decision, forced, early);
+    outcome = await decideOnFreshState(app, decision, forced, early);
   } catch (error) {
     await app.daySpend?.flush().catch(() => undefined);
     throw error;
   }
   await app.daySpend?.flush();
   return outcome;
+}
+
+/** How often a run starts over when another run wrote the state between its reading and its lock. */
+const MAX_FRESH_STARTS = 3;
+
+/**
+ * `decide`, started over when the state this run read was written over before it took the lock (StateChangedError,
+ * session/issue-session.ts): what it decided from that read may be wrong, so it decides again from a fresh one.
+ */
+async function decideOnFreshState(
+  app: App,
+  decision: Exclude<Decision, { kind: 'skip' }>,
+  forced: boolean,
+  early: EarlyCall | undefined,
+): Promise<PhaseOutcome> {
+  for (let start = 1; ; start++) {
+    try {
+      return await decide(app, decision, forced, early);
+    } catch (error) {
+      if (!(error instanceof StateChangedError) || start >= MAX_FRESH_STARTS) throw error;
+    }
+  }
 }
 
 async function decide(

@@ -28,7 +28,7 @@ export async function loadIssueAndComments(
 ): Promise<{ issue: Issue; comments?: Promise<IssueComment[]> }> {
   const fromEvent = openedIssue(app.runner, issueNumber, app.inputs.phase);
   if (fromEvent) return { issue: fromEvent };
-  const comments = app.issues.listComments(issueNumber);
+  const comments = app.issues.readComments(issueNumber);
   comments.catch(() => undefined); // its failure surfaces where the session awaits it, if it does
   return { issue: await app.issues.getIssue(issueNumber), comments };
 }

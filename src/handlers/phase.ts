@@ -16,6 +16,7 @@ import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
+import { StateChangedError } from '../session/issue-session';
 import { canContinueWith, freeLockOfDeadAttempt, loadIssueAndComments, openPhase, phaseContext } from './open-session';
 import { heldForHuman, reportIncident } from './untrusted-state';
 import { endPhase } from '../phases/end-phase';
@@ -146,6 +147,7 @@ export async function runEscalating(
   try {
     return await work();
   } catch (error) {
+    if (error instanceof StateChangedError) throw error; // not a failure: the run starts over (execute.ts)
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     try {
       const outcome = await escalate(ctx, { headline: `The ${phase} phase failed`, reason: message, failed: true });
