@@ -538,6 +538,10 @@ export class IssueSession {
    * issue's labels as read just now (`labels`), so a human's move since is seen as one.
    */
   continueAs(phase: string, labels: readonly string[]): IssueSession {
+    // A lock taken before the read that no acquire used (a re-run resuming where its dead attempt had gone on to):
+    // the next phase holds it; left here, the end of the run would free it under that phase.
+    if (this.lockedFirst?.created) this.lockReaction ??= this.lockedFirst.id;
+    this.lockedFirst = undefined;
     const next = new IssueSession(
       this.port,
       { ...this.options, phase, labelsAtStart: labels, dispatched: true },
