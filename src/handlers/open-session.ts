@@ -21,16 +21,46 @@ export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
 /**
  * `loadIssue`, and when that costs a GET, the issue's comments read at the same time (one round trip instead of two
  * before the session opens); hand `comments` to openPhase. Unused if the issue turns out closed: nothing is lost.
+ *
+ * `lockFirst`: for a run that takes the per-issue lock whatever it finds (a dispatched phase, the issue's own `opened`
+ * run, the merge gate), the 👀 is put on first and the comments read once GitHub answered it, so the state is read
+ * under the run's lock when it got it (ADR 0007: a state read before the lock may be written over meanwhile, and
+ * reading it again under the lock would cost a request). Hand `locked` to openPhase, or to releaseFirstLock when the
+ * run stops before it opens a session.
  */
 export async function loadIssueAndComments(
   app: App,
   issueNumber: number,
-): Promise<{ issue: Issue; comments?: Promise<IssueComment[]> }> {
+  options: { lockFirst?: boolean } = {},
+): Promise<{ issue: Issue; comments?: Promise<IssueComment[]>; locked?: Promise<Reaction | undefined> }> {
+  // An issue that is gone stops the run here (one line, run.ts); any other failure leaves the lock to the phase, which
+  // asks again and escalates what it meets, as before.
+  const locked = options.lockFirst
+    ? app.issues.reactToIssue(issueNumber, 'eyes').catch((error: unknown) => {
+        if ((error as { status?: unknown } | null)?.status === 404) throw error;
+        return undefined;
+      })
+    : undefined;
+  locked?.catch(() => undefined); // its failure surfaces where the session awaits it
   const fromEvent = openedIssue(app.runner, issueNumber, app.inputs.phase);
-  if (fromEvent) return { issue: fromEvent };
-  const comments = app.issues.readComments(issueNumber);
+  if (fromEvent) return { issue: fromEvent, ...(locked ? { locked } : {}) };
+  const comments = locked
+    ? locked.then(() => app.issues.readComments(issueNumber))
+    : app.issues.readComments(issueNumber);
   comments.catch(() => undefined); // its failure surfaces where the session awaits it, if it does
-  return { issue: await app.issues.getIssue(issueNumber), comments };
+  return { issue: await app.issues.getIssue(issueNumber), comments, ...(locked ? { locked } : {}) };
+}
+
+type Reaction = Awaited<ReturnType<App['issues']['reactToIssue']>>;
+
+/** Frees the 👀 loadIssueAndComments put on first, for a run that stops before it opens a session (a closed issue). */
+export async function releaseFirstLock(
+  app: App,
+  issue: number,
+  locked: Promise<Reaction | undefined> | undefined,
+): Promise<void> {
+  const reaction = await locked;
+  if (reaction?.created) await app.issues.removeIssueReaction(issue, reaction.id);
 }
 
 /**
@@ -114,6 +144,8 @@ export async function openPhase(
     early?: EarlyCall | undefined;
     /** The issue's comments, if they are being read already (loadIssueAndComments). */
     comments?: Promise<IssueComment[]> | undefined;
+    /** The lock, taken before the comments were read (loadIssueAndComments with lockFirst). */
+    locked?: Promise<Reaction | undefined> | undefined;
   },
 ): Promise<PhaseContext> {
   const session = await IssueSession.open(
@@ -124,6 +156,7 @@ export async function openPhase(
       repositoryUrl: repositoryUrl(app, args.issue),
     },
     args.comments,
+    args.locked,
   );
   return phaseContext(app, { ...args, session });
 }

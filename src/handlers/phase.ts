@@ -16,8 +16,16 @@ import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
+import { openedIssue } from '../runner/event-issue';
 import { StateChangedError } from '../session/issue-session';
-import { canContinueWith, freeLockOfDeadAttempt, loadIssueAndComments, openPhase, phaseContext } from './open-session';
+import {
+  canContinueWith,
+  freeLockOfDeadAttempt,
+  loadIssueAndComments,
+  openPhase,
+  phaseContext,
+  releaseFirstLock,
+} from './open-session';
 import { heldForHuman, reportIncident } from './untrusted-state';
 import { endPhase } from '../phases/end-phase';
 
@@ -48,7 +56,11 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
   if (modelRole) app.providerFor(modelRole).catch(() => undefined);
   // So does the day's spend ledger (budgets.per_day), which the first model call waits for; its failure surfaces there.
   if (modelRole) app.daySpend?.load().catch(() => undefined);
-  const { issue, comments } = await loadIssueAndComments(app, request.issue);
+  // A dispatched phase and the issue's own `opened` run take the lock whatever they find: first, so the state they
+  // read is read under it (loadIssueAndComments).
+  const lockFirst = request.dispatched || openedIssue(app.runner, request.issue, app.inputs.phase) !== undefined;
+  const { issue, comments, locked } = await loadIssueAndComments(app, request.issue, { lockFirst });
+  if (issue.state === 'closed' || issue.isPullRequest) await releaseFirstLock(app, issue.number, locked);
   if (issue.state === 'closed') {
     // A re-run of a run that died holding the 👀 lock finds the issue closed: free the lock that run left (property
     // test tests/property/pipeline-histories found it leaked on closed issues).
@@ -57,7 +69,16 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
   }
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
   const startedAt = Date.now();
-  const ctx = await openPhase(app, { ...request, issue, early, comments });
+  const ctx = await openPhase(app, { ...request, issue, early, comments, locked });
+  try {
+    return await runPhase(app, request, ctx, startedAt);
+  } finally {
+    // the lock taken first, when the run found nothing to do (work done, a taken dispatch, a held issue)
+    await ctx.session.releaseUnusedLock().catch(() => undefined);
+  }
+}
+
+async function runPhase(app: App, request: PhaseRequest, ctx: PhaseContext, startedAt: number): Promise<PhaseOutcome> {
   const done = doneBefore(app, ctx, request);
   if (done !== undefined) return finishDone(app, ctx, done);
   // State HydraFlow did not write last is never acted on; a permitted human's explicit go starts the issue over.

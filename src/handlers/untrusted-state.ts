@@ -7,6 +7,7 @@
 import { stagesBeside } from '@hydraflow/core';
 import type { App } from '../app';
 import { honourMovesRefusedByLock } from '../phases/refused-moves';
+import { LOCK_TTL_MS } from '../session/issue-session';
 import type { PhaseContext, PhaseOutcome } from '../phases/phase-context';
 import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
 import { endPhase } from '../phases/end-phase';
@@ -23,7 +24,7 @@ export async function reportIncident(
   const { session } = ctx;
   if (!session.foundIncident) return undefined;
   const reason = session.state.incident!.reason;
-  const lock = await session.acquire({ takeOver: true, waitMs: 120_000, ...(sleep ? { sleep } : {}) });
+  const lock = await session.acquire({ takeOver: true, waitMs: waitFor(session), ...(sleep ? { sleep } : {}) });
   if (!lock.ok)
     return { summary: `HydraFlow's state is not its own (${reason}); not reported: ${lock.reason}`, stage: null };
   if (!session.foundIncident) {
@@ -43,6 +44,17 @@ export async function reportIncident(
     summary: `HydraFlow's state on #${ctx.issue.number} was not its own (${reason}): held for a human, who starts it over with /triage or /retry`,
     stage: session.currentStage,
   };
+}
+
+/**
+ * How long a run waits for the lock to say what it found. Two minutes, as any run beside another; but the run of the
+ * change's own event carries the text GitHub sent (the spend to keep), which no later run has: it waits until a lock
+ * nobody claimed may be taken over (LOCK_TTL_MS), so a run that took the lock since the change and died before it wrote
+ * does not make it give up and lose that spend (property test tests/property/pipeline-histories, seed 20261127). Rare:
+ * a run found the change, then died holding the lock.
+ */
+function waitFor(session: PhaseContext['session']): number {
+  return session.options.witnesses?.length ? LOCK_TTL_MS + 300_000 : 120_000;
 }
 
 /**
@@ -77,7 +89,7 @@ export async function handleStateCheck(app: App, request: { issue: number; actor
     forced: false,
     comments,
   });
-  const outcome = (await reportIncident(ctx, app.sleep)) ?? (await countSpendShown(ctx));
+  const outcome = (await reportIncident(ctx, app.sleep)) ?? (await countSpendShown(ctx, app.sleep));
   if (outcome) return outcome;
   const nothing = `HydraFlow's state on #${issue.number} is still the one it wrote; nothing to do`;
   return (await settleDeadAttempt(app, ctx, nothing)) ?? { summary: nothing, stage: ctx.session.currentStage };
@@ -109,10 +121,13 @@ async function settleDeadAttempt(app: App, ctx: PhaseContext, nothing: string): 
  * An issue already held (or restarted) after an incident whose own edit's event ran late: the spend its text shows
  * that HydraFlow had not counted is written now (state/trust.ts). Else undefined.
  */
-async function countSpendShown(ctx: PhaseContext): Promise<PhaseOutcome | undefined> {
+async function countSpendShown(
+  ctx: PhaseContext,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<PhaseOutcome | undefined> {
   const { session } = ctx;
   if (!session.amended) return undefined;
-  const lock = await session.acquire({ takeOver: true });
+  const lock = await session.acquire({ takeOver: true, waitMs: waitFor(session), ...(sleep ? { sleep } : {}) });
   if (!lock.ok) return { summary: `spend shown by the edit not counted yet: ${lock.reason}`, stage: null };
   await endPhase(session, {
     headline: 'HydraFlow counted spend it had missed, from GitHub’s record of the edit of this comment',

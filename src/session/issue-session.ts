@@ -80,6 +80,8 @@ export class StateChangedError extends Error {
 /** Hand-off claims mark a lock passed to the next phase along with its workflow_dispatch. */
 const HANDOFF = 'handoff:';
 const DEFAULT_TTL_MS = 30 * 60 * 1000;
+/** How long a lock nobody claimed is kept: past it, any run may take it over (tryAcquire). */
+export const LOCK_TTL_MS = DEFAULT_TTL_MS;
 
 /**
  * One run's view of one issue: the hidden state (from HydraFlow's single progress comment), the per-issue lock, the
@@ -97,6 +99,11 @@ export class IssueSession {
   private duplicates: number[];
   private comment: IssueComment | undefined;
   private lockReaction: number | undefined;
+  /**
+   * The 👀 this run put on the issue before it read the state (`open` with `locked`), not yet used by `acquire`. A 201
+   * means the state was read under this run's lock: nothing can have written it since (see readAgainUnderLock).
+   */
+  private lockedFirst: { id: number; created: boolean; createdAt: string } | undefined;
   private stage: PipelineStage | null;
   private readonly ledgerEntries: LedgerEntry[] = [];
   private known: IssueComment[];
@@ -145,9 +152,15 @@ export class IssueSession {
     port: IssuesPort,
     options: SessionOptions,
     reading?: Promise<IssueComment[]>,
+    /**
+     * The lock, taken first: the 👀 reaction's answer, which `reading` (if given) was started after. For a run that
+     * takes the lock whatever it finds (IssueSession.lockFirst): its state is then read under its lock.
+     */
+    locked?: Promise<{ id: number; created: boolean; createdAt: string } | undefined>,
   ): Promise<IssueSession> {
     const keys = { key: options.stateKey, previousKey: options.previousStateKey };
     const place = { issue: options.issue, repo: options.repo };
+    const lockedFirst = locked ? await locked : undefined;
     // the text and who edited it last from one answer: an edit landing between two reads would pass for HydraFlow's own
     const comments = await (reading ?? port.readComments(options.issue));
     const lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
@@ -171,7 +184,7 @@ export class IssueSession {
       author: r.author ?? 'a deleted user',
       reason: r.detail,
     }));
-    return new IssueSession(
+    const session = new IssueSession(
       port,
       options,
       {
@@ -185,6 +198,18 @@ export class IssueSession {
       },
       comments,
     );
+    session.lockedFirst = lockedFirst;
+    return session;
+  }
+
+  /**
+   * Frees the 👀 taken before the state was read (`open` with `locked`) when no `acquire` used it: the run found
+   * nothing to do. Call when the run's handling ends.
+   */
+  async releaseUnusedLock(): Promise<void> {
+    const first = this.lockedFirst;
+    this.lockedFirst = undefined;
+    if (first?.created) await this.port.removeIssueReaction(this.options.issue, first.id);
   }
 
   /** The issue waits for a human after an incident (found by this run or before): HydraFlow does no work on it. */
@@ -239,11 +264,15 @@ export class IssueSession {
     if (this.lockReaction !== undefined && this.state.claim?.runId === runId && this.state.claim.phase === phase) {
       return { ok: true };
     }
-    let reaction = await this.port.reactToIssue(issue, 'eyes');
+    // the 👀 taken before the state was read, once; afterwards (a wait, a retry) the lock is asked again
+    const first = this.lockedFirst;
+    this.lockedFirst = undefined;
+    let reaction = first ?? (await this.port.reactToIssue(issue, 'eyes'));
     const claim = this.state.claim;
-    // Whether the lock was held, from this read on, by no run that may have written: this run's own (a re-run, or the
-    // job before it in this run), or the hand-off reaction the state names, which this run replaces (below).
-    let heldThroughout = !reaction.created && claim?.runId === runId;
+    // Whether the lock was held, from this read on, by no run that may have written: this run's (taken before the read,
+    // or held by an earlier attempt or job of this run), or the hand-off reaction the state names, which this run
+    // replaces (below).
+    let heldThroughout = (first?.created ?? false) || (!reaction.created && claim?.runId === runId);
     const ttl = this.options.claimTtlMs ?? DEFAULT_TTL_MS;
     const handoff = claim?.runId.startsWith(HANDOFF) === true;
     // A state this run found changed by someone else says nothing true of who holds the 👀: a lock taken before the
@@ -509,6 +538,10 @@ export class IssueSession {
    * issue's labels as read just now (`labels`), so a human's move since is seen as one.
    */
   continueAs(phase: string, labels: readonly string[]): IssueSession {
+    // A lock taken before the read that no acquire used (a re-run resuming where its dead attempt had gone on to):
+    // the next phase holds it; left here, the end of the run would free it under that phase.
+    if (this.lockedFirst?.created) this.lockReaction ??= this.lockedFirst.id;
+    this.lockedFirst = undefined;
     const next = new IssueSession(
       this.port,
       { ...this.options, phase, labelsAtStart: labels, dispatched: true },

@@ -193,14 +193,26 @@ export class RestIssues implements IssuesPort {
   async readComments(issue: number): Promise<IssueComment[]> {
     const comments: IssueComment[] = [];
     for (let after: string | null = null; ;) {
-      const data: CommentsPage = await this.octokit.graphql(COMMENTS_QUERY, {
-        owner: this.repo.owner,
-        repo: this.repo.repo,
-        issue,
-        after,
-        // a read: a 5xx may be retried
-        request: { hydraflowIdempotent: true } as never,
-      });
+      let data: CommentsPage;
+      try {
+        data = await this.octokit.graphql(COMMENTS_QUERY, {
+          owner: this.repo.owner,
+          repo: this.repo.repo,
+          issue,
+          after,
+          // a read: a 5xx may be retried
+          request: { hydraflowIdempotent: true } as never,
+        });
+      } catch (error) {
+        // GitHub answers an issue that is gone (or a pull request's number) with NOT_FOUND in an HTTP 200: reported
+        // as REST's 404 would be (run.ts says there is nothing left to do)
+        const errors = (error as { errors?: { type?: string }[] } | null)?.errors;
+        if (!errors?.length || !errors.every((e) => e.type === 'NOT_FOUND')) throw error;
+        const url = `${String(this.octokit.request.endpoint.DEFAULTS.baseUrl)}/graphql`;
+        throw new RequestError(`issue #${issue} was not found`, 404, {
+          request: { method: 'POST', url, headers: {} },
+        });
+      }
       const page = data.repository?.issue?.comments;
       if (!page) throw new Error(`issue #${issue}: GitHub returned no comments connection`);
       for (const node of page.nodes) if (node) comments.push(fromGraphql(node));
