@@ -5,7 +5,7 @@
  * the assertions are on the world: labels, comments, the signed state and the model server's record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BRIEF_MARKER, briefHash, decodeStateBlock, type DiscoverBrief } from '@hydraflow/core';
+import { BRIEF_MARKER, briefHash, costOf, decodeStateBlock, type DiscoverBrief } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, type ParsedRequest, type ScriptEntry, type World } from '@hydraflow/testkit';
 
 const vague = {
@@ -97,9 +97,17 @@ describe('discover', () => {
       attempts: 1,
     });
     expect(progress(world, issue.number)).toMatch(/Discovery brief posted/);
-    // read-only: the agent was offered no tool that writes or runs anything
-    const offered = world.models.calls.find((c) => c.role === 'discover')!.request!.tools;
-    expect([...offered].sort()).toEqual(['list_files', 'read_file', 'search', 'search_issues', 'submit_brief']);
+    // read-only: the agent was offered no tool that writes or runs anything (web_search runs on Anthropic's side)
+    const offered = world.models.calls.find((c) => c.role === 'discover')!.request!;
+    expect([...offered.tools].sort()).toEqual([
+      'list_files',
+      'read_file',
+      'search',
+      'search_issues',
+      'submit_brief',
+      'web_search',
+    ]);
+    expect(offered.serverTools).toEqual(['web_search_20250305']);
     expect(roles(world)).toEqual(['triage', 'discover', 'discover']);
 
     const before = world.gh.world.commentsOn(issue.number).map((c) => [c.id, c.body]);
@@ -131,5 +139,53 @@ describe('discover', () => {
     expect(progress(world, issue.number)).toContain('opportunities is empty');
     expect(briefs(world, issue.number)).toHaveLength(1);
     expect(roles(world).filter((r) => r === 'discover')).toHaveLength(4);
+  });
+});
+
+describe('discover: the provider’s server-side web search', () => {
+  const found = { title: 'CLI onboarding patterns', url: 'https://example.com/cli-onboarding' };
+  const cited = { ...complete, sources: [...complete.sources, { title: found.title, where: found.url }] };
+  /** One turn: a search on Anthropic's side, then the brief citing it. */
+  const searcher: ScriptEntry = {
+    webSearches: [{ query: 'CLI onboarding first run', results: [found] }],
+    toolCalls: [{ name: 'submit_brief', input: cited }],
+  };
+  const serverTool = (request: ParsedRequest) =>
+    (request.body.tools as { type?: string; max_uses?: number }[]).find((t) => t.type === 'web_search_20250305');
+
+  it('Anthropic: the request offers its web search tool; the results and their price reach the brief and the ledger', async () => {
+    world = await createWorld({ script: { triage: { json: vague }, discover: searcher } });
+    const { issue, discover } = await throughDiscovery(world);
+    expect(discover.exitCode, discover.stdout).toBe(0);
+    const call = world.models.calls.find((c) => c.role === 'discover')!;
+    expect(serverTool(call.request!)).toMatchObject({ name: 'web_search', max_uses: 5 });
+    expect(call.usage).toMatchObject({ server_tool_use: { web_search_requests: 1 } });
+    expect(briefs(world, issue.number)[0]!.body).toContain('example.com/cli-onboarding');
+    // the tokens at the model's price, plus one search at $10 per 1,000
+    const entry = stateOf(world, issue.number).ledger.find((e) => e.role === 'discover')!;
+    const tokens = costOf(entry, entry.model).usd;
+    expect(entry.costUsd).toBeCloseTo(tokens + 0.01, 6);
+  });
+
+  it('is off when the config says so, and never offered on the OpenAI wire; a model that searches anyway is refused', async () => {
+    world = await createWorld({
+      config: 'discover:\n  web_search: false\n',
+      script: { triage: { json: vague }, discover: researcher(complete, complete) },
+    });
+    const { discover } = await throughDiscovery(world);
+    expect(discover.exitCode, discover.stdout).toBe(0);
+    const offered = world.models.calls.filter((c) => c.role === 'discover').map((c) => c.request!.serverTools);
+    expect(offered.flat()).toEqual([]);
+    expect(world.models.calls.find((c) => c.role === 'discover')!.request!.messages[0]!.content).toContain(
+      'no web access',
+    );
+    await world.close();
+
+    world = await createWorld({ provider: 'openai', script: { triage: { json: vague }, discover: searcher } });
+    const openai = await throughDiscovery(world);
+    const call = world.models.calls.find((c) => c.role === 'discover')!;
+    expect(call.request!.serverTools).toEqual([]);
+    expect(call.status).toBe(400); // the scripted search needs a tool the request does not offer
+    expect(labelsOf(world, openai.issue.number)).toEqual(['hydraflow-hitl']);
   });
 });

@@ -22,7 +22,7 @@ import { endPhase } from '../end-phase';
 import { escalate } from '../escalate';
 import { stopSpending } from '../pause';
 import { humanComments } from '../groom/context';
-import { research, type ResearchResult } from './research';
+import { research, webSearchFor, type ResearchResult } from './research';
 
 export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
@@ -44,6 +44,7 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
     state: session.state,
     workspace: ctx.workspace,
     grooming: ctx.grooming,
+    webSearch: webSearchFor(ctx.config),
   };
   const text = `${issue.title}\n${issue.body}`;
   let first: ResearchResult;
