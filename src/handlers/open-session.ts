@@ -206,8 +206,8 @@ export function phaseContext(
  * ends: implement is the routing step's last phase, and the publish step's review dispatches its refiner.
  */
 export function canContinueWith(app: App, phase: string): boolean {
-  // a phase of another job (publish) runs only there
-  if (!isBuiltPhase(phase) || phaseFacts(phase).job !== 'routing') return false;
+  // a phase of another job (publish) runs only there; one that has a run of its own (grooming) is dispatched
+  if (!isBuiltPhase(phase) || phaseFacts(phase).job !== 'routing' || phaseFacts(phase).ownRun) return false;
   const step = app.inputs.phase;
   // implement works on the job's checkout: a job without one (a workflow of the user's own) dispatches it
   if (!step) return phase !== 'implement' || existsSync(join(app.runner.workspace, '.git'));

@@ -20,6 +20,8 @@ const RUNNERS: { readonly [P in BuiltPhase]: PhaseRunner } = {
   triage: runTriage,
   // Loaded on demand: most runs (triage, the engineering phases) never need grooming's code.
   groom: async (ctx) => (await import('./groom')).runGroom(ctx),
+  // Loaded on demand, like grooming: only product-track issues need it.
+  discover: async (ctx) => (await import('./discover')).runDiscover(ctx),
   epic: runEpic,
   plan: runPlan,
   review: (ctx) => runReviewPhase(ctx),

@@ -48,7 +48,7 @@ function phaseLine(phase: keyof typeof PHASE_TABLE): string {
   return [
     `${p.kind === 'step' ? 'Step' : 'Phase'} \`${phase}\``,
     `${p.track} track`,
-    `job: ${p.job}`,
+    `job: ${p.job}${p.ownRun ? ' (a run of its own)' : ''}`,
     ...(p.stage ? [`works at \`${labelFor(p.stage)}\``] : []),
     `model role: ${p.model ?? 'none'}`,
   ].join(' · ');

@@ -7,6 +7,7 @@ export * from './state/index';
 export * from './triage/index';
 export * from './plan/index';
 export * from './groom/index';
+export * from './discover/index';
 export * from './review/index';
 export * from './cost/index';
 export * from './budget/index';

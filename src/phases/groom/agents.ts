@@ -38,7 +38,7 @@ export interface AgentRun {
 const SEARCH_LIMIT = 10;
 const EXCERPT_CHARS = 300;
 
-function searchIssuesTool(grooming: GroomingPort): AgentTool {
+export function searchIssuesTool(grooming: GroomingPort): AgentTool {
   return defineTool({
     name: 'search_issues',
     description:

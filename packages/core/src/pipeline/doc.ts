@@ -32,7 +32,7 @@ export function renderStateMachineTables(): string {
         p.built ? name : `${name} (not in this version)`,
         p.track,
         p.stage ? `\`${labelFor(p.stage)}\`` : '—',
-        p.job,
+        p.ownRun ? `${p.job} (a run of its own)` : p.job,
         p.model ?? '—',
         p.action ? `\`actions/${p.action}\`` : '—',
         by,

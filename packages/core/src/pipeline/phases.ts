@@ -37,6 +37,11 @@ export interface PhaseFacts {
   action: string | null;
   /** The events that start it, besides commands (commands name their phase in router/commands.ts): for docs. */
   events: readonly string[];
+  /**
+   * Always started in a workflow run of its own (dispatched), never continued in the run that hands the issue on
+   * (src/phases/next-phase.ts): its agents take long, and its log and job summary are its own.
+   */
+  ownRun: boolean;
   /** Built in this version. A phase that is not says so on the issue and leaves it at its stage. */
   built: boolean;
 }
@@ -51,6 +56,7 @@ export const PHASE_TABLE = {
     stage: 'find',
     action: 'triage',
     events: ['issues.opened', 'issues.labeled `hydraflow-find`', 'workflow_dispatch'],
+    ownRun: false,
     built: true,
   },
   discover: {
@@ -60,9 +66,10 @@ export const PHASE_TABLE = {
     kind: 'phase',
     model: 'discover',
     stage: 'discover',
-    action: null,
+    action: 'discover',
     events: ['workflow_dispatch'],
-    built: false,
+    ownRun: true,
+    built: true,
   },
   shape: {
     does: 'product directions; a human picks one',
@@ -73,6 +80,7 @@ export const PHASE_TABLE = {
     stage: 'shape',
     action: null,
     events: [],
+    ownRun: false,
     built: false,
   },
   groom: {
@@ -84,6 +92,7 @@ export const PHASE_TABLE = {
     stage: 'groom',
     action: 'groom',
     events: ['issues.edited', 'issue_comment.created (an answer)', 'workflow_dispatch'],
+    ownRun: true,
     built: true,
   },
   epic: {
@@ -95,6 +104,7 @@ export const PHASE_TABLE = {
     stage: 'epic',
     action: null,
     events: ['workflow_dispatch'],
+    ownRun: false,
     built: true,
   },
   plan: {
@@ -106,6 +116,7 @@ export const PHASE_TABLE = {
     stage: 'plan',
     action: 'plan',
     events: ['workflow_dispatch'],
+    ownRun: false,
     built: true,
   },
   implement: {
@@ -117,6 +128,7 @@ export const PHASE_TABLE = {
     stage: 'ready',
     action: null,
     events: ['workflow_dispatch'],
+    ownRun: false,
     built: true,
   },
   'model-proxy': {
@@ -128,6 +140,7 @@ export const PHASE_TABLE = {
     stage: null,
     action: 'model-proxy',
     events: [],
+    ownRun: false,
     built: true,
   },
   agent: {
@@ -139,6 +152,7 @@ export const PHASE_TABLE = {
     stage: null,
     action: 'agent',
     events: [],
+    ownRun: false,
     built: true,
   },
   publish: {
@@ -150,6 +164,7 @@ export const PHASE_TABLE = {
     stage: null,
     action: 'publish',
     events: [],
+    ownRun: false,
     built: true,
   },
   review: {
@@ -161,6 +176,7 @@ export const PHASE_TABLE = {
     stage: 'review',
     action: 'review',
     events: ['pull_request.synchronize', 'workflow_dispatch'],
+    ownRun: false,
     built: true,
   },
   feedback: {
@@ -172,6 +188,7 @@ export const PHASE_TABLE = {
     stage: null,
     action: null,
     events: ['pull_request_review.submitted (changes requested, commented)'],
+    ownRun: false,
     built: true,
   },
   merge: {
@@ -189,6 +206,7 @@ export const PHASE_TABLE = {
       'status',
       '`/ship-it` on the pull request',
     ],
+    ownRun: false,
     built: true,
   },
 } as const satisfies Readonly<Record<string, PhaseFacts>>;
