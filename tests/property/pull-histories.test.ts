@@ -301,6 +301,29 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  {
+    // Found at 5000 runs (fast-check seed 1127): a reader's approval ran the merge gate while an older block was put
+    // back; the gate held the issue at hydraflow-hitl, and the edit's own run, which had read the labels (review) before
+    // it waited for the gate's lock, wrote the spend its text showed with the stage of those labels: the state said
+    // review on an issue at hitl. A late spend now writes the recorded stage.
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'seconds', op: { kind: 'deliver', pick: 0 } },
+      {
+        gap: 'seconds',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'review', by: 'read', event: 'APPROVE', on: 'head', deliver: 'now' },
+          b: { kind: 'tamper', issue: 0, how: 'older', deliver: 'now' },
+          after: 0,
+        },
+      },
+      { gap: 'seconds', op: { kind: 'review', by: 'write', event: 'REQUEST_CHANGES', on: 'head', deliver: 'now' } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 describe('pull request histories (property)', () => {
