@@ -324,6 +324,44 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  {
+    // Found at 5000 runs (fast-check seed 1127): the merge run died with its close of the issue in flight; a redelivered
+    // `opened` (its payload: open) ran while GitHub closed the issue and left its pipeline label. The known residual
+    // of a close beside a run (IssueModel.closeRaced), which the test now also sees when the close lands during the run.
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'open', issue: 0, labels: [], by: 'write' },
+          b: { kind: 'review', by: 'admin', event: 'APPROVE', on: 'previous', deliver: 'now' },
+          after: 0,
+        },
+      },
+      { gap: 'seconds', op: { kind: 'deliver', pick: 0 } },
+      {
+        gap: 'long',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'comment', issue: 0, on: 'pull', body: '/ship-it', by: 'write', deliver: 'now' },
+          k: 5,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'rerun', pick: 0, mode: 'attempt' },
+          b: { kind: 'tamper', issue: 0, how: 'older', deliver: 'now' },
+          after: 0,
+        },
+      },
+      { gap: 'seconds', op: { kind: 'ci' } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 describe('pull request histories (property)', () => {

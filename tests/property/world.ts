@@ -819,9 +819,12 @@ async function perform(ctx: Ctx, action: Action, control: RunControl = {}): Prom
       const event = ran[action.pick % ran.length]!;
       const model = ctx.model(event.issue);
       const stale = event.name === 'issues' && (event.payload.issue as { state?: string }).state === 'open';
-      if (action.mode === 'redelivery' && stale && ctx.gh.world.issues.get(event.issue)!.state === 'closed')
-        model!.closeRaced = true;
-      return action.mode === 'attempt' ? deliverAgain(ctx, event, control) : deliverFresh(ctx, event, control);
+      // closed before the redelivery or while it ran (a close a dead run had in flight lands late)
+      const closed = () => ctx.gh.world.issues.get(event.issue)!.state === 'closed';
+      if (action.mode === 'redelivery' && stale && closed()) model!.closeRaced = true;
+      await (action.mode === 'attempt' ? deliverAgain(ctx, event, control) : deliverFresh(ctx, event, control));
+      if (action.mode === 'redelivery' && stale && closed()) model!.closeRaced = true;
+      return;
     }
     default: {
       const events = await ctx.human(() => humanAct(ctx, action));
