@@ -129,6 +129,7 @@ async function countSpendShown(
   if (!session.amended) return undefined;
   const lock = await session.acquire({ takeOver: true, waitMs: waitFor(session), ...(sleep ? { sleep } : {}) });
   if (!lock.ok) return { summary: `spend shown by the edit not counted yet: ${lock.reason}`, stage: null };
+  session.keepRecordedStage();
   await endPhase(session, {
     headline: 'HydraFlow counted spend it had missed, from GitHub’s record of the edit of this comment',
     next: session.held

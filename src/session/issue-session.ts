@@ -242,6 +242,16 @@ export class IssueSession {
   }
 
   /**
+   * The stage the state records, not the label's when the run started: for a write that changes nothing else (the
+   * spend a late edit's text shows). A run that waited for the lock read the labels long before; writing their stage
+   * would record a move nobody made (property test tests/property/pull-histories: the state said review on an issue
+   * held at hydraflow-hitl).
+   */
+  keepRecordedStage(): void {
+    this.stage = this.state.stage ?? null;
+  }
+
+  /**
    * Takes the per-issue lock. `takeOver` (a human's override) may take a lock that was only handed to a phase not yet
    * started. `waitMs` waits, re-reading the state, for another run to finish.
    */

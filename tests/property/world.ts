@@ -38,6 +38,7 @@ import {
   exampleEvent,
   parseOutputFile,
   runnerEnv,
+  type EmulatedComment,
   type EmulatedPull,
   type GitHubEmulator,
   type ModelServer,
@@ -140,7 +141,9 @@ export interface IssueModel {
   /**
    * KNOWN RESIDUAL (reported, not fixed): the issue was closed while another HydraFlow run on it was in flight, or an
    * `issues` payload from before the close was redelivered (new run id, attempt 1) after it. Such a run trusts its
-   * payload's "open" and may label the closed issue; the close clean-up cannot see a label added after it ran.
+   * payload's "open" and may label the closed issue; the close clean-up cannot see a label added after it ran. And the
+   * close run writes the progress comment without the lock (a close is never refused), from the state it read: a run
+   * that wrote beside it may lose that write, its spend included (found by invariant 6, fast-check seed 20261127).
    */
   closeRaced: boolean;
   /**
@@ -224,6 +227,8 @@ export class Ctx {
   readonly headAtComment = new Map<number, string>();
   /** Heads of HydraFlow's pull request for issue 0, in the order they were seen. */
   readonly heads: string[] = [];
+  /** Comments a writer deleted (`tamper`), with every version of them: what HydraFlow had written there. */
+  readonly deletedComments: EmulatedComment[] = [];
   liveRuns = 0;
   private nextRunId = 5_000;
   private runDirs = 0;
@@ -761,6 +766,13 @@ async function tamper(ctx: Ctx, action: Extract<Action, { kind: 'tamper' }>): Pr
   const issue = ctx.issues[action.issue];
   const progress = issue && ctx.gh.world.commentsOn(issue.number).find((c) => isProgress(c));
   if (!issue || !progress) return [];
+  const body =
+    action.how === 'older'
+      ? progress.revisions[0]!.body
+      : action.how === 'break'
+        ? progress.body.replace(/"seq":(\d+)/, (_, n: string) => `"seq":${Number(n) + 100}`)
+        : undefined;
+  if (body === progress.body) return []; // GitHub sends no event for an edit that changes nothing
   // what HydraFlow counts: the newest genuine block among its comments that it edited last (two after a race)
   for (const c of ctx.gh.world.commentsOn(issue.number).filter((c) => isProgress(c))) {
     const current = decodeStateBlock(c.body, { key: TEST_STATE_KEY, issue: issue.number });
@@ -776,16 +788,12 @@ async function tamper(ctx: Ctx, action: Extract<Action, { kind: 'tamper' }>): Pr
   if (action.how === 'delete') {
     // the payload carries the deleted body: snapshot it first
     const e = ctx.event(issue.number, 'issue_comment', 'deleted', { comment: progress.id }, action.deliver === 'later');
+    ctx.deletedComments.push({ ...progress, revisions: [...progress.revisions] });
     expect((await ctx.api('DELETE', path)).status).toBe(204);
     return action.deliver === 'now' ? [e] : [];
   }
-  const body =
-    action.how === 'older'
-      ? progress.revisions[0]!.body
-      : progress.body.replace(/"seq":(\d+)/, (_, n: string) => `"seq":${Number(n) + 100}`);
-  if (body === progress.body) return []; // GitHub sends no event for an edit that changes nothing
   const from = progress.body;
-  expect((await ctx.api('PATCH', path, { body })).status).toBe(200);
+  expect((await ctx.api('PATCH', path, { body: body! })).status).toBe(200);
   const e = ctx.event(
     issue.number,
     'issue_comment',
@@ -811,9 +819,12 @@ async function perform(ctx: Ctx, action: Action, control: RunControl = {}): Prom
       const event = ran[action.pick % ran.length]!;
       const model = ctx.model(event.issue);
       const stale = event.name === 'issues' && (event.payload.issue as { state?: string }).state === 'open';
-      if (action.mode === 'redelivery' && stale && ctx.gh.world.issues.get(event.issue)!.state === 'closed')
-        model!.closeRaced = true;
-      return action.mode === 'attempt' ? deliverAgain(ctx, event, control) : deliverFresh(ctx, event, control);
+      // closed before the redelivery or while it ran (a close a dead run had in flight lands late)
+      const closed = () => ctx.gh.world.issues.get(event.issue)!.state === 'closed';
+      if (action.mode === 'redelivery' && stale && closed()) model!.closeRaced = true;
+      await (action.mode === 'attempt' ? deliverAgain(ctx, event, control) : deliverFresh(ctx, event, control));
+      if (action.mode === 'redelivery' && stale && closed()) model!.closeRaced = true;
+      return;
     }
     default: {
       const events = await ctx.human(() => humanAct(ctx, action));
