@@ -111,6 +111,7 @@ export async function openPhase(
     actor: string | undefined;
     dispatched: boolean;
     forced: boolean;
+    swept?: boolean;
     early?: EarlyCall | undefined;
     /** The issue's comments, if they are being read already (loadIssueAndComments). */
     comments?: Promise<IssueComment[]> | undefined;
@@ -137,6 +138,7 @@ export function phaseContext(
     phase: string;
     actor: string | undefined;
     forced: boolean;
+    swept?: boolean;
     early?: EarlyCall | undefined;
   },
 ): PhaseContext {
@@ -150,8 +152,10 @@ export function phaseContext(
     config: app.config,
     next: { workflow: app.workflow, ref: app.runner.defaultBranch },
     canContinueWith: (phase) => canContinueWith(app, phase),
+    ensureRequests: app.ensureRequests,
     actor: args.actor,
     forced: args.forced,
+    ...(args.swept ? { swept: true } : {}),
     workspace: app.runner.workspace,
     issues: app.issues,
     pulls: app.pulls,
@@ -173,7 +177,7 @@ export function phaseContext(
  * ends: implement is the routing step's last phase, and the publish step's review dispatches its refiner.
  */
 export function canContinueWith(app: App, phase: string): boolean {
-  if (!PHASES[phase] || phase === 'publish') return false;
+  if (!PHASES[phase] || phase === 'publish' || !app.chain) return false;
   const step = app.inputs.phase;
   // implement works on the job's checkout: a job without one (a workflow of the user's own) dispatches it
   if (!step) return phase !== 'implement' || existsSync(join(app.runner.workspace, '.git'));

@@ -1,4 +1,5 @@
 import {
+  RateLimitedError,
   hasHandled,
   isFatal,
   labelFor,
@@ -25,6 +26,8 @@ export interface PhaseRequest {
   dispatched: boolean;
   /** A human asked for it explicitly (/triage, /retry): redo even if done. */
   forced: boolean;
+  /** Started by the hourly sweep (handlers/sweep.ts): see PhaseContext.swept. */
+  swept?: boolean;
   /** The comment whose command started it: done once per comment, whatever the deliveries or re-runs. */
   commandId?: number;
 }
@@ -143,6 +146,8 @@ export async function runEscalating(
   try {
     return await work();
   } catch (error) {
+    // GitHub's rate limit: nothing could be written now anyway; the issue is left where a later run resumes it (ADR 0008)
+    if (error instanceof RateLimitedError) throw error;
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     try {
       const outcome = await escalate(ctx, { headline: `The ${phase} phase failed`, reason: message, failed: true });

@@ -43,6 +43,8 @@ export interface LabelSpec {
 
 export interface IssuesPort {
   getIssue(issue: number): Promise<Issue>;
+  /** One page (100, oldest first) of the repository's open issues with `label` (pull requests included: isPullRequest). */
+  listOpenIssues(options: { label: string; page: number }): Promise<Issue[]>;
   /** Every comment on the issue, across all pages, oldest first. */
   listComments(issue: number): Promise<IssueComment[]>;
   /**

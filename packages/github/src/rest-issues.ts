@@ -84,6 +84,19 @@ export class RestIssues implements IssuesPort {
     return toIssue(data as RawIssue);
   }
 
+  async listOpenIssues(options: { label: string; page: number }): Promise<Issue[]> {
+    const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/issues', {
+      ...this.repo,
+      state: 'open',
+      labels: options.label,
+      sort: 'created',
+      direction: 'asc',
+      per_page: 100,
+      page: options.page,
+    });
+    return (data as RawIssue[]).map(toIssue);
+  }
+
   async updateIssue(
     issue: number,
     changes: { body?: string; labels?: string[] },

@@ -1,0 +1,104 @@
+import { RateLimitedError } from '@hydraflow/core';
+
+/** The time a run waits on: real time on a runner; a test's simulated clock in the test world (src/runner/clock.ts). */
+export interface RunClock {
+  /** ms since the epoch */
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const REAL_CLOCK: RunClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+};
+
+/** GitHub's primary budget of the token, as its last answer (or GET /rate_limit) told it. */
+export interface CoreBudget {
+  limit: number;
+  remaining: number;
+  /** when the window resets, ms since the epoch */
+  resetAt: number;
+}
+
+export interface RateBudgetOptions {
+  clock?: RunClock;
+  /** The longest single wait on a rate limit, ms (default 2 minutes). */
+  maxWaitMs?: number;
+  /** All the run's waits on rate limits together, ms (default 10 minutes). */
+  maxTotalWaitMs?: number;
+  log?: (message: string) => void;
+}
+
+/**
+ * The run's rate-limit policy (ADR 0008): a wait GitHub asks for is waited out when it fits the run — at most
+ * `maxWaitMs` at once and `maxTotalWaitMs` in all — otherwise the run stops with a RateLimitedError and leaves its issue
+ * for a later run. It also remembers the primary budget every answer reports (`x-ratelimit-*` headers), so a phase can
+ * check that its requests fit before it writes anything (`ensure`), at no request's cost.
+ */
+export class RateBudget {
+  readonly clock: RunClock;
+  private readonly maxWaitMs: number;
+  private readonly maxTotalWaitMs: number;
+  /** ms waited on rate limits so far in this run */
+  waitedMs = 0;
+  /** how many times the run waited on a rate limit */
+  waits = 0;
+  core: CoreBudget | undefined;
+
+  constructor(private readonly options: RateBudgetOptions = {}) {
+    this.clock = options.clock ?? REAL_CLOCK;
+    this.maxWaitMs = options.maxWaitMs ?? 120_000;
+    this.maxTotalWaitMs = options.maxTotalWaitMs ?? 600_000;
+  }
+
+  /** Takes in the primary budget an answer reports (the core resource; GraphQL has a budget of its own). */
+  observe(headers: Record<string, unknown> | undefined): void {
+    if (!headers) return;
+    const resource = headers['x-ratelimit-resource'];
+    if (resource !== undefined && resource !== 'core') return;
+    const remaining = Number(headers['x-ratelimit-remaining']);
+    const reset = Number(headers['x-ratelimit-reset']);
+    const limit = Number(headers['x-ratelimit-limit']);
+    if (!Number.isFinite(remaining) || !Number.isFinite(reset)) return;
+    this.core = { limit: Number.isFinite(limit) ? limit : remaining, remaining, resetAt: reset * 1000 };
+  }
+
+  /** Whether a wait of `ms` fits what the run may still wait. */
+  fits(ms: number): boolean {
+    return ms <= this.maxWaitMs && this.waitedMs + ms <= this.maxTotalWaitMs;
+  }
+
+  /** Waits `ms` for `what` if it fits the run, else throws RateLimitedError (nothing more is sent). */
+  async wait(ms: number, what: string): Promise<void> {
+    if (!this.fits(ms)) {
+      throw new RateLimitedError(
+        `GitHub's rate limit: ${what} asks to wait ${Math.ceil(ms / 1000)} s, more than this run may wait (${this.maxWaitMs / 1000} s at once, ${this.maxTotalWaitMs / 1000} s in all; waited ${Math.round(this.waitedMs / 1000)} s)`,
+      );
+    }
+    this.options.log?.(`GitHub rate limit on ${what}; waiting ${Math.ceil(ms / 1000)} s`);
+    this.waitedMs += ms;
+    this.waits++;
+    await this.clock.sleep(ms);
+  }
+
+  /**
+   * Makes sure `requests` primary requests are left before a phase starts writing: from the last answer's headers, or
+   * `read` (GET /rate_limit, which GitHub does not count) when nothing was asked yet. Too few left: waits for the
+   * reset when that fits the run, else throws RateLimitedError, so that the phase writes nothing it cannot finish.
+   */
+  async ensure(requests: number, what: string, read: () => Promise<CoreBudget>): Promise<void> {
+    const now = this.clock.now();
+    let core = this.core && this.core.resetAt > now ? this.core : undefined;
+    core ??= this.core = await read();
+    if (core.remaining >= requests || core.resetAt <= this.clock.now()) return;
+    // a second past the reset: GitHub's reset time has whole seconds
+    const ms = core.resetAt - this.clock.now() + 1_000;
+    if (!this.fits(ms)) {
+      throw new RateLimitedError(
+        `GitHub's rate limit: ${what} needs about ${requests} requests and ${core.remaining} of ${core.limit} are left until ${new Date(core.resetAt).toISOString()}, further away than this run may wait`,
+      );
+    }
+    await this.wait(ms, what);
+    this.core = undefined;
+  }
+}
