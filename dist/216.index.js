@@ -1,4 +1,4 @@
-const Pe=216,Be=[216],He={5216:((Oe,j,f)=>{f.r(j),f.d(j,{runGroom:()=>$e});var K=f(7598),o=f(3393),J=f(5694),N=f(9003),ee=f(2109),ne=f(5364),D=f(629),se=f(2833),v=f(7730),te=f(826);const oe=`HydraFlow grooming.
+const Pe=216,Be=[216],He={5216:((Oe,j,f)=>{f.r(j),f.d(j,{runGroom:()=>$e});var K=f(7598),o=f(3393),J=f(5552),N=f(9003),ee=f(2109),ne=f(5364),D=f(629),se=f(2833),v=f(7730),te=f(826);const oe=`HydraFlow grooming.
 Several agents judge, each from its own angle, whether one GitHub issue is ready for an engineer to plan and build.
 Your role is given in the first user message. The issue, its comments, the open questions, related issues and the
 repository are below; the tools read more of the repository (read_file, list_files, search) and search this
