@@ -3,7 +3,7 @@ import {
   createRestClient,
   GraphqlGrooming,
   RateBudget,
-  readCoreBudget,
+  readRateLimit,
   RestIssues,
   RestPulls,
   RestSetup,
@@ -120,7 +120,7 @@ export function createApp(
     now: () => new Date(clock.now()),
     sleep: options.sleep ?? ((ms) => clock.sleep(ms)),
     rate,
-    ensureRequests: (requests, what) => rate.ensure(requests, what, () => readCoreBudget(octokit)),
+    ensureRequests: (requests, what) => rate.ensure(requests, what, () => readRateLimit(octokit)),
     chain: true,
   };
 }

@@ -38,11 +38,13 @@ const LOCK_TTL_MS = 30 * 60_000;
 export async function handleSweep(app: App): Promise<PhaseOutcome> {
   const paused = await resumePaused(app);
   const started = app.now().getTime();
-  const budget = app.rate.core ?? (await readBudget(app));
-  const reserve = Math.ceil(budget.limit * RESERVE_SHARE);
+  // GET /rate_limit, which GitHub does not count against the budget it reports
+  await app.ensureRequests(0, 'the sweep');
+  const reserve = Math.ceil((app.rate.core?.limit ?? 0) * RESERVE_SHARE);
   // what the runs this sweep dispatches will need: the hour's budget is theirs too
   const owed = { count: 0 };
-  const left = () => (app.rate.core?.remaining ?? 0) - reserve - owed.count;
+  // without a rate limit (GitHub Enterprise may have none), the sweep triages everything it lists
+  const left = () => (app.rate.core ? app.rate.core.remaining - reserve - owed.count : Number.POSITIVE_INFINITY);
   const stale = await resumeStaleLocks(app, left, owed);
   const sweeping: App = { ...app, chain: false };
   const triaged: number[] = [];
@@ -100,15 +102,10 @@ export async function handleSweep(app: App): Promise<PhaseOutcome> {
       : `swept ${triaged.length} issue(s) waiting for triage${triaged.length ? `: ${triaged.map((n) => `#${n}`).join(', ')}` : ''}`,
   ];
   stopped ??= stale.stopped;
-  if (stopped) parts.push(`stopped: ${stopped}; ${remainingIssues || 'the'} remaining issue(s) wait for the next hour's sweep`);
+  if (stopped)
+    parts.push(`stopped: ${stopped}; ${remainingIssues || 'the'} remaining issue(s) wait for the next hour's sweep`);
   if (failed.length) parts.push(`failed: ${failed.join('; ')}`);
   return { summary: parts.join('; '), stage: null, ...(failed.length ? { failed: true } : {}) };
-}
-
-async function readBudget(app: App) {
-  // GET /rate_limit, which GitHub does not count against the budget it reports
-  await app.ensureRequests(0, 'the sweep');
-  return app.rate.core!;
 }
 
 /**
@@ -157,10 +154,7 @@ async function resumeStaleLocks(
         headline: `The ${claim.phase} phase starts again: its run stopped before it finished`,
         next: `HydraFlow's hourly sweep found its lock expired and dispatches the ${claim.phase} phase again.`,
       });
-      await session.sendDispatches(
-        { workflow: app.workflow, ref: app.runner.defaultBranch },
-        { resend: false, actor },
-      );
+      await session.sendDispatches({ workflow: app.workflow, ref: app.runner.defaultBranch }, { resend: false, actor });
       resumed.push(`#${issue.number} (${claim.phase})`);
     }
     if (issues.length < 100) break;

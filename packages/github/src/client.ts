@@ -4,7 +4,7 @@ import { RequestError } from '@octokit/request-error';
 import { HydraflowError, RateLimitedError } from '@hydraflow/core';
 import { nodeFetch } from '@hydraflow/http';
 import { redactRequest } from './redact';
-import { RateBudget, type CoreBudget } from './rate-budget';
+import { RateBudget } from './rate-budget';
 
 export { RateLimitedError };
 
@@ -49,7 +49,6 @@ export class UncertainWriteError extends HydraflowError {
   }
 }
 
-
 /** Safe to repeat after a 5xx: the request's effect is the same whether it ran once or twice. */
 function isIdempotent(method: string, url: string): boolean {
   if (method === 'GET' || method === 'HEAD' || method === 'PUT' || method === 'DELETE' || method === 'PATCH')
@@ -62,7 +61,12 @@ function secondsToWait(headers: Record<string, unknown> = {}, now: number): numb
   const retryAfter = headers['retry-after'];
   if (retryAfter !== undefined) return Number(retryAfter);
   if (headers['x-ratelimit-remaining'] === '0' && headers['x-ratelimit-reset'] !== undefined) {
-    return Math.max(0, Number(headers['x-ratelimit-reset']) - Math.floor(now / 1000));
+    // on GitHub's clock (the answer's date) when it says: a runner's clock may be off
+    const serverNow = Date.parse(String(headers.date ?? ''));
+    return Math.max(
+      0,
+      Number(headers['x-ratelimit-reset']) - Math.floor((Number.isFinite(serverNow) ? serverNow : now) / 1000),
+    );
   }
   return undefined;
 }
@@ -149,9 +153,10 @@ export function createRestClient(options: ClientOptions): RestClient {
   return octokit;
 }
 
-/** The token's primary budget, from GET /rate_limit: GitHub does not count this request against it. */
-export async function readCoreBudget(octokit: RestClient): Promise<CoreBudget> {
-  const { data } = await octokit.request('GET /rate_limit');
-  const core = (data as { resources: { core: { limit: number; remaining: number; reset: number } } }).resources.core;
-  return { limit: core.limit, remaining: core.remaining, resetAt: core.reset * 1000 };
+/**
+ * Asks GET /rate_limit, which GitHub does not count against the budget it reports; the client's hook takes the budget
+ * in from the answer's headers (RateBudget.observe).
+ */
+export async function readRateLimit(octokit: RestClient): Promise<void> {
+  await octokit.request('GET /rate_limit');
 }

@@ -51,7 +51,10 @@ export class RateBudget {
     this.maxTotalWaitMs = options.maxTotalWaitMs ?? 600_000;
   }
 
-  /** Takes in the primary budget an answer reports (the core resource; GraphQL has a budget of its own). */
+  /**
+   * Takes in the primary budget an answer reports (the core resource; GraphQL has a budget of its own). The reset is
+   * kept on GitHub's clock (the answer's `date`), so a runner whose clock is off still knows how far away it is.
+   */
   observe(headers: Record<string, unknown> | undefined): void {
     if (!headers) return;
     const resource = headers['x-ratelimit-resource'];
@@ -60,7 +63,11 @@ export class RateBudget {
     const reset = Number(headers['x-ratelimit-reset']);
     const limit = Number(headers['x-ratelimit-limit']);
     if (!Number.isFinite(remaining) || !Number.isFinite(reset)) return;
-    this.core = { limit: Number.isFinite(limit) ? limit : remaining, remaining, resetAt: reset * 1000 };
+    const now = this.clock.now();
+    const serverNow = Date.parse(String(headers.date ?? ''));
+    // the reset as a time on this run's clock
+    const resetAt = reset * 1000 - (Number.isFinite(serverNow) ? serverNow : now) + now;
+    this.core = { limit: Number.isFinite(limit) ? limit : remaining, remaining, resetAt };
   }
 
   /** Whether a wait of `ms` fits what the run may still wait. */
@@ -83,19 +90,21 @@ export class RateBudget {
 
   /**
    * Makes sure `requests` primary requests are left before a phase starts writing: from the last answer's headers, or
-   * `read` (GET /rate_limit, which GitHub does not count) when nothing was asked yet. Too few left: waits for the
+   * `read` (GET /rate_limit, which GitHub does not count; its answer's headers are observed) when nothing was asked yet. Too few left: waits for the
    * reset when that fits the run, else throws RateLimitedError, so that the phase writes nothing it cannot finish.
    */
-  async ensure(requests: number, what: string, read: () => Promise<CoreBudget>): Promise<void> {
-    const now = this.clock.now();
-    let core = this.core && this.core.resetAt > now ? this.core : undefined;
-    core ??= this.core = await read();
-    if (core.remaining >= requests || core.resetAt <= this.clock.now()) return;
+  async ensure(requests: number, what: string, read: () => Promise<unknown>): Promise<void> {
+    if (!this.core || this.core.resetAt <= this.clock.now()) {
+      // GitHub Enterprise without rate limits answers 404 here: nothing to wait for
+      await read().catch(() => undefined);
+    }
+    const core = this.core;
+    if (!core || core.remaining >= requests || core.resetAt <= this.clock.now()) return;
     // a second past the reset: GitHub's reset time has whole seconds
     const ms = core.resetAt - this.clock.now() + 1_000;
     if (!this.fits(ms)) {
       throw new RateLimitedError(
-        `GitHub's rate limit: ${what} needs about ${requests} requests and ${core.remaining} of ${core.limit} are left until ${new Date(core.resetAt).toISOString()}, further away than this run may wait`,
+        `${what} needs about ${requests} GitHub requests and ${core.remaining} of the token's ${core.limit} an hour are left, for ${Math.ceil((core.resetAt - this.clock.now()) / 60_000)} more minute(s): longer than this run may wait`,
       );
     }
     await this.wait(ms, what);

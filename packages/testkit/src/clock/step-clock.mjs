@@ -3,6 +3,7 @@
 // advance the test's clock instead of passing, and its "now" is the emulated GitHub's. Plain JavaScript: the step runs
 // the built dist/ under plain node.
 import { request } from 'node:http';
+import process from 'node:process';
 
 const url = process.env.SIMULATED_CLOCK_URL;
 let offset = Number(process.env.SIMULATED_CLOCK_OFFSET_MS ?? '0');
