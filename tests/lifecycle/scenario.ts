@@ -62,6 +62,8 @@ export async function lifecycleWorld(
     rateLimit?: number;
     /** Jobs before the simulator calls it a loop (default 50). */
     maxJobs?: number;
+    /** Check every request and answer against GitHub's OpenAPI description (default true; the bench's backlog: off). */
+    validate?: boolean;
   } = {},
 ): Promise<LifecycleWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'hydraflow-scenario-'));
@@ -78,6 +80,7 @@ export async function lifecycleWorld(
     git: { bareRepo: sample.bareRepo },
     ...(clock ? { clock: () => clock.now() } : {}),
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+    ...(options.validate === false ? { validate: false } : {}),
   });
   const alice = gh.addUser({ login: 'alice', permission: 'write' });
   const models = await startModelServer({ script });
