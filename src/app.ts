@@ -89,7 +89,7 @@ export function createApp(
         baseUrl: runner.apiUrl,
         log: options.io.warning,
         redact,
-        budget: new RateBudget({ clock, log: options.io.warning }),
+        budget: new RateBudget({ clock, log: options.io.warning, sharesWaitsWith: rate }),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       })
     : undefined;

@@ -27,6 +27,8 @@ export interface RateBudgetOptions {
   /** All the run's waits on rate limits together, ms (default 10 minutes). */
   maxTotalWaitMs?: number;
   log?: (message: string) => void;
+  /** Another token's budget of the same run: the waits are counted together (the run's time is one). */
+  sharesWaitsWith?: RateBudget;
 }
 
 /**
@@ -39,16 +41,25 @@ export class RateBudget {
   readonly clock: RunClock;
   private readonly maxWaitMs: number;
   private readonly maxTotalWaitMs: number;
-  /** ms waited on rate limits so far in this run */
-  waitedMs = 0;
-  /** how many times the run waited on a rate limit */
-  waits = 0;
+  /** The run's waits on rate limits so far: ms, and how many (shared with `sharesWaitsWith`). */
+  private readonly spent: { ms: number; count: number };
   core: CoreBudget | undefined;
 
   constructor(private readonly options: RateBudgetOptions = {}) {
     this.clock = options.clock ?? REAL_CLOCK;
     this.maxWaitMs = options.maxWaitMs ?? 120_000;
     this.maxTotalWaitMs = options.maxTotalWaitMs ?? 600_000;
+    this.spent = options.sharesWaitsWith?.spent ?? { ms: 0, count: 0 };
+  }
+
+  /** ms waited on rate limits so far in this run */
+  get waitedMs(): number {
+    return this.spent.ms;
+  }
+
+  /** how many times the run waited on a rate limit */
+  get waits(): number {
+    return this.spent.count;
   }
 
   /**
@@ -83,8 +94,8 @@ export class RateBudget {
       );
     }
     this.options.log?.(`GitHub rate limit on ${what}; waiting ${Math.ceil(ms / 1000)} s`);
-    this.waitedMs += ms;
-    this.waits++;
+    this.spent.ms += ms;
+    this.spent.count++;
     await this.clock.sleep(ms);
   }
 
