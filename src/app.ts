@@ -41,7 +41,7 @@ export interface App extends Models {
   now: () => Date;
   /** Waits on the clock `now` reads (a test's fake clock advances instead of waiting). */
   sleep: (ms: number) => Promise<void>;
-  /** The run's rate-limit policy (ADR 0008): which waits fit, and GitHub's primary budget as last reported. */
+  /** The run's rate-limit policy (ADR 0014): which waits fit, and GitHub's primary budget as last reported. */
   rate: RateBudget;
   /** Makes sure `requests` GitHub requests are left before writing (RateBudget.ensure; GET /rate_limit if need be). */
   ensureRequests: (requests: number, what: string) => Promise<void>;

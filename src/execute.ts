@@ -16,6 +16,7 @@ import { handleSweep } from './handlers/sweep';
 import { handleStateCheck } from './handlers/untrusted-state';
 import type { PhaseOutcome } from './phases/phase-context';
 import { TRIAGE_REQUESTS } from './phases/triage';
+import { StateChangedError } from './session/issue-session';
 
 export { createApp } from './app';
 
@@ -34,13 +35,35 @@ export async function execute(
 ): Promise<PhaseOutcome> {
   let outcome: PhaseOutcome;
   try {
-    outcome = await decide(app, decision, forced, early);
+    outcome = await decideOnFreshState(app, decision, forced, early);
   } catch (error) {
     await app.daySpend?.flush().catch(() => undefined);
     throw error;
   }
   await app.daySpend?.flush();
   return outcome;
+}
+
+/** How often a run starts over when another run wrote the state between its reading and its lock. */
+const MAX_FRESH_STARTS = 3;
+
+/**
+ * `decide`, started over when the state this run read was written over before it took the lock (StateChangedError,
+ * session/issue-session.ts): what it decided from that read may be wrong, so it decides again from a fresh one.
+ */
+async function decideOnFreshState(
+  app: App,
+  decision: Exclude<Decision, { kind: 'skip' }>,
+  forced: boolean,
+  early: EarlyCall | undefined,
+): Promise<PhaseOutcome> {
+  for (let start = 1; ; start++) {
+    try {
+      return await decide(app, decision, forced, early);
+    } catch (error) {
+      if (!(error instanceof StateChangedError) || start >= MAX_FRESH_STARTS) throw error;
+    }
+  }
 }
 
 async function decide(
@@ -72,7 +95,7 @@ async function decide(
       if (forced && decision.phase === 'triage') {
         // A maintainer may label a whole backlog at once: before its first request, each run checks the token's hourly
         // budget has room for the triage (GET /rate_limit, which GitHub does not count), so the runs GitHub starts
-        // beyond the budget cost nothing and leave hydraflow-find to the hourly sweep (ADR 0008).
+        // beyond the budget cost nothing and leave hydraflow-find to the hourly sweep (ADR 0014).
         await app.ensureRequests(TRIAGE_REQUESTS + 4, `triage of #${decision.issue}`);
         // hydraflow-find set by a human: steering, if they may (label-steering.ts)
         const permission = await belowSteering(app, decision.actor);

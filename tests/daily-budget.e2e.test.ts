@@ -4,7 +4,7 @@
  * the issue with a note and the day's spend, the run ends green, and the daily schedule resumes it the next UTC day.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeDayLedger, decodeStateBlock, type DayLedger } from '@hydraflow/core';
+import { decodeDayLedger, decodeStateBlock, encodeDayLedger, type DayLedger } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, expectNoViolations, runAction, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
 
@@ -92,6 +92,13 @@ async function pushToLedger(w: World, login: string, text: string): Promise<void
   await api('PATCH', `/git/refs/heads/hydraflow/spend`, { sha: commit.sha });
 }
 
+/** A reservation as HydraFlow's routing job writes one for a coding agent (signed, on top of the branch's head). */
+async function reserveOnLedger(w: World, reservation: DayLedger['reserved'][number]): Promise<void> {
+  const head = w.gh.world.refs.get(SPEND_REF)!;
+  const next = { ...ledger(w), parent: head, reserved: [...ledger(w).reserved, reservation] };
+  await pushToLedger(w, 'hydraflow-stand-in', encodeDayLedger(next, { key: w.stateKey }));
+}
+
 /** The daily budget: three triages fit (each ~$0.0023, estimated at ~$0.0155 before the call), a fourth does not. */
 const DAILY = 'budgets:\n  per_day:\n    usd: 0.021\n';
 
@@ -108,13 +115,15 @@ describe('budgets.per_day: the repository’s daily budget', () => {
       requests.push(world.gh.requests.slice(before).map((r) => `${r.method} ${r.operationId ?? r.path}`));
     }
     // What a daily limit costs a triage once the branch exists: the six requests of a triage without one (issue #2's
-    // run; the first also labels and creates the branch), plus one GraphQL read and one write of the ledger.
-    expect(requests[1]!.filter((r) => r.includes('graphql'))).toEqual([
-      'POST graphql/query repository',
+    // run; the first also labels and creates the branch; its comments are read over GraphQL, ADR 0007), plus one
+    // GraphQL read and one write of the ledger.
+    expect(requests[1]!.filter((r) => r.includes('graphql')).sort()).toEqual([
       'POST graphql/mutation createCommitOnBranch',
+      'POST graphql/query repository',
+      'POST graphql/query repository',
     ]);
-    expect(requests[1]!.filter((r) => !r.includes('graphql'))).toHaveLength(6);
-    // a paused issue: its comments, the lock, the author's permission (asked while the model would read), the ledger
+    expect(requests[1]!.filter((r) => !r.includes('graphql'))).toHaveLength(5);
+    // a paused issue: the lock, its comments, the author's permission (asked while the model would read), the ledger
     // read, the progress comment, the lock released, the ledger written
     expect(requests[3]).toHaveLength(7);
     const [a, b, c, d, e] = issues.map((i) => i.number) as [number, number, number, number, number];
@@ -215,6 +224,33 @@ describe('budgets.per_day: the repository’s daily budget', () => {
     await world.run('issues', 'opened', { issue: five.number }, TRIAGE_STEP);
     expect(triageCalls(world)).toHaveLength(3);
     expect(progress(world, five.number)).toContain('the ledger signature does not verify');
+  });
+});
+
+describe('budgets.per_day: what is reserved for coding agents', () => {
+  it('a reservation its run never settled (cancelled, runner lost) stops counting at its time; one still in time counts', async () => {
+    const clock = clockAt('2026-11-20T09:00:00Z');
+    world = await budgetWorld(DAILY, clock);
+    const one = openIssue(world, 1);
+    await world.run('issues', 'opened', { issue: one.number }, TRIAGE_STEP);
+    // issue 7's run reserved nearly the whole day for its agent at 07:30, until 08:50; no publish job ever settled it
+    await reserveOnLedger(world, { issue: 7, run: '4242', usd: 0.018, until: '2026-11-20T08:50:00.000Z' });
+    const two = openIssue(world, 2);
+    const run = await world.run('issues', 'opened', { issue: two.number }, TRIAGE_STEP);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(triageCalls(world)).toHaveLength(2);
+    expect(pipelineLabels(world, two.number)).toEqual(['hydraflow-plan']);
+    // HydraFlow's next write of the day drops it
+    expect(ledger(world).reserved).toEqual([]);
+
+    // issue 8's agent, reserved at 08:45 until 10:05, may still be running: what it may spend is not the day's to give
+    await reserveOnLedger(world, { issue: 8, run: '4343', usd: 0.018, until: '2026-11-20T10:05:00.000Z' });
+    const three = openIssue(world, 3);
+    await world.run('issues', 'opened', { issue: three.number }, TRIAGE_STEP);
+    expect(triageCalls(world)).toHaveLength(2);
+    expect(progress(world, three.number)).toContain('Paused: the repository’s daily budget is spent');
+    expect(progress(world, three.number)).toContain('reserved for coding agents still running (#8)');
+    expect(ledger(world).reserved.map((r) => r.issue)).toEqual([8]);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * GitHub's rate limits through the built action (issue #17 item 14, ADR 0008): a wait is waited out when it fits the
+ * GitHub's rate limits through the built action (issue #17 item 14, ADR 0014): a wait is waited out when it fits the
  * run (at most 2 minutes at once, 10 in all), on a simulated clock here; otherwise the run stops green with a warning,
  * having written nothing it cannot finish; and the hourly sweep (the template's `schedule`) resumes what was left —
  * a triage cut short after publishing its verdict is finished without asking the model again.

@@ -233,8 +233,9 @@ describe('a GitHub error ends in one line that says what happened and what is le
     expect(run.exitCode).toBe(1);
     const errors = run.stdout.split('\n').filter((l) => l.startsWith('::error'));
     expect(errors).toHaveLength(1);
+    // (the run's first request: the 👀 it takes before reading the state, ADR 0007)
     expect(errors[0]).toMatch(
-      /GitHub answered 404 to GET \/repos\/acme\/widgets\/issues\/\d+\/comments: .*nothing is left to do/,
+      /GitHub answered 404 to POST \/repos\/acme\/widgets\/issues\/\d+\/reactions: .*nothing is left to do/,
     );
     expect(run.stdout).not.toMatch(/^\s+at /m);
   });

@@ -168,6 +168,57 @@ describe('an older genuine block pasted back (item 13, fourth bullet; item 6)', 
   });
 });
 
+describe('the comment’s text and its last editor come from one answer of GitHub’s', () => {
+  it('an older block pasted back is refused though HydraFlow writes between a run’s reading of the two', async () => {
+    const { w, n, progress, newest } = await readyIssue();
+    const older = w.gh.world.comments.get(progress.id)!.revisions[0]!.body;
+    const since = { calls: w.models.calls.length, dispatches: w.gh.world.dispatches.length };
+    const edited = edit(w, n, progress.id, older);
+    // The dispatched implement run reads the issue; before GitHub tells it who edited the comment last, the run for
+    // mallory's edit holds the issue and writes its note (HydraFlow is then the comment's last editor).
+    let checked: Awaited<ReturnType<typeof edited>> | undefined;
+    w.gh.faults.beforeNext({ methods: ['POST'], pathIncludes: '/graphql', bodyIncludes: 'editor' }, async () => {
+      checked = await edited();
+    });
+    const dispatched = await w.runDispatch();
+    expect(checked?.exitCode, checked?.stdout).toBe(0);
+    expect(dispatched.exitCode, dispatched.stdout).toBe(0);
+    expectHeld(w, n, since);
+    const held = stateIn(progressOf(w, n).body, n, w.stateKey);
+    expect(held.incident).toMatchObject({ reason: 'rollback', by: 'mallory' });
+    expect(spend(held)).toBeCloseTo(spend(stateIn(newest, n, w.stateKey)), 9);
+  });
+});
+
+describe('a run reads the state again once it holds the lock', () => {
+  it('a run that wrote between another’s reading and its lock is not written over: the later run starts over', async () => {
+    // a verdict that never parses: triage stops the issue at hydraflow-hitl and frees the lock
+    world = await createWorld({ script: { triage: { text: 'No idea.' } } });
+    const w = world;
+    w.gh.addUser({ login: 'lee', permission: 'write' });
+    const issue = w.gh.world.issue({ title: 'Better onboarding', body: 'Users get lost.', author: 'lee' });
+    const n = issue.number;
+    // The issue's own run has read the state (none yet) and is about to take the lock when lee's /triage runs whole.
+    let triaged: IssueState | undefined;
+    w.gh.faults.beforeNext({ methods: ['POST'], pathIncludes: `/issues/${n}/reactions` }, async () => {
+      await command(w, n, '/triage');
+      triaged = stateIn(progressOf(w, n).body, n, w.stateKey);
+    });
+    const opened = await w.run('issues', 'opened', { issue: n });
+    expect(opened.exitCode, opened.stdout).toBe(0);
+    expect(triaged).toBeDefined();
+    const progress = botComments(w, n).filter((c) => c.body.includes('hydraflow:progress'));
+    expect(progress).toHaveLength(1);
+    const state = stateIn(progress[0]!.body, n, w.stateKey);
+    // what the /triage run wrote stands: its spend counted, its sequence number not gone back
+    expect(spend(state)).toBeGreaterThanOrEqual(spend(triaged!));
+    expect(state.seq).toBeGreaterThan(triaged!.seq);
+    expect(state.handled).toEqual(triaged!.handled);
+    expect(labelsOf(w, n)).toEqual(['hydraflow-hitl']);
+    expect(eyes(w, n)).toEqual([]);
+  });
+});
+
 describe('a deleted progress comment', () => {
   it('is recreated from the text GitHub sends with the deletion, and the issue waits for a human', async () => {
     const { w, n, progress, newest } = await readyIssue();

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { isTrustedAuthor, type Witness } from '@hydraflow/core';
+import { isBuiltPhase, isTrustedAuthor, phaseFacts, type Witness } from '@hydraflow/core';
 import type { Issue, IssueComment } from '@hydraflow/github';
 import { ModelGateway, type EarlyCall } from '../agents/model-gateway';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
-import { PHASES } from '../phases/registry';
 import { openedIssue } from '../runner/event-issue';
+import { remoteUrlOf } from '../runner/context';
 import { IssueSession, type SessionOptions } from '../session/issue-session';
 
 /**
@@ -21,16 +21,46 @@ export async function loadIssue(app: App, issueNumber: number): Promise<Issue> {
 /**
  * `loadIssue`, and when that costs a GET, the issue's comments read at the same time (one round trip instead of two
  * before the session opens); hand `comments` to openPhase. Unused if the issue turns out closed: nothing is lost.
+ *
+ * `lockFirst`: for a run that takes the per-issue lock whatever it finds (a dispatched phase, the issue's own `opened`
+ * run, the merge gate), the 👀 is put on first and the comments read once GitHub answered it, so the state is read
+ * under the run's lock when it got it (ADR 0007: a state read before the lock may be written over meanwhile, and
+ * reading it again under the lock would cost a request). Hand `locked` to openPhase, or to releaseFirstLock when the
+ * run stops before it opens a session.
  */
 export async function loadIssueAndComments(
   app: App,
   issueNumber: number,
-): Promise<{ issue: Issue; comments?: Promise<IssueComment[]> }> {
+  options: { lockFirst?: boolean } = {},
+): Promise<{ issue: Issue; comments?: Promise<IssueComment[]>; locked?: Promise<Reaction | undefined> }> {
+  // An issue that is gone stops the run here (one line, run.ts); any other failure leaves the lock to the phase, which
+  // asks again and escalates what it meets, as before.
+  const locked = options.lockFirst
+    ? app.issues.reactToIssue(issueNumber, 'eyes').catch((error: unknown) => {
+        if ((error as { status?: unknown } | null)?.status === 404) throw error;
+        return undefined;
+      })
+    : undefined;
+  locked?.catch(() => undefined); // its failure surfaces where the session awaits it
   const fromEvent = openedIssue(app.runner, issueNumber, app.inputs.phase);
-  if (fromEvent) return { issue: fromEvent };
-  const comments = app.issues.listComments(issueNumber);
+  if (fromEvent) return { issue: fromEvent, ...(locked ? { locked } : {}) };
+  const comments = locked
+    ? locked.then(() => app.issues.readComments(issueNumber))
+    : app.issues.readComments(issueNumber);
   comments.catch(() => undefined); // its failure surfaces where the session awaits it, if it does
-  return { issue: await app.issues.getIssue(issueNumber), comments };
+  return { issue: await app.issues.getIssue(issueNumber), comments, ...(locked ? { locked } : {}) };
+}
+
+type Reaction = Awaited<ReturnType<App['issues']['reactToIssue']>>;
+
+/** Frees the 👀 loadIssueAndComments put on first, for a run that stops before it opens a session (a closed issue). */
+export async function releaseFirstLock(
+  app: App,
+  issue: number,
+  locked: Promise<Reaction | undefined> | undefined,
+): Promise<void> {
+  const reaction = await locked;
+  if (reaction?.created) await app.issues.removeIssueReaction(issue, reaction.id);
 }
 
 /**
@@ -115,6 +145,8 @@ export async function openPhase(
     early?: EarlyCall | undefined;
     /** The issue's comments, if they are being read already (loadIssueAndComments). */
     comments?: Promise<IssueComment[]> | undefined;
+    /** The lock, taken before the comments were read (loadIssueAndComments with lockFirst). */
+    locked?: Promise<Reaction | undefined> | undefined;
   },
 ): Promise<PhaseContext> {
   const session = await IssueSession.open(
@@ -125,6 +157,7 @@ export async function openPhase(
       repositoryUrl: repositoryUrl(app, args.issue),
     },
     args.comments,
+    args.locked,
   );
   return phaseContext(app, { ...args, session });
 }
@@ -162,7 +195,7 @@ export function phaseContext(
     pullsToOpen: app.pullsAsPusher ?? app.pulls,
     grooming: app.grooming,
     tempDir: app.runner.tempDir,
-    remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,
+    remoteUrl: remoteUrlOf(app.runner),
     repository: `${app.runner.owner}/${app.runner.repo}`,
     gitToken: app.inputs.pushToken ?? app.inputs.githubToken,
   };
@@ -177,7 +210,8 @@ export function phaseContext(
  * ends: implement is the routing step's last phase, and the publish step's review dispatches its refiner.
  */
 export function canContinueWith(app: App, phase: string): boolean {
-  if (!PHASES[phase] || phase === 'publish' || !app.chain) return false;
+  // a phase of another job (publish) runs only there; the hourly sweep goes on with no issue's next phase itself
+  if (!isBuiltPhase(phase) || phaseFacts(phase).job !== 'routing' || !app.chain) return false;
   const step = app.inputs.phase;
   // implement works on the job's checkout: a job without one (a workflow of the user's own) dispatches it
   if (!step) return phase !== 'implement' || existsSync(join(app.runner.workspace, '.git'));

@@ -3,7 +3,7 @@ import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { runFeedback } from '../phases/feedback';
 import { runMergeGate, runReviewPhase, type PullTrigger } from '../phases/review-gate';
-import { loadIssueAndComments, openPhase } from './open-session';
+import { loadIssueAndComments, openPhase, releaseFirstLock } from './open-session';
 import { continueRun, resumption, runEscalating } from './phase';
 import { heldForHuman, reportIncident } from './untrusted-state';
 
@@ -24,8 +24,14 @@ export interface PullWork {
  * check the pull request is the issue's own. Failures escalate like any phase's (handlers/phase.ts).
  */
 export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOutcome> {
-  const { issue, comments } = await loadIssueAndComments(app, work.issue);
-  if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
+  // The merge gate takes the lock whatever it finds (review-gate.ts): first, so the state is read under it.
+  const { issue, comments, locked } = await loadIssueAndComments(app, work.issue, {
+    lockFirst: work.phase === 'merge',
+  });
+  if (issue.isPullRequest) {
+    await releaseFirstLock(app, issue.number, locked);
+    return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
+  }
   // A closed issue is only finished (a merged pull request whose issue GitHub closed by keyword), never worked on:
   // runMergeGate checks that.
   if (issue.state === 'closed' && work.phase !== 'merge') {
@@ -39,7 +45,21 @@ export async function handlePullWork(app: App, work: PullWork): Promise<PhaseOut
     dispatched: false,
     forced: false,
     comments,
+    locked,
   });
+  try {
+    return await runPullWork(app, work, ctx, startedAt);
+  } finally {
+    await ctx.session.releaseUnusedLock().catch(() => undefined);
+  }
+}
+
+async function runPullWork(
+  app: App,
+  work: PullWork,
+  ctx: Awaited<ReturnType<typeof openPhase>>,
+  startedAt: number,
+): Promise<PhaseOutcome> {
   const held = (await reportIncident(ctx, app.sleep)) ?? heldForHuman(ctx, false);
   if (held) return held;
   const trigger: PullTrigger = {

@@ -26,7 +26,7 @@ const NEXT_PHASE_REQUESTS = 8;
 const LOCK_TTL_MS = 30 * 60_000;
 
 /**
- * The workflow's hourly `schedule` (ADR 0008). First what budgets.per_day paused on an earlier UTC day resumes
+ * The workflow's hourly `schedule` (ADR 0014). First what budgets.per_day paused on an earlier UTC day resumes
  * (resume-paused.ts). Then the issues that still carry `hydraflow-find` — a backlog labelled faster than GitHub's rate
  * limits let HydraFlow triage, whose runs gave up before writing anything, or a triage cut short after its verdict —
  * are triaged here, oldest first, one at a time, each as any triage (lock, one model call, labels, progress comment),

@@ -4,9 +4,13 @@
  * hydraflow-hitl (its one pipeline label), and the 👀 is freed whoever held it, since a state nobody can trust cannot
  * say whose it was. Later runs do no work on it and say nothing, until someone who may steer HydraFlow starts it over.
  */
+import { stagesBeside } from '@hydraflow/core';
 import type { App } from '../app';
+import { honourMovesRefusedByLock } from '../phases/refused-moves';
+import { LOCK_TTL_MS } from '../session/issue-session';
 import type { PhaseContext, PhaseOutcome } from '../phases/phase-context';
 import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
+import { endPhase } from '../phases/end-phase';
 
 /**
  * When this run found the state changed by someone else: hold the issue for a human and say so. Else undefined. A run
@@ -20,7 +24,7 @@ export async function reportIncident(
   const { session } = ctx;
   if (!session.foundIncident) return undefined;
   const reason = session.state.incident!.reason;
-  const lock = await session.acquire({ takeOver: true, waitMs: 120_000, ...(sleep ? { sleep } : {}) });
+  const lock = await session.acquire({ takeOver: true, waitMs: waitFor(session), ...(sleep ? { sleep } : {}) });
   if (!lock.ok)
     return { summary: `HydraFlow's state is not its own (${reason}); not reported: ${lock.reason}`, stage: null };
   if (!session.foundIncident) {
@@ -30,18 +34,27 @@ export async function reportIncident(
   }
   // a closed issue keeps no pipeline label: the record is written all the same, for when it is reopened
   if (ctx.issue.state === 'open') await session.moveTo('hitl', `state not trusted (${reason}): waits for a human`);
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: 'HydraFlow stopped: its state on this issue is not its own',
     next: 'A human: see below, then comment /triage (or /retry) to start the issue over.',
     // nothing of the changed comment is carried over
     details: '',
   });
-  await session.unlock();
   return {
     summary: `HydraFlow's state on #${ctx.issue.number} was not its own (${reason}): held for a human, who starts it over with /triage or /retry`,
     stage: session.currentStage,
   };
+}
+
+/**
+ * How long a run waits for the lock to say what it found. Two minutes, as any run beside another; but the run of the
+ * change's own event carries the text GitHub sent (the spend to keep), which no later run has: it waits until a lock
+ * nobody claimed may be taken over (LOCK_TTL_MS), so a run that took the lock since the change and died before it wrote
+ * does not make it give up and lose that spend (property test tests/property/pipeline-histories, seed 20261127). Rare:
+ * a run found the change, then died holding the lock.
+ */
+function waitFor(session: PhaseContext['session']): number {
+  return session.options.witnesses?.length ? LOCK_TTL_MS + 300_000 : 120_000;
 }
 
 /**
@@ -76,33 +89,52 @@ export async function handleStateCheck(app: App, request: { issue: number; actor
     forced: false,
     comments,
   });
-  const outcome = (await reportIncident(ctx, app.sleep)) ?? (await countSpendShown(ctx));
+  const outcome = (await reportIncident(ctx, app.sleep)) ?? (await countSpendShown(ctx, app.sleep));
   if (outcome) return outcome;
-  // a re-run whose first attempt died holding the lock (after it wrote the state) frees it
-  await freeLockOfDeadAttempt(app, issue);
-  return {
-    summary: `HydraFlow's state on #${issue.number} is still the one it wrote; nothing to do`,
-    stage: ctx.session.currentStage,
-  };
+  const nothing = `HydraFlow's state on #${issue.number} is still the one it wrote; nothing to do`;
+  return (await settleDeadAttempt(app, ctx, nothing)) ?? { summary: nothing, stage: ctx.session.currentStage };
+}
+
+/**
+ * A re-run whose first attempt died holding the lock after it wrote the state: stage labels humans set meanwhile were
+ * refused by that lock, so they are honoured now (refused-moves.ts), and the lock is freed. A lock handed to the next
+ * phase stays its own (on an open issue). Property test tests/property/pipeline-histories found three pipeline labels
+ * left by a state-check's re-run that only freed the lock.
+ */
+async function settleDeadAttempt(app: App, ctx: PhaseContext, nothing: string): Promise<PhaseOutcome | undefined> {
+  const { session, issue } = ctx;
+  if (app.runner.runAttempt <= 1) return undefined;
+  if (issue.state === 'closed' || session.state.claim?.runId.startsWith('handoff:')) {
+    await freeLockOfDeadAttempt(app, issue);
+    return undefined;
+  }
+  const lock = await session.acquire({ takeOver: true });
+  if (!lock.ok) return { summary: nothing, stage: session.currentStage };
+  const refused = stagesBeside(issue.labels, session.state.stage ?? null);
+  if (refused.length > 0) return honourMovesRefusedByLock(ctx, refused);
+  session.releaseClaim();
+  await session.unlock();
+  return undefined;
 }
 
 /**
  * An issue already held (or restarted) after an incident whose own edit's event ran late: the spend its text shows
  * that HydraFlow had not counted is written now (state/trust.ts). Else undefined.
  */
-async function countSpendShown(ctx: PhaseContext): Promise<PhaseOutcome | undefined> {
+async function countSpendShown(
+  ctx: PhaseContext,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<PhaseOutcome | undefined> {
   const { session } = ctx;
   if (!session.amended) return undefined;
-  const lock = await session.acquire({ takeOver: true });
+  const lock = await session.acquire({ takeOver: true, waitMs: waitFor(session), ...(sleep ? { sleep } : {}) });
   if (!lock.ok) return { summary: `spend shown by the edit not counted yet: ${lock.reason}`, stage: null };
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: 'HydraFlow counted spend it had missed, from GitHub’s record of the edit of this comment',
     next: session.held
       ? 'A human: see below, then comment /triage (or /retry) to start the issue over.'
       : 'Nothing else changes.',
   });
-  await session.unlock();
   return {
     summary: `counted the spend shown by the text GitHub sent with the edit of #${ctx.issue.number}'s state`,
     stage: session.currentStage,

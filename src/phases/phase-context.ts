@@ -48,7 +48,7 @@ export interface PhaseContext {
   repository: string;
   /**
    * Makes sure `requests` GitHub requests are left in the token's hourly budget before the phase writes anything: waits
-   * for the reset when that fits the run, else throws RateLimitedError (ADR 0008). Optional: tests' hand-made contexts.
+   * for the reset when that fits the run, else throws RateLimitedError (ADR 0014). Optional: tests' hand-made contexts.
    */
   ensureRequests?: (requests: number, what: string) => Promise<void>;
   /** Token for git fetch/push (the push token if one is configured, else the GitHub token); never given to agents. */

@@ -1,11 +1,10 @@
 import {
-  CreditExhaustedError,
+  isFatal,
   issueTextHash,
   labelFor,
   pipelineLabelsOf,
   type IssueState,
   type PipelineStage,
-  BudgetExceededError,
   ModelOutputError,
   routeTriage,
   stagesBeside,
@@ -18,9 +17,10 @@ import { stopSpending } from './pause';
 import { honourMovesRefusedByLock } from './refused-moves';
 import { startNextPhase } from './next-phase';
 import { triageCall } from './triage-call';
-import { beginPlanDraft, planStands } from './plan';
+import { beginPlanDraft, planStands } from './plan-draft';
 import { outsiderAuthor } from './outsider';
 import type { EarlyCall } from '../agents/model-gateway';
+import { endPhase } from './end-phase';
 
 /** What the progress comment calls the phase a route starts, before "starts now" / "starts next". */
 const ROUTE_WORK: Readonly<Record<TriageRoute, string>> = {
@@ -45,7 +45,7 @@ function verdictDetails(verdict: TriageVerdict): string {
 }
 
 /**
- * Triage (ADR-0031): one model call scores the issue, the route follows the clarity threshold, the next phase starts
+ * Triage (docs/adr/0012-product-track.md): one model call scores the issue, the route follows the clarity threshold, the next phase starts
  * (in this run when the job can run it, else dispatched). A verdict that cannot be parsed (after the one repair) fails
  * closed to HITL, never to a default route.
  */
@@ -63,7 +63,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   let forced = ctx.forced;
   if (done && done.bodyHash === hash && !forced && ctx.swept) {
     // The hourly sweep finds hydraflow-find on an issue triaged on this very text. Beside the stage the state records,
-    // it is a triage cut short after publishing its verdict (ADR 0008): finished without asking the model again.
+    // it is a triage cut short after publishing its verdict (ADR 0014): finished without asking the model again.
     // Alone, a human set it again and the run it started could not (GitHub's rate limit): triage anew.
     if (cutAfterVerdict(issue.labels, session.state.stage ?? null)) return resumeCutTriage(ctx, done);
     forced = true;
@@ -84,7 +84,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     forced = true; // hydraflow-find alone: the human asked for a fresh triage
   }
 
-  // Nothing is written unless the token's hourly budget has room for the whole triage (ADR 0008): a run that could
+  // Nothing is written unless the token's hourly budget has room for the whole triage (ADR 0014): a run that could
   // not finish starts nothing, and the issue keeps hydraflow-find for the hourly sweep.
   await ctx.ensureRequests?.(TRIAGE_REQUESTS, `triage of #${issue.number}`);
   // A human asking for triage (label, /triage, /retry) takes over a lock only handed to a phase not yet started.
@@ -107,7 +107,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
         reason: `the triage verdict did not parse after one repair attempt: ${error.message}`,
       });
     }
-    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) {
+    if (isFatal(error)) {
       return stopSpending(ctx, error, 'Triage stopped before spending more');
     }
     throw error;
@@ -169,7 +169,7 @@ async function finishTriage(
   planDraft: EarlyCall | undefined,
 ): Promise<PhaseOutcome> {
   const { session } = ctx;
-  // Add-first, and hydraflow-find comes off only once the state is published (ADR 0008): cut short at any request
+  // Add-first, and hydraflow-find comes off only once the state is published (ADR 0014): cut short at any request
   // (GitHub's rate limit), the issue keeps hydraflow-find for the hourly sweep, never a label with no verdict behind it.
   const stage = await session.moveTo(
     route,
@@ -196,13 +196,11 @@ async function finishTriage(
 
   if (stage !== route) {
     // A human moved the issue while triage ran: their choice stands, and nothing is dispatched.
-    session.releaseClaim();
-    await session.publish({
+    await endPhase(session, {
       headline: `Triaged, but a human moved the issue to ${stage ?? 'no stage'} meanwhile; that choice stands`,
       next: 'HydraFlow waits for the human’s next step.',
       ...(details ? { details } : {}),
     });
-    await session.unlock();
     planDraft?.cancel();
     return { summary: `triaged; human override to ${stage} honoured`, stage };
   }

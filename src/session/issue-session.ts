@@ -65,9 +65,23 @@ export interface Progress {
 
 export type AcquireResult = { ok: true } | { ok: false; reason: string };
 
+/**
+ * The state this run read before it took the lock was written over meanwhile (by a run that held the lock between the
+ * read and the take): what the run decided from it may be wrong. The lock is freed; the run starts its handling over
+ * from a fresh read (execute.ts).
+ */
+export class StateChangedError extends Error {
+  constructor(issue: number) {
+    super(`issue #${issue}: HydraFlow's state changed between this run's reading of it and its taking the lock`);
+    this.name = 'StateChangedError';
+  }
+}
+
 /** Hand-off claims mark a lock passed to the next phase along with its workflow_dispatch. */
 const HANDOFF = 'handoff:';
 const DEFAULT_TTL_MS = 30 * 60 * 1000;
+/** How long a lock nobody claimed is kept: past it, any run may take it over (tryAcquire). */
+export const LOCK_TTL_MS = DEFAULT_TTL_MS;
 
 /**
  * One run's view of one issue: the hidden state (from HydraFlow's single progress comment), the per-issue lock, the
@@ -85,6 +99,11 @@ export class IssueSession {
   private duplicates: number[];
   private comment: IssueComment | undefined;
   private lockReaction: number | undefined;
+  /**
+   * The 👀 this run put on the issue before it read the state (`open` with `locked`), not yet used by `acquire`. A 201
+   * means the state was read under this run's lock: nothing can have written it since (see readAgainUnderLock).
+   */
+  private lockedFirst: { id: number; created: boolean; createdAt: string } | undefined;
   private stage: PipelineStage | null;
   private readonly ledgerEntries: LedgerEntry[] = [];
   private known: IssueComment[];
@@ -135,20 +154,19 @@ export class IssueSession {
     port: IssuesPort,
     options: SessionOptions,
     reading?: Promise<IssueComment[]>,
+    /**
+     * The lock, taken first: the 👀 reaction's answer, which `reading` (if given) was started after. For a run that
+     * takes the lock whatever it finds (IssueSession.lockFirst): its state is then read under its lock.
+     */
+    locked?: Promise<{ id: number; created: boolean; createdAt: string } | undefined>,
   ): Promise<IssueSession> {
     const keys = { key: options.stateKey, previousKey: options.previousStateKey };
     const place = { issue: options.issue, repo: options.repo };
-    let comments = await (reading ?? port.listComments(options.issue));
-    let lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
-    let editor = lookup.comment ? await foreignEditor(port, lookup.comment, options.botLogins) : undefined;
-    if (editor === 'deleted') {
-      // deleted between the listing and the question (its deletion's own event follows): read the issue again
-      comments = await port.listComments(options.issue);
-      lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
-      editor = lookup.comment ? await foreignEditor(port, lookup.comment, options.botLogins) : undefined;
-      if (editor === 'deleted')
-        throw new Error(`issue #${options.issue}: HydraFlow's comment vanished twice while read`);
-    }
+    const lockedFirst = locked ? await locked : undefined;
+    // the text and who edited it last from one answer: an edit landing between two reads would pass for HydraFlow's own
+    const comments = await (reading ?? port.readComments(options.issue));
+    const lookup = findStateComment(comments, { botLogins: options.botLogins, ...keys, ...place });
+    const editor = lookup.comment ? foreignEditor(lookup.comment, options.botLogins) : undefined;
     const judged = judgeState({
       lookup,
       editor,
@@ -168,7 +186,7 @@ export class IssueSession {
       author: r.author ?? 'a deleted user',
       reason: r.detail,
     }));
-    return new IssueSession(
+    const session = new IssueSession(
       port,
       options,
       {
@@ -182,6 +200,18 @@ export class IssueSession {
       },
       comments,
     );
+    session.lockedFirst = lockedFirst;
+    return session;
+  }
+
+  /**
+   * Frees the 👀 taken before the state was read (`open` with `locked`) when no `acquire` used it: the run found
+   * nothing to do. Call when the run's handling ends.
+   */
+  async releaseUnusedLock(): Promise<void> {
+    const first = this.lockedFirst;
+    this.lockedFirst = undefined;
+    if (first?.created) await this.port.removeIssueReaction(this.options.issue, first.id);
   }
 
   /** The issue waits for a human after an incident (found by this run or before): HydraFlow does no work on it. */
@@ -236,8 +266,15 @@ export class IssueSession {
     if (this.lockReaction !== undefined && this.state.claim?.runId === runId && this.state.claim.phase === phase) {
       return { ok: true };
     }
-    let reaction = await this.port.reactToIssue(issue, 'eyes');
+    // the 👀 taken before the state was read, once; afterwards (a wait, a retry) the lock is asked again
+    const first = this.lockedFirst;
+    this.lockedFirst = undefined;
+    let reaction = first ?? (await this.port.reactToIssue(issue, 'eyes'));
     const claim = this.state.claim;
+    // Whether the lock was held, from this read on, by no run that may have written: this run's (taken before the read,
+    // or held by an earlier attempt or job of this run), or the hand-off reaction the state names, which this run
+    // replaces (below).
+    let heldThroughout = (first?.created ?? false) || (!reaction.created && claim?.runId === runId);
     const ttl = this.options.claimTtlMs ?? DEFAULT_TTL_MS;
     const handoff = claim?.runId.startsWith(HANDOFF) === true;
     // A state this run found changed by someone else says nothing true of who holds the 👀: a lock taken before the
@@ -258,6 +295,7 @@ export class IssueSession {
       // Taking a lock over is a compare-and-swap on the reaction's id: of two runs that both read this claim, only the
       // one whose delete finds the reaction gets to react again (and must get a fresh 201).
       let replaced = await this.port.removeIssueReaction(issue, claim?.reaction ?? reaction.id);
+      heldThroughout = replaced && handoff && claim?.reaction !== undefined;
       // A re-run finds the 👀 its own crashed attempt took after deleting the claimed one: that one is ours to replace.
       if (!replaced && runAttempt > 1 && claim?.reaction !== undefined && claim.reaction !== reaction.id) {
         replaced = await this.port.removeIssueReaction(issue, reaction.id);
@@ -268,9 +306,28 @@ export class IssueSession {
       }
     }
     this.lockReaction = reaction.id;
+    // A lock free when taken, or taken from a run that may have written: the state read before may be stale (found
+    // by the property tests: a run that published between another's read and lock had its write undone).
+    if (!heldThroughout) await this.readAgainUnderLock();
     const claimed = claimIssue({ ...this.state, claim: undefined }, { runId, phase, now, ttlMs: ttl })!;
     this.state = { ...claimed, claim: { ...claimed.claim!, reaction: reaction.id } };
     return { ok: true };
+  }
+
+  /**
+   * Reads the state again now that this run holds the lock. Unchanged (the same comment, text and judgement): the run
+   * goes on. Changed: the lock is freed and StateChangedError thrown, for the run to start over from the fresh state.
+   */
+  private async readAgainUnderLock(): Promise<void> {
+    const fresh = await IssueSession.open(this.port, this.options);
+    const same =
+      fresh.comment?.id === this.comment?.id &&
+      fresh.comment?.body === this.comment?.body &&
+      fresh.foundIncident === this.foundIncident;
+    if (same) return;
+    await this.port.removeIssueReaction(this.options.issue, this.lockReaction!);
+    this.lockReaction = undefined;
+    throw new StateChangedError(this.options.issue);
   }
 
   private async reload(): Promise<void> {
@@ -297,7 +354,7 @@ export class IssueSession {
       /**
        * Leave the removal of the other pipeline labels to `finishMove`, after the state is published: a run cut short
        * in between (GitHub's rate limit) leaves the old label beside the new one, which the next run repairs, and
-       * never a label with no state behind it (triage: ADR 0008).
+       * never a label with no state behind it (triage: ADR 0014).
        */
       removeLater?: boolean;
     } = {},
@@ -503,6 +560,10 @@ export class IssueSession {
    * issue's labels as read just now (`labels`), so a human's move since is seen as one.
    */
   continueAs(phase: string, labels: readonly string[]): IssueSession {
+    // A lock taken before the read that no acquire used (a re-run resuming where its dead attempt had gone on to):
+    // the next phase holds it; left here, the end of the run would free it under that phase.
+    if (this.lockedFirst?.created) this.lockReaction ??= this.lockedFirst.id;
+    this.lockedFirst = undefined;
     const next = new IssueSession(
       this.port,
       { ...this.options, phase, labelsAtStart: labels, dispatched: true },
@@ -635,18 +696,13 @@ function pick(info: { color: string; description: string }): { color: string; de
 }
 
 /**
- * The login of whoever edited HydraFlow's comment last, when GitHub says it is not one of HydraFlow's identities
- * (`deleted`: the comment is gone since it was listed). Asked
- * every time: REST's timestamps have whole seconds, so an edit in the second the comment was written leaves
- * `updated_at` equal to `created_at`.
+ * The login of whoever edited HydraFlow's comment last, when GitHub says it is not one of HydraFlow's identities. Read
+ * with the comment's text (IssuesPort.readComments) every time: REST's timestamps have whole seconds, so an edit in the
+ * second the comment was written leaves `updated_at` equal to `created_at`.
  */
-async function foreignEditor(
-  port: IssuesPort,
-  comment: IssueComment,
-  botLogins: readonly string[],
-): Promise<string | undefined | 'deleted'> {
-  const editor = await port.lastEditor(comment);
-  if (editor === 'deleted') return editor;
+function foreignEditor(comment: IssueComment, botLogins: readonly string[]): string | undefined {
+  if (comment.editor === undefined) throw new Error(`comment ${comment.id} was read without its last editor`);
+  const editor = comment.editor;
   if (!editor || isTrustedAuthor({ id: comment.id, user: editor }, botLogins)) return undefined;
   return editor.login;
 }
@@ -657,7 +713,7 @@ async function foreignEditor(
  * reacts within the second it sees a write in, no sooner than the next second. Undefined when not known.
  */
 function changedAt(
-  editor: string | undefined | 'deleted',
+  editor: string | undefined,
   comment: IssueComment | undefined,
   witnesses: readonly Witness[] | undefined,
 ): string | undefined {

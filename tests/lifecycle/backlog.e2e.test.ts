@@ -5,7 +5,7 @@
  * per token per hour, the secondary one on content-creating requests per minute — at a CI size (24 issues, 60
  * requests an hour, 6 writes a minute; `pnpm bench` runs 500 at GitHub's real limits). The runs GitHub starts beyond
  * the budget give up before writing anything and end green with a warning; the hourly sweep (the template's
- * `schedule`) triages what is left, hour after hour, within what the budget lets it (ADR 0008).
+ * `schedule`) triages what is left, hour after hour, within what the budget lets it (ADR 0014).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock, pipelineLabelsOf } from '@hydraflow/core';

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { decodeStateBlock, GROOMED_LABEL, PROGRESS_MARKER, stageOf } from '@hydraflow/core';
 import { BOT_LOGIN, TEST_STATE_KEY } from '@hydraflow/testkit';
 import { levelOf, PEOPLE, steers } from './people';
-import { isPipeline, WRITES, type Ctx } from './world';
+import { isPipeline, spendOf, WRITES, type Ctx } from './world';
 
 export function checkEndState(ctx: Ctx, validate: boolean): void {
   const { world } = ctx.gh;
@@ -81,9 +81,12 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
 
     // 4. The state block verifies with the key, and on an open issue its stage is the label's. (HydraFlow does not act
     //    on closed issues, so a label change it never applied before the close stays unrecorded: not checked.)
+    //    With two progress comments (a race, see 3), HydraFlow reads the one with the newest genuine block; a writer may
+    //    have changed the other, which changes nothing.
     let state: ReturnType<typeof decodeState> | undefined;
-    if (progress[0]) {
-      state = decodeState(progress[0].body, n);
+    const read = [...progress].sort((a, b) => seqOf(b.body, n) - seqOf(a.body, n))[0];
+    if (read) {
+      state = decodeState(read.body, n);
       const labelStage = pipeline.length === 1 ? stageOf(pipeline[0]!) : null;
       if (pipeline.length <= 1 && issue.state === 'open' && !model.eventLost && !model.raced && !model.refusedByLock)
         expect(state.stage ?? null, `${where}: state stage vs label`).toBe(labelStage ?? null);
@@ -108,7 +111,14 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
       ).toBe(true);
     }
 
-    // 6. The outsider rule (issue #17): an issue whose author may not steer is triaged, and nothing after triage
+    // 6. ADR 0007: a writer who changed HydraFlow's progress comment (an older block put back, a broken one, the
+    //    comment deleted) never lowered the spend HydraFlow counts: GitHub sent its newest block with the change.
+    if (state)
+      expect(spendOf(state), `${where}: spend after a changed progress comment`).toBeGreaterThanOrEqual(
+        model.spentBeforeTamper - 1e-9,
+      );
+
+    // 7. The outsider rule (issue #17): an issue whose author may not steer is triaged, and nothing after triage
     //    spends on it — no plan, no coding agent — before someone who may steer gave it a go.
     const goAt = model.goAt ?? Infinity;
     const early = (at: number) => at < goAt;
@@ -123,7 +133,7 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
     expect(agents.length, `${who}: coding agent started before anyone who may steer said go`).toBe(0);
   }
 
-  // 7. Under merge.policy human, HydraFlow merges only a head that its own review approved and that a person with
+  // 8. Under merge.policy human, HydraFlow merges only a head that its own review approved and that a person with
   //    write access gave their go on: an approving review of that very commit, or /ship-it written while it was the
   //    head (so after it was pushed). A go on an earlier head — a refine round's push, a human's push — does not count.
   for (const pull of world.pulls.values()) {
@@ -168,6 +178,12 @@ const permitted = (login: string) => {
   const level = levelOf(login);
   return level !== undefined && steers(level);
 };
+
+/** The sequence number of a genuine block (-1 for none). */
+function seqOf(body: string, issue: number): number {
+  const decoded = decodeStateBlock(body, { key: TEST_STATE_KEY, issue });
+  return decoded.status === 'valid' ? decoded.state.seq : -1;
+}
 
 function decodeState(body: string, issue: number) {
   const decoded = decodeStateBlock(body, { key: TEST_STATE_KEY, issue });

@@ -51,6 +51,8 @@ export class Coverage {
       if (!steers(model.author) && model.goAt !== undefined) seen.add('an outsider’s issue given a go');
       if (model.commands.some((c) => !steers(c.level))) seen.add('a command by someone who may not steer');
     }
+    if (ctx.events.some((e) => e.name === 'issue_comment' && e.payload.action !== 'created'))
+      seen.add('a changed progress comment');
     if (ctx.agentStarts.length > 0) seen.add('the coding agent');
     const pulls = [...world.pulls.values()];
     if (pulls.length > 0) seen.add('a pull request');

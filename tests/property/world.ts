@@ -28,8 +28,9 @@
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, vi } from 'vitest';
-import { parseCommand, PIPELINE_LABELS } from '@hydraflow/core';
+import { decodeStateBlock, parseCommand, PIPELINE_LABELS, PROGRESS_MARKER } from '@hydraflow/core';
 import {
+  BOT_LOGIN,
   MODEL_API_KEY,
   TEST_STATE_KEY,
   buildEvent,
@@ -82,7 +83,13 @@ export type Action =
   /** Someone with write access pushes a commit to HydraFlow's branch of issue 0. */
   | { kind: 'push'; by: Level }
   /** CI finished on the head of HydraFlow's branch of issue 0 (workflow_run.completed). */
-  | { kind: 'ci' };
+  | { kind: 'ci' }
+  /**
+   * A writer changes HydraFlow's progress comment (ADR 0007): puts its first version back (an older genuine block, from
+   * the comment's edit history), breaks its block, or deletes it; GitHub's `issue_comment` event (with the text from
+   * before) is delivered now or later.
+   */
+  | { kind: 'tamper'; issue: IssueRef; how: 'older' | 'break' | 'delete'; deliver: Delivery };
 export type Op =
   | Action
   /** `b` starts once `a`'s run has made `after` GitHub requests: both runs overlap. */
@@ -162,6 +169,8 @@ export interface IssueModel {
   raced: boolean;
   /** Events recorded before the human's last 'out' (for staleAfterOut). */
   outAfterEvents: number;
+  /** The most HydraFlow had counted as spent when a writer changed its progress comment (invariant 6). */
+  spentBeforeTamper: number;
 }
 
 /** What a crashed publish job's re-run starts from: the routing job's outputs and the agent's result. */
@@ -578,6 +587,7 @@ async function humanAct(ctx: Ctx, action: Action): Promise<EventRecord[]> {
         outAfterEvents: 0,
         refusedByLock: false,
         raced: false,
+        spentBeforeTamper: 0,
       };
       go(model, by);
       ctx.issues[action.issue] = model;
@@ -665,6 +675,8 @@ async function humanAct(ctx: Ctx, action: Action): Promise<EventRecord[]> {
       expect((await ctx.api('PATCH', `/issues/${issue.number}`, { state: 'closed' })).status).toBe(200);
       return [ctx.event(issue.number, 'issues', 'closed')];
     }
+    case 'tamper':
+      return tamper(ctx, action);
     case 'review': {
       const pull = ctx.pull();
       if (!pull || pull.merged || ctx.gh.world.issues.get(pull.number)!.state !== 'open') return [];
@@ -736,6 +748,52 @@ async function humanAct(ctx: Ctx, action: Action): Promise<EventRecord[]> {
     default:
       return [];
   }
+}
+
+/** HydraFlow's progress comment (two after a race: see end-state.ts, invariant 3). */
+export const isProgress = (c: { user: string; body: string }) =>
+  c.user === BOT_LOGIN && c.body.includes(PROGRESS_MARKER);
+export const spendOf = (state: { ledger: readonly { costUsd: number }[] }) =>
+  state.ledger.reduce((a, e) => a + e.costUsd, 0);
+
+/** A writer changes HydraFlow's progress comment (Action `tamper`); the events GitHub delivers right away. */
+async function tamper(ctx: Ctx, action: Extract<Action, { kind: 'tamper' }>): Promise<EventRecord[]> {
+  const issue = ctx.issues[action.issue];
+  const progress = issue && ctx.gh.world.commentsOn(issue.number).find((c) => isProgress(c));
+  if (!issue || !progress) return [];
+  // what HydraFlow counts: the newest genuine block among its comments that it edited last (two after a race)
+  for (const c of ctx.gh.world.commentsOn(issue.number).filter((c) => isProgress(c))) {
+    const current = decodeStateBlock(c.body, { key: TEST_STATE_KEY, issue: issue.number });
+    if (current.status === 'valid' && c.revisions.at(-1)!.by === BOT_LOGIN)
+      issue.spentBeforeTamper = Math.max(issue.spentBeforeTamper, spendOf(current.state));
+  }
+  // the hold for a human sets hydraflow-hitl even on an issue a human had taken out of the pipeline
+  if (issue.intent === 'out') issue.intent = 'either';
+  // A writer edits at least a second after what HydraFlow did that they saw (GitHub's clock has whole seconds): a lock
+  // taken before the change can then be told from one a run took since (session/issue-session.ts).
+  vi.setSystemTime(Date.now() + 1_000);
+  const path = `/issues/comments/${progress.id}`;
+  if (action.how === 'delete') {
+    // the payload carries the deleted body: snapshot it first
+    const e = ctx.event(issue.number, 'issue_comment', 'deleted', { comment: progress.id }, action.deliver === 'later');
+    expect((await ctx.api('DELETE', path)).status).toBe(204);
+    return action.deliver === 'now' ? [e] : [];
+  }
+  const body =
+    action.how === 'older'
+      ? progress.revisions[0]!.body
+      : progress.body.replace(/"seq":(\d+)/, (_, n: string) => `"seq":${Number(n) + 100}`);
+  if (body === progress.body) return []; // GitHub sends no event for an edit that changes nothing
+  const from = progress.body;
+  expect((await ctx.api('PATCH', path, { body })).status).toBe(200);
+  const e = ctx.event(
+    issue.number,
+    'issue_comment',
+    'edited',
+    { comment: progress.id, changes: { body: { from } } },
+    action.deliver === 'later',
+  );
+  return action.deliver === 'now' ? [e] : [];
 }
 
 async function perform(ctx: Ctx, action: Action, control: RunControl = {}): Promise<void> {

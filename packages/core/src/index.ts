@@ -2,6 +2,7 @@ export * from './errors';
 export * from './pipeline/labels';
 export * from './pipeline/transitions';
 export * from './pipeline/doc';
+export * from './pipeline/phases';
 export * from './state/index';
 export * from './triage/index';
 export * from './plan/index';

@@ -131,6 +131,25 @@ describe('judgeState: only what HydraFlow wrote last is trusted (ADR 0007)', () 
     expect(spend(h)).toBe(0.5);
   });
 
+  it('a held state keeps the claim of a block HydraFlow wrote last, never of one someone else edited', () => {
+    const claim = {
+      runId: 'handoff:77',
+      phase: 'discover',
+      at: now.toISOString(),
+      expiresAt: now.toISOString(),
+      reaction: 5,
+    };
+    const fresh = { ...written(0), seq: 3, claim };
+    const deleted = [{ body: block(written(2)), by: 'mallory', deleted: true, commentId: 99 }];
+    // the deleted comment's run finds the one written afresh since: HydraFlow's own, its hand-off stands
+    expect(held(judge(block(fresh), { witnesses: deleted })).claim).toEqual(claim);
+    // a rollback GitHub's text shows: the comment's block is HydraFlow's own too
+    const newer = [{ body: block(written(9)), by: 'mallory', deleted: false }];
+    expect(held(judge(block({ ...written(4), claim }), { witnesses: newer })).claim).toEqual(claim);
+    // a block someone else put there says nothing of who holds the lock
+    expect(held(judge(block({ ...written(4), claim }), { editor: 'mallory', witnesses: newer })).claim).toBeUndefined();
+  });
+
   it('texts that are not genuine blocks of this issue and repository are no witnesses', () => {
     const forged = block(written(99), 'not-the-key');
     const elsewhere = encodeStateBlock({ ...written(99), repo: 5 }, { key: KEY });

@@ -16,6 +16,12 @@ export interface IssueComment {
   createdAt: string;
   updatedAt: string;
   htmlUrl: string;
+  /**
+   * Who edited the comment last, as GitHub records it (GraphQL `editor`; the login as REST spells it, `name[bot]` for
+   * an App), from the same answer as `body` (`readComments`): null when nobody edited it since it was written;
+   * undefined when not asked (`listComments`).
+   */
+  editor?: Author | null;
 }
 
 export interface Issue {
@@ -57,10 +63,10 @@ export interface IssuesPort {
   createComment(issue: number, body: string, marker: string): Promise<IssueComment>;
   updateComment(commentId: number, body: string): Promise<IssueComment>;
   /**
-   * Who edited the comment last, as GitHub records it (GraphQL `editor`; the login as REST spells it, `name[bot]` for
-   * an App); null when nobody edited it since it was written; `deleted` when the comment no longer exists.
+   * Every comment on the issue, oldest first, each with its last `editor`: the text and who edited it last come from
+   * ONE GraphQL answer, so an edit cannot land between them (ADR 0007). For HydraFlow's state; `listComments` otherwise.
    */
-  lastEditor(comment: Pick<IssueComment, 'nodeId'>): Promise<Author | null | 'deleted'>;
+  readComments(issue: number): Promise<IssueComment[]>;
   deleteComment(commentId: number): Promise<void>;
   /**
    * Adds labels (a set union, never clobbering concurrent edits) and returns the issue's labels afterwards, as GitHub

@@ -32,7 +32,7 @@ export interface RateBudgetOptions {
 }
 
 /**
- * The run's rate-limit policy (ADR 0008): a wait GitHub asks for is waited out when it fits the run — at most
+ * The run's rate-limit policy (ADR 0014): a wait GitHub asks for is waited out when it fits the run — at most
  * `maxWaitMs` at once and `maxTotalWaitMs` in all — otherwise the run stops with a RateLimitedError and leaves its issue
  * for a later run. It also remembers the primary budget every answer reports (`x-ratelimit-*` headers), so a phase can
  * check that its requests fit before it writes anything (`ensure`), at no request's cost.

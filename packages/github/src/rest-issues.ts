@@ -19,6 +19,59 @@ type RawComment = {
   html_url: string;
 };
 
+/**
+ * The issue's comments with what REST gives and who edited each last (`editor`), in one answer per 100 comments. The
+ * id is `fullDatabaseId` (GitHub's comment ids outgrew GraphQL's 32-bit `databaseId`).
+ */
+const COMMENTS_QUERY = `query($owner: String!, $repo: String!, $issue: Int!, $after: String) {
+  repository(owner: $owner, name: $repo) {
+    issue(number: $issue) {
+      comments(first: 100, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          id fullDatabaseId body createdAt updatedAt url
+          author { __typename login }
+          editor { __typename login }
+        }
+      }
+    }
+  }
+}`;
+
+type GraphqlComment = {
+  id: string;
+  fullDatabaseId: string | number | null;
+  body: string;
+  createdAt: string;
+  updatedAt: string;
+  url: string;
+  author: GraphqlActor | null;
+  editor: GraphqlActor | null;
+};
+type CommentsPage = {
+  repository: {
+    issue: {
+      comments: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: (GraphqlComment | null)[] };
+    } | null;
+  } | null;
+};
+
+const actor = (a: GraphqlActor | null): Author | null =>
+  a ? { login: restLogin(a), type: a.__typename === 'Bot' ? 'Bot' : 'User' } : null;
+
+function fromGraphql(node: GraphqlComment): IssueComment {
+  return {
+    id: Number(node.fullDatabaseId),
+    nodeId: node.id,
+    body: node.body,
+    user: actor(node.author),
+    createdAt: node.createdAt,
+    updatedAt: node.updatedAt,
+    htmlUrl: node.url,
+    editor: actor(node.editor),
+  };
+}
+
 function toComment(raw: RawComment): IssueComment {
   return {
     id: raw.id,
@@ -151,22 +204,35 @@ export class RestIssues implements IssuesPort {
     return toComment(data as RawComment);
   }
 
-  async lastEditor(comment: Pick<IssueComment, 'nodeId'>): Promise<Author | null | 'deleted'> {
-    let data: { node: { editor: GraphqlActor | null } | null };
-    try {
-      data = await this.octokit.graphql(
-        `query($id: ID!) { node(id: $id) { ... on IssueComment { editor { __typename login } } } }`,
-        // a read: a 5xx may be retried
-        { id: comment.nodeId, request: { hydraflowIdempotent: true } as never },
-      );
-    } catch (error) {
-      // GitHub answers a node that no longer exists with a NOT_FOUND error (HTTP 200)
-      const errors = (error as { errors?: { type?: string }[] } | null)?.errors;
-      if (errors?.length && errors.every((e) => e.type === 'NOT_FOUND')) return 'deleted';
-      throw error;
+  async readComments(issue: number): Promise<IssueComment[]> {
+    const comments: IssueComment[] = [];
+    for (let after: string | null = null; ;) {
+      let data: CommentsPage;
+      try {
+        data = await this.octokit.graphql(COMMENTS_QUERY, {
+          owner: this.repo.owner,
+          repo: this.repo.repo,
+          issue,
+          after,
+          // a read: a 5xx may be retried
+          request: { hydraflowIdempotent: true } as never,
+        });
+      } catch (error) {
+        // GitHub answers an issue that is gone (or a pull request's number) with NOT_FOUND in an HTTP 200: reported
+        // as REST's 404 would be (run.ts says there is nothing left to do)
+        const errors = (error as { errors?: { type?: string }[] } | null)?.errors;
+        if (!errors?.length || !errors.every((e) => e.type === 'NOT_FOUND')) throw error;
+        const url = `${String(this.octokit.request.endpoint.DEFAULTS.baseUrl)}/graphql`;
+        throw new RequestError(`issue #${issue} was not found`, 404, {
+          request: { method: 'POST', url, headers: {} },
+        });
+      }
+      const page = data.repository?.issue?.comments;
+      if (!page) throw new Error(`issue #${issue}: GitHub returned no comments connection`);
+      for (const node of page.nodes) if (node) comments.push(fromGraphql(node));
+      if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return comments;
+      after = page.pageInfo.endCursor;
     }
-    const editor = data.node?.editor;
-    return editor ? { login: restLogin(editor), type: editor.__typename === 'Bot' ? 'Bot' : 'User' } : null;
   }
 
   async deleteComment(commentId: number): Promise<void> {

@@ -20,7 +20,7 @@
  * - workflow_dispatch with inputs {issue, phase, actor} → that phase; phase doctor, resume-paused or sweep needs no
  *   issue.
  * - schedule (the template's hourly run) → sweep: resume the issues budgets.per_day paused on an earlier UTC day, then
- *   triage the issues still waiting with hydraflow-find (ADR 0008).
+ *   triage the issues still waiting with hydraflow-find (ADR 0014).
  * - Pull requests are mapped to issues by HydraFlow's branch name `hydraflow/issue-<n>` (same repository, never a
  *   fork). The decision carries the pull request number when the event names one; the phase then checks that it is
  *   the pull request recorded in the issue's state (`implement.pull`), so a human's lookalike branch changes nothing.
@@ -35,6 +35,7 @@
  */
 import type { HydraflowConfig, Permission } from '../config/schema';
 import { isPipelineLabel, stageOf, type PipelineStage } from '../pipeline/labels';
+import { ISSUE_PHASES, isIssuePhase, type IssuePhase } from '../pipeline/phases';
 import { labelNames, pipelineLabelsOf } from '../pipeline/transitions';
 import { likelyAnswers, materialBodyEdit } from '../groom/triggers';
 import { openQuestions, parseQuestionsSection } from '../groom/questions';
@@ -55,7 +56,7 @@ export type Decision =
   | { kind: 'skip'; reason: string }
   | {
       kind: 'phase';
-      phase: string;
+      phase: IssuePhase;
       issue: number;
       actor: string;
       dispatched?: boolean;
@@ -97,7 +98,7 @@ export type Decision =
   | { kind: 'resume-paused' }
   /**
    * The workflow's hourly `schedule` (or a workflow_dispatch of phase sweep): resume the paused issues, then triage the
-   * issues still waiting with hydraflow-find, within the hour's GitHub budget (ADR 0008).
+   * issues still waiting with hydraflow-find, within the hour's GitHub budget (ADR 0014).
    */
   | { kind: 'sweep' }
   /**
@@ -119,8 +120,8 @@ export interface RouterContext {
   commands?: CommandRegistry;
   /** Event handlers; defaults to DEFAULT_EVENT_HANDLERS. Later phases pass `{ ...DEFAULT_EVENT_HANDLERS, pull_request: ... }`. */
   handlers?: Readonly<Record<string, EventHandler>>;
-  /** When given, workflow_dispatch phases must be one of these. */
-  knownPhases?: readonly string[];
+  /** The phases a workflow_dispatch may name; defaults to the issue phases of the phase table (pipeline/phases.ts). */
+  knownPhases?: readonly IssuePhase[];
 }
 
 export type EventHandler = (event: RouterEvent & { action: string | undefined }, ctx: RouterContext) => Decision;
@@ -345,8 +346,9 @@ const routeWorkflowDispatch: EventHandler = (event, ctx) => {
   const phase = typeof inputs.phase === 'string' ? inputs.phase.trim() : '';
   if (!PHASE.test(phase))
     return skip(`workflow_dispatch input phase must be a phase name, got ${JSON.stringify(inputs.phase ?? null)}`);
-  if (ctx.knownPhases && !ctx.knownPhases.includes(phase)) {
-    return skip(`workflow_dispatch input phase "${phase}" is not one of ${ctx.knownPhases.join(', ')}`);
+  const known = ctx.knownPhases ?? ISSUE_PHASES;
+  if (!isIssuePhase(phase) || !known.includes(phase)) {
+    return skip(`workflow_dispatch input phase "${phase}" is not one of ${known.join(', ')}`);
   }
   const actor = typeof inputs.actor === 'string' ? inputs.actor.trim() : '';
   if (!LOGIN.test(actor))
@@ -494,7 +496,7 @@ export const DEFAULT_EVENT_HANDLERS: Readonly<Record<string, EventHandler>> = {
   workflow_run: routeWorkflowRun,
   status: routeStatus,
   // The template's hourly schedule: issues paused by budgets.per_day on an earlier UTC day resume, and issues left
-  // waiting with hydraflow-find (GitHub's rate limits) are triaged within the hour's budget (ADR 0008).
+  // waiting with hydraflow-find (GitHub's rate limits) are triaged within the hour's budget (ADR 0014).
   schedule: () => ({ kind: 'sweep' }),
 };
 

@@ -62,9 +62,13 @@ export function judgeState(args: {
 }): StateJudgement {
   const { lookup, editor, place, now } = args;
   const sent = newestWitness(args.witnesses ?? [], args.keys, place);
-  const hold = (incident: Omit<Incident, 'at'>, candidates: (IssueState | undefined)[]): StateJudgement => ({
+  const hold = (
+    incident: Omit<Incident, 'at'>,
+    candidates: (IssueState | undefined)[],
+    own?: IssueState,
+  ): StateJudgement => ({
     kind: 'incident',
-    held: heldState({ incident, candidates, place, now }),
+    held: heldState({ incident, candidates, place, now, ...(own ? { own } : {}) }),
   });
   const current = lookup.state;
   if (current && editor === undefined) {
@@ -76,11 +80,12 @@ export function judgeState(args: {
     }
     // The comment GitHub says was deleted is not the one read: HydraFlow wrote this one afresh after the deletion,
     // without what the deleted one held (its sequence numbers started over, so they compare with nothing).
+    // In both, the comment's block is HydraFlow's own (it wrote it last): its claim says who holds the lock.
     if (sent?.deleted && sent.commentId !== lookup.comment?.id)
-      return hold({ reason: 'deleted', by: sent.by }, [current, sent.state]);
+      return hold({ reason: 'deleted', by: sent.by }, [current, sent.state], current);
     if (!sent || sent.state.seq <= current.seq) return { kind: 'trusted', state: current };
     // GitHub sent a genuine block newer than the one HydraFlow last wrote: HydraFlow wrote over its newest word.
-    return hold({ reason: 'rollback', by: sent.by, found: current.seq }, [current, sent.state]);
+    return hold({ reason: 'rollback', by: sent.by, found: current.seq }, [current, sent.state], current);
   }
   if (editor !== undefined || lookup.refused) {
     const reason: IncidentReason = lookup.refused
@@ -127,6 +132,12 @@ export function heldState(args: {
   candidates: readonly (IssueState | undefined)[];
   place: Required<BlockPlace>;
   now: Date;
+  /**
+   * The block in the comment, when HydraFlow wrote it last: its claim stays, so the run that holds the issue can tell a
+   * lock handed to a phase not started yet (it may take that over) from a run at work (property test
+   * tests/property/pipeline-histories: a deletion's run waited for a hand-off lock and gave up, its spend uncounted).
+   */
+  own?: IssueState;
 }): IssueState {
   const genuine = args.candidates.filter((s): s is IssueState => s !== undefined);
   const newest = genuine.reduce<IssueState | undefined>((best, s) => (!best || s.seq > best.seq ? s : best), undefined);
@@ -137,6 +148,7 @@ export function heldState(args: {
     ledger: genuine.reduce<LedgerEntry[]>((ledger, s) => unionLedger(ledger, s.ledger), []),
     history: newest?.history ?? [],
     ...(handled.length > 0 ? { handled } : {}),
+    ...(args.own?.claim ? { claim: args.own.claim } : {}),
     incident: {
       ...args.incident,
       ...(newest ? { spendFrom: newest.seq } : {}),

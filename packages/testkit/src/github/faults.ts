@@ -5,6 +5,8 @@ export interface FaultFilter {
   methods?: string[];
   /** substring of the request path */
   pathIncludes?: string;
+  /** substring of the request body (a GraphQL document's text, say) */
+  bodyIncludes?: string;
 }
 
 interface PendingFault {
@@ -15,9 +17,10 @@ interface PendingFault {
 
 export const WRITE_METHODS = ['POST', 'PATCH', 'PUT', 'DELETE'];
 
-function matches(filter: FaultFilter, method: string, path: string): boolean {
+function matches(filter: FaultFilter, method: string, path: string, body = ''): boolean {
   if (filter.methods && !filter.methods.map((m) => m.toUpperCase()).includes(method)) return false;
   if (filter.pathIncludes && !path.includes(filter.pathIncludes)) return false;
+  if (filter.bodyIncludes && !body.includes(filter.bodyIncludes)) return false;
   return true;
 }
 
@@ -33,6 +36,15 @@ export class Faults {
 
   private failQueue: PendingFault[] = [];
   private after502Queue: PendingFault[] = [];
+  private beforeQueue: { filter: FaultFilter; act: () => Promise<unknown> | unknown }[] = [];
+
+  /**
+   * The next matching request waits, unserved, until `act` has run (and its promise settled): whatever `act` does to
+   * the world — another run's writes, a human's edit — lands between that request and the one before it.
+   */
+  beforeNext(filter: FaultFilter, act: () => Promise<unknown> | unknown): void {
+    this.beforeQueue.push({ filter, act });
+  }
 
   /** The next `count` matching requests get `status` and are NOT performed. */
   failNext(count: number, status = 502, filter: FaultFilter = {}): void {
@@ -62,6 +74,15 @@ export class Faults {
     this.primaryEpoch++;
     this.failQueue = [];
     this.after502Queue = [];
+    this.beforeQueue = [];
+  }
+
+  /** @internal */
+  async runBefore(method: string, path: string, body: string): Promise<void> {
+    const at = this.beforeQueue.findIndex((b) => matches(b.filter, method, path, body));
+    if (at < 0) return;
+    const [hook] = this.beforeQueue.splice(at, 1);
+    await hook!.act();
   }
 
   /** @internal */

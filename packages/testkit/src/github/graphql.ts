@@ -5,8 +5,9 @@
  * field's value, a function property is called with (args, context, info). A field the emulator does not model is a
  * GraphQL error plus a `not-emulated` violation, never a silent null.
  *
- * Emulated: Query.repository { id, issue, pullRequest, label, labels, ref, ... }, Query.node for an issue comment (its
- * editor and lastEditedAt from the edit history; an App's login without `[bot]`, as GitHub gives it),
+ * Emulated: Query.repository { id, issue, pullRequest, label, labels, ref, ... }, an issue's or pull request's comments
+ * and Query.node for an issue comment (its editor and lastEditedAt from the edit history; an App's login without
+ * `[bot]`, as GitHub gives it),
  * Query.search(type: ISSUE) (see search.ts), PullRequest.reviewThreads (a thread: a top-level review comment and its
  * replies), a ref's target commit with its parents and a file in it (git-data.ts), and the mutations createIssue,
  * createLabel, addSubIssue, removeSubIssue, markPullRequestReadyForReview, resolveReviewThread, unresolveReviewThread
@@ -357,6 +358,7 @@ function issueLike(w: GitHubWorld, i: EmulatedIssue): Obj {
     updatedAt: i.updated_at,
     locked: i.locked,
     labels: labelsOf(w, i),
+    comments: list(() => w.commentsOn(i.number).map((c) => issueCommentNode(w, c))),
     repository: () => repositoryNode(w),
   };
 }

@@ -170,6 +170,7 @@ export async function startGitHubEmulator(opts: GitHubEmulatorOptions): Promise<
     const record = (v: Pick<Violation, 'kind' | 'errors'>, status?: number) =>
       violations.push({ ...v, method, path, operationId, ...(status !== undefined ? { status } : {}) });
     if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
+    await faults.runBefore(method, path, raw);
 
     const result: RouteResult = (() => {
       // -- authentication
