@@ -2,6 +2,8 @@ import { hasDayLimits, secretValuesOf, type HydraflowConfig } from '@hydraflow/c
 import {
   createRestClient,
   GraphqlGrooming,
+  RateBudget,
+  readRateLimit,
   RestIssues,
   RestPulls,
   RestSetup,
@@ -15,6 +17,7 @@ import type { ActionInputs } from './inputs';
 import { createModels, type Models } from './models';
 import type { RunnerContext } from './runner/context';
 import type { RunnerIO } from './runner/io';
+import { runClock } from './runner/clock';
 
 /** The adapters one run uses, built once at the edge from the runner context, inputs and config. */
 export interface App extends Models {
@@ -38,6 +41,15 @@ export interface App extends Models {
   now: () => Date;
   /** Waits on the clock `now` reads (a test's fake clock advances instead of waiting). */
   sleep: (ms: number) => Promise<void>;
+  /** The run's rate-limit policy (ADR 0014): which waits fit, and GitHub's primary budget as last reported. */
+  rate: RateBudget;
+  /** Makes sure `requests` GitHub requests are left before writing (RateBudget.ensure; GET /rate_limit if need be). */
+  ensureRequests: (requests: number, what: string) => Promise<void>;
+  /**
+   * Whether a phase may go on with the next one in this run (next-phase.ts); false in the hourly sweep, which works on
+   * many issues and dispatches each one's next phase.
+   */
+  chain: boolean;
 }
 
 export function createApp(
@@ -57,11 +69,15 @@ export function createApp(
 ): App {
   // Whatever a phase writes, no secret of this run's environment reaches GitHub (the canary test plants one).
   const redact = secretValuesOf(options.env);
+  const clock = runClock();
+  // One policy for every client of the run: the waits it may still afford are the run's, whichever token waited.
+  const rate = new RateBudget({ clock, log: options.io.warning });
   const octokit = createRestClient({
     token: inputs.githubToken,
     baseUrl: runner.apiUrl,
     log: options.io.warning,
     redact,
+    budget: rate,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const repo = { owner: runner.owner, repo: runner.repo };
@@ -73,6 +89,7 @@ export function createApp(
         baseUrl: runner.apiUrl,
         log: options.io.warning,
         redact,
+        budget: new RateBudget({ clock, log: options.io.warning, sharesWaitsWith: rate }),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       })
     : undefined;
@@ -100,7 +117,10 @@ export function createApp(
           runId: runner.runId,
         })
       : undefined,
-    now: () => new Date(),
-    sleep: options.sleep ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    now: () => new Date(clock.now()),
+    sleep: options.sleep ?? ((ms) => clock.sleep(ms)),
+    rate,
+    ensureRequests: (requests, what) => rate.ensure(requests, what, () => readRateLimit(octokit)),
+    chain: true,
   };
 }

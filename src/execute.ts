@@ -12,8 +12,10 @@ import { handleOverride } from './handlers/override';
 import { handlePhase } from './handlers/phase';
 import { handlePullWork } from './handlers/pull';
 import { handleResumePaused } from './handlers/resume-paused';
+import { handleSweep } from './handlers/sweep';
 import { handleStateCheck } from './handlers/untrusted-state';
 import type { PhaseOutcome } from './phases/phase-context';
+import { TRIAGE_REQUESTS } from './phases/triage';
 import { StateChangedError } from './session/issue-session';
 
 export { createApp } from './app';
@@ -91,6 +93,10 @@ async function decide(
         });
       }
       if (forced && decision.phase === 'triage') {
+        // A maintainer may label a whole backlog at once: before its first request, each run checks the token's hourly
+        // budget has room for the triage (GET /rate_limit, which GitHub does not count), so the runs GitHub starts
+        // beyond the budget cost nothing and leave hydraflow-find to the hourly sweep (ADR 0014).
+        await app.ensureRequests(TRIAGE_REQUESTS + 4, `triage of #${decision.issue}`);
         // hydraflow-find set by a human: steering, if they may (label-steering.ts)
         const permission = await belowSteering(app, decision.actor);
         if (permission !== undefined) {
@@ -119,6 +125,8 @@ async function decide(
       return handleDoctor(app);
     case 'resume-paused':
       return handleResumePaused(app);
+    case 'sweep':
+      return handleSweep(app);
     case 'state-check':
       return handleStateCheck(app, decision);
   }

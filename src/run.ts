@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   CreditExhaustedError,
+  RateLimitedError,
   UserError,
   handOffConfig,
   hasDayLimits,
@@ -119,6 +120,12 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
     if (outcome.failed) io.error(outcome.summary);
     return { decision: decided, failed: outcome.failed === true, message: outcome.summary };
   } catch (error) {
+    if (error instanceof RateLimitedError) {
+      // Not a failure (ADR 0014): nothing was left half-done, and the hourly sweep resumes what this run could not do.
+      const message = `HydraFlow stopped for GitHub's rate limit: ${error.message}. The issue is left as it was; the workflow's hourly scheduled run resumes it within the budget GitHub gives.`;
+      io.warning(message);
+      return { decision: decided, failed: false, message };
+    }
     return { decision: decided, failed: true, message: report(io, error) };
   } finally {
     early?.cancel(); // not adopted (the work was done already, or another run holds the issue): stop paying for it

@@ -141,6 +141,7 @@ export async function openPhase(
     actor: string | undefined;
     dispatched: boolean;
     forced: boolean;
+    swept?: boolean;
     early?: EarlyCall | undefined;
     /** The issue's comments, if they are being read already (loadIssueAndComments). */
     comments?: Promise<IssueComment[]> | undefined;
@@ -170,6 +171,7 @@ export function phaseContext(
     phase: string;
     actor: string | undefined;
     forced: boolean;
+    swept?: boolean;
     early?: EarlyCall | undefined;
   },
 ): PhaseContext {
@@ -183,8 +185,10 @@ export function phaseContext(
     config: app.config,
     next: { workflow: app.workflow, ref: app.runner.defaultBranch },
     canContinueWith: (phase) => canContinueWith(app, phase),
+    ensureRequests: app.ensureRequests,
     actor: args.actor,
     forced: args.forced,
+    ...(args.swept ? { swept: true } : {}),
     workspace: app.runner.workspace,
     issues: app.issues,
     pulls: app.pulls,
@@ -206,8 +210,10 @@ export function phaseContext(
  * ends: implement is the routing step's last phase, and the publish step's review dispatches its refiner.
  */
 export function canContinueWith(app: App, phase: string): boolean {
-  // a phase of another job (publish) runs only there; one that has a run of its own (grooming) is dispatched
-  if (!isBuiltPhase(phase) || phaseFacts(phase).job !== 'routing' || phaseFacts(phase).ownRun) return false;
+  // a phase of another job (publish) runs only there; one that has a run of its own (grooming, discover) is
+  // dispatched; the hourly sweep goes on with no issue's next phase itself
+  if (!isBuiltPhase(phase) || phaseFacts(phase).job !== 'routing' || phaseFacts(phase).ownRun || !app.chain)
+    return false;
   const step = app.inputs.phase;
   // implement works on the job's checkout: a job without one (a workflow of the user's own) dispatches it
   if (!step) return phase !== 'implement' || existsSync(join(app.runner.workspace, '.git'));

@@ -1,4 +1,5 @@
 import {
+  RateLimitedError,
   dispatchStage,
   hasHandled,
   isFatal,
@@ -37,6 +38,8 @@ export interface PhaseRequest {
   dispatched: boolean;
   /** A human asked for it explicitly (/triage, /retry): redo even if done. */
   forced: boolean;
+  /** Started by the hourly sweep (handlers/sweep.ts): see PhaseContext.swept. */
+  swept?: boolean;
   /** The comment whose command started it: done once per comment, whatever the deliveries or re-runs. */
   commandId?: number;
 }
@@ -168,6 +171,8 @@ export async function runEscalating(
   try {
     return await work();
   } catch (error) {
+    // GitHub's rate limit: nothing could be written now anyway; the issue is left where a later run resumes it (ADR 0014)
+    if (error instanceof RateLimitedError) throw error;
     if (error instanceof StateChangedError) throw error; // not a failure: the run starts over (execute.ts)
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     try {

@@ -10,7 +10,7 @@ const HEADLINES: Readonly<Record<DailyLimitError['reason'], string>> = {
 };
 
 const RESUMES =
-  'HydraFlow resumes this issue by itself after 00:00 UTC (the workflow’s daily scheduled run), or sooner when someone with write access comments `/retry` and the day has room again.';
+  'HydraFlow resumes this issue by itself after 00:00 UTC (the workflow’s hourly scheduled run), or sooner when someone with write access comments `/retry` and the day has room again.';
 
 /**
  * The way out when the repository's day is spent (budgets.per_day; docs/adr/0005-daily-budget.md): the issue keeps

@@ -22,6 +22,11 @@ export interface PhaseContext {
   actor: string | undefined;
   /** True when a human explicitly asked for this phase (e.g. /triage): redo work even if state says it is done. */
   forced: boolean;
+  /**
+   * Started by the hourly sweep (handlers/sweep.ts) for an issue that still carries hydraflow-find: a triage its run
+   * could not start (GitHub's rate limit) or could not finish. Not a human's go: untrusted state stays held.
+   */
+  swept?: boolean;
   /** The checked-out repository (GITHUB_WORKSPACE): the plan phase reads its context from here. */
   workspace: string;
   /** Issue comments beyond the progress comment (the plan comment): plan and review need it. */
@@ -41,6 +46,11 @@ export interface PhaseContext {
   remoteUrl: string;
   /** This repository, `owner/name` (GITHUB_REPOSITORY): HydraFlow's pull requests have their head branch here. */
   repository: string;
+  /**
+   * Makes sure `requests` GitHub requests are left in the token's hourly budget before the phase writes anything: waits
+   * for the reset when that fits the run, else throws RateLimitedError (ADR 0014). Optional: tests' hand-made contexts.
+   */
+  ensureRequests?: (requests: number, what: string) => Promise<void>;
   /** Token for git fetch/push (the push token if one is configured, else the GitHub token); never given to agents. */
   gitToken: string | undefined;
 }

@@ -1,6 +1,10 @@
 import {
   isFatal,
   issueTextHash,
+  labelFor,
+  pipelineLabelsOf,
+  type IssueState,
+  type PipelineStage,
   ModelOutputError,
   routeTriage,
   stagesBeside,
@@ -45,11 +49,25 @@ function verdictDetails(verdict: TriageVerdict): string {
  * (in this run when the job can run it, else dispatched). A verdict that cannot be parsed (after the one repair) fails
  * closed to HITL, never to a default route.
  */
+/**
+ * GitHub requests a triage makes once its state is read, at most: the lock, the author's permission, the label added
+ * and described, the progress comment, the old label removed, the lock freed or the next phase dispatched, and one to
+ * spare (a duplicate progress comment to delete).
+ */
+export const TRIAGE_REQUESTS = 8;
+
 export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session, config } = ctx;
   const hash = issueTextHash(issue);
   const done = session.state.triage;
   let forced = ctx.forced;
+  if (done && done.bodyHash === hash && !forced && ctx.swept) {
+    // The hourly sweep finds hydraflow-find on an issue triaged on this very text. Beside the stage the state records,
+    // it is a triage cut short after publishing its verdict (ADR 0014): finished without asking the model again.
+    // Alone, a human set it again and the run it started could not (GitHub's rate limit): triage anew.
+    if (cutAfterVerdict(issue.labels, session.state.stage ?? null)) return resumeCutTriage(ctx, done);
+    forced = true;
+  }
   if (done && done.bodyHash === hash && !forced) {
     // A re-run of a run that died after its last publish but before removing its 👀 finds the work done: free the
     // lock that attempt left, unless it was handed to the next phase (property test tests/property/pipeline-histories).
@@ -66,6 +84,9 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     forced = true; // hydraflow-find alone: the human asked for a fresh triage
   }
 
+  // Nothing is written unless the token's hourly budget has room for the whole triage (ADR 0014): a run that could
+  // not finish starts nothing, and the issue keeps hydraflow-find for the hourly sweep.
+  await ctx.ensureRequests?.(TRIAGE_REQUESTS, `triage of #${issue.number}`);
   // A human asking for triage (label, /triage, /retry) takes over a lock only handed to a phase not yet started.
   const lock = await session.acquire({ takeOver: forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
@@ -111,37 +132,74 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   }
 }
 
+/** hydraflow-find beside the one stage label the state records: a triage cut short between publishing and unlabelling. */
+function cutAfterVerdict(labels: readonly string[], recorded: PipelineStage | null): boolean {
+  if (recorded === null || recorded === 'find') return false;
+  const pipeline = pipelineLabelsOf(labels).sort();
+  return pipeline.length === 2 && pipeline.join(',') === [labelFor('find'), labelFor(recorded)].sort().join(',');
+}
+
+/**
+ * The sweep finishes a triage whose run published its verdict and was then stopped by GitHub's rate limit: the labels
+ * and the next phase as that run would have left them, with the verdict it recorded (no second model call).
+ */
+async function resumeCutTriage(ctx: PhaseContext, done: NonNullable<IssueState['triage']>): Promise<PhaseOutcome> {
+  const lock = await ctx.session.acquire({ takeOver: true });
+  if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: ctx.session.currentStage };
+  const verdict: TriageVerdict = {
+    clarity_score: done.clarity_score,
+    complexity_score: done.complexity_score,
+    needs_discovery: done.needs_discovery,
+    enrichment: '',
+    reasons: [],
+  };
+  const waitsFor = await outsiderAuthor(ctx);
+  return finishTriage(ctx, verdict, { route: done.route, hash: done.bodyHash, waitsFor, resumed: true }, undefined);
+}
+
 async function finishTriage(
   ctx: PhaseContext,
   verdict: TriageVerdict,
-  { route, hash, waitsFor }: { route: TriageRoute; hash: string; waitsFor: string | undefined },
+  {
+    route,
+    hash,
+    waitsFor,
+    resumed = false,
+  }: { route: TriageRoute; hash: string; waitsFor: string | undefined; resumed?: boolean },
   planDraft: EarlyCall | undefined,
 ): Promise<PhaseOutcome> {
   const { session } = ctx;
+  // Add-first, and hydraflow-find comes off only once the state is published (ADR 0014): cut short at any request
+  // (GitHub's rate limit), the issue keeps hydraflow-find for the hourly sweep, never a label with no verdict behind it.
   const stage = await session.moveTo(
     route,
-    `triage: clarity ${verdict.clarity_score}/10, needs_discovery ${verdict.needs_discovery}`,
+    `triage${resumed ? ' (finished by the hourly sweep)' : ''}: clarity ${verdict.clarity_score}/10, needs_discovery ${verdict.needs_discovery}`,
+    { removeLater: true },
   );
   const now = ctx.session.options.now();
-  session.update((s) => ({
-    ...s,
-    triage: {
-      clarity_score: verdict.clarity_score,
-      complexity_score: verdict.complexity_score,
-      needs_discovery: verdict.needs_discovery,
-      route,
-      at: now.toISOString(),
-      bodyHash: hash,
-    },
-    lastError: undefined,
-  }));
+  if (!resumed) {
+    session.update((s) => ({
+      ...s,
+      triage: {
+        clarity_score: verdict.clarity_score,
+        complexity_score: verdict.complexity_score,
+        needs_discovery: verdict.needs_discovery,
+        route,
+        at: now.toISOString(),
+        bodyHash: hash,
+      },
+      lastError: undefined,
+    }));
+  }
+  // the verdict's text is in the comment already when the sweep finishes a triage cut short
+  const details = resumed ? undefined : verdictDetails(verdict);
 
   if (stage !== route) {
     // A human moved the issue while triage ran: their choice stands, and nothing is dispatched.
     await endPhase(session, {
       headline: `Triaged, but a human moved the issue to ${stage ?? 'no stage'} meanwhile; that choice stands`,
       next: 'HydraFlow waits for the human’s next step.',
-      details: verdictDetails(verdict),
+      ...(details ? { details } : {}),
     });
     planDraft?.cancel();
     return { summary: `triaged; human override to ${stage} honoured`, stage };
@@ -159,13 +217,14 @@ async function finishTriage(
   await session.publish({
     headline: `Triaged: clarity ${verdict.clarity_score}/10, complexity ${verdict.complexity_score}/10 → ${route}`,
     next: next.note,
-    details: verdictDetails(verdict),
+    ...(details ? { details } : {}),
   });
   if (!handOff) await session.unlock();
+  await session.finishMove();
   return {
     summary: `triaged → ${route}${waitsFor ? `; waits for a maintainer (${waitsFor} is outside the repository)` : ''}`,
     stage: route,
-    details: verdictDetails(verdict),
+    ...(details ? { details } : {}),
     ...next.outcome,
     ...(planDraft ? { nextCall: planDraft } : {}),
   };

@@ -114,6 +114,8 @@ export class IssueSession {
   /** The state read holds spend taken in from the text GitHub sent (state/trust.ts); not written yet. */
   amended: boolean;
   private changedAt: string | undefined;
+  /** A label move whose removals wait for finishMove. */
+  private unfinishedMove: { described: Promise<void>; removals: string[] } | undefined;
 
   private constructor(
     private readonly port: IssuesPort,
@@ -357,7 +359,15 @@ export class IssueSession {
   async moveTo(
     target: PipelineStage | null,
     reason: string,
-    options: { happened?: boolean } = {},
+    options: {
+      happened?: boolean;
+      /**
+       * Leave the removal of the other pipeline labels to `finishMove`, after the state is published: a run cut short
+       * in between (GitHub's rate limit) leaves the old label beside the new one, which the next run repairs, and
+       * never a label with no state behind it (triage: ADR 0014).
+       */
+      removeLater?: boolean;
+    } = {},
   ): Promise<PipelineStage | null> {
     const { issue } = this.options;
     const startPipeline = new Set(pipelineLabelsOf(this.options.labelsAtStart));
@@ -390,13 +400,25 @@ export class IssueSession {
       });
       return humanStage;
     }
-    await Promise.all([
-      described,
-      ...labelsToRemoveAfterAdd(after, target).map((label) => this.port.removeLabel(issue, label)),
-    ]);
+    const removals = labelsToRemoveAfterAdd(after, target);
+    if (options.removeLater) {
+      described.catch(() => undefined); // awaited by finishMove
+      this.unfinishedMove = { described, removals };
+    } else await Promise.all([described, ...removals.map((label) => this.port.removeLabel(issue, label))]);
     this.stage = target;
     this.state = recordTransition(this.state, { to: target, by: 'hydraflow', reason, now });
     return target;
+  }
+
+  /** Removes the labels a `moveTo(…, { removeLater: true })` left beside the new one. */
+  async finishMove(): Promise<void> {
+    const move = this.unfinishedMove;
+    if (!move) return;
+    this.unfinishedMove = undefined;
+    await Promise.all([
+      move.described,
+      ...move.removals.map((label) => this.port.removeLabel(this.options.issue, label)),
+    ]);
   }
 
   /** A label GitHub created on the fly has no colour or description yet: give it the stage's (once per repository). */

@@ -20,6 +20,7 @@ import {
   type ModelServer,
   type SampleRepo,
   type Script,
+  type SimulatedClock,
 } from '@hydraflow/testkit';
 
 export interface LifecycleWorld {
@@ -55,6 +56,14 @@ export async function lifecycleWorld(
      * process on the machine must not mistake another test world's (vitest runs files in parallel) for this one's.
      */
     ownSecrets?: boolean;
+    /** A simulated clock for the emulator and every HydraFlow step (its waits advance it; listen() it first). */
+    clock?: SimulatedClock;
+    /** The emulator's primary rate limit per token per hour (default 1000, like GITHUB_TOKEN). */
+    rateLimit?: number;
+    /** Jobs before the simulator calls it a loop (default 50). */
+    maxJobs?: number;
+    /** Check every request and answer against GitHub's OpenAPI description (default true; the bench's backlog: off). */
+    validate?: boolean;
   } = {},
 ): Promise<LifecycleWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'hydraflow-scenario-'));
@@ -64,7 +73,15 @@ export async function lifecycleWorld(
   // HydraFlow derives the git URL from GITHUB_SERVER_URL/owner/repo (never from .git/config): serve the bare repo there.
   mkdirSync(join(dir, 'server/acme'), { recursive: true });
   symlinkSync(sample.bareRepo, join(dir, 'server/acme/widgets.git'));
-  const gh = await startGitHubEmulator({ owner: 'acme', repo: 'widgets', git: { bareRepo: sample.bareRepo } });
+  const clock = options.clock;
+  const gh = await startGitHubEmulator({
+    owner: 'acme',
+    repo: 'widgets',
+    git: { bareRepo: sample.bareRepo },
+    ...(clock ? { clock: () => clock.now() } : {}),
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+    ...(options.validate === false ? { validate: false } : {}),
+  });
   const alice = gh.addUser({ login: 'alice', permission: 'write' });
   const models = await startModelServer({ script });
   const app = options.pushAs ? gh.addApp({ login: options.pushAs }) : undefined;
@@ -88,6 +105,8 @@ export async function lifecycleWorld(
     ...(app ? { pusher: () => ({ actor: app.login, viaToken: 'app' as const }) } : {}),
     ...(options.machineEnv ? { machineEnv: options.machineEnv } : {}),
     ...(options.actionRoot ? { actionRoot: options.actionRoot } : {}),
+    ...(clock ? { clock } : {}),
+    ...(options.maxJobs !== undefined ? { maxJobs: options.maxJobs } : {}),
   });
   return {
     gh,

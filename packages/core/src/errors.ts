@@ -50,6 +50,15 @@ export class DailyLimitError extends BudgetExceededError {
   }
 }
 
+/**
+ * GitHub's rate limit stops the run: the primary budget is spent until a reset further away than the run may wait, or
+ * the waits it asked for would not fit the run (packages/github/src/rate-budget.ts). Not a failure: the run ends with a
+ * warning, leaving its issue where a later run (the hourly sweep) resumes it.
+ */
+export class RateLimitedError extends HydraflowError {
+  override name = 'RateLimitedError';
+}
+
 /** The model's answer could not be parsed into the expected shape, even after the repair attempt. */
 export class ModelOutputError extends HydraflowError {
   override name = 'ModelOutputError';

@@ -1,9 +1,12 @@
 import { Octokit } from '@octokit/core';
 import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { RequestError } from '@octokit/request-error';
-import { HydraflowError } from '@hydraflow/core';
+import { HydraflowError, RateLimitedError } from '@hydraflow/core';
 import { nodeFetch } from '@hydraflow/http';
 import { redactRequest } from './redact';
+import { RateBudget } from './rate-budget';
+
+export { RateLimitedError };
 
 // Requests name their route ('GET /repos/{owner}/{repo}/issues/{issue_number}'): the REST endpoint-methods plugin
 // would parse and build a map of every GitHub endpoint (~85 KB) in each step's process for the 26 used here.
@@ -16,9 +19,15 @@ export interface ClientOptions {
   baseUrl: string;
   /** Attempts for a request GitHub failed with 5xx or a network error (only where repeating it is safe). */
   maxAttempts?: number;
-  /** Longest secondary-rate-limit wait we accept before giving up, in seconds. */
+  /** Longest secondary-rate-limit wait we accept before giving up, in seconds (without `budget`). */
   maxRateLimitWaitSeconds?: number;
+  /** How a wait passes (without `budget`; default real time). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * The run's rate-limit policy and clock, shared by every client of the run (rate-budget.ts): which waits fit, and the
+   * primary budget the answers report. Default: one of this client's own, on real time.
+   */
+  budget?: RateBudget;
   log?: (message: string) => void;
   /** The fetch Octokit uses (default: nodeFetch from @hydraflow/http, which is much cheaper per request). */
   fetch?: typeof fetch;
@@ -40,13 +49,6 @@ export class UncertainWriteError extends HydraflowError {
   }
 }
 
-/** GitHub's primary rate limit is exhausted, or a secondary limit asks for a longer wait than we accept. */
-export class RateLimitedError extends HydraflowError {
-  override name = 'RateLimitedError';
-}
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Safe to repeat after a 5xx: the request's effect is the same whether it ran once or twice. */
 function isIdempotent(method: string, url: string): boolean {
   if (method === 'GET' || method === 'HEAD' || method === 'PUT' || method === 'DELETE' || method === 'PATCH')
@@ -59,7 +61,12 @@ function secondsToWait(headers: Record<string, unknown> = {}, now: number): numb
   const retryAfter = headers['retry-after'];
   if (retryAfter !== undefined) return Number(retryAfter);
   if (headers['x-ratelimit-remaining'] === '0' && headers['x-ratelimit-reset'] !== undefined) {
-    return Math.max(0, Number(headers['x-ratelimit-reset']) - Math.floor(now / 1000));
+    // on GitHub's clock (the answer's date) when it says: a runner's clock may be off
+    const serverNow = Date.parse(String(headers.date ?? ''));
+    return Math.max(
+      0,
+      Number(headers['x-ratelimit-reset']) - Math.floor((Number.isFinite(serverNow) ? serverNow : now) / 1000),
+    );
   }
   return undefined;
 }
@@ -70,9 +77,16 @@ function secondsToWait(headers: Record<string, unknown> = {}, now: number): numb
  * `retry-after`, and an uncertain write surfaces as UncertainWriteError for the caller to reconcile.
  */
 export function createRestClient(options: ClientOptions): RestClient {
-  const sleep = options.sleep ?? realSleep;
+  const budget =
+    options.budget ??
+    new RateBudget({
+      ...(options.sleep ? { clock: { now: () => Date.now(), sleep: options.sleep } } : {}),
+      maxWaitMs: (options.maxRateLimitWaitSeconds ?? 120) * 1000,
+      maxTotalWaitMs: Number.POSITIVE_INFINITY,
+      ...(options.log ? { log: options.log } : {}),
+    });
+  const sleep = (ms: number) => budget.clock.sleep(ms);
   const maxAttempts = options.maxAttempts ?? 4;
-  const maxWait = options.maxRateLimitWaitSeconds ?? 120;
   const octokit = new HydraflowOctokit({
     auth: options.token,
     baseUrl: options.baseUrl.replace(/\/$/, ''),
@@ -87,18 +101,16 @@ export function createRestClient(options: ClientOptions): RestClient {
     const method = String(requestOptions.method).toUpperCase();
     const url = String(requestOptions.url);
     const waitForRateLimit = async (headers: Record<string, unknown> | undefined, attempt: number) => {
-      const wait = secondsToWait(headers, Date.now()) ?? 60;
-      if (wait > maxWait || attempt >= maxAttempts + 2) {
-        throw new RateLimitedError(
-          `GitHub rate limit on ${method} ${url}: asked to wait ${wait}s (limit ${maxWait}s, attempt ${attempt})`,
-        );
+      const wait = secondsToWait(headers, budget.clock.now()) ?? 60;
+      if (attempt >= maxAttempts + 2) {
+        throw new RateLimitedError(`GitHub rate limit on ${method} ${url}: still limited after ${attempt} attempts`);
       }
-      options.log?.(`GitHub rate limit on ${method} ${url}; waiting ${wait}s`);
-      await sleep(wait * 1000);
+      await budget.wait(wait * 1000, `${method} ${url}`);
     };
     for (let attempt = 1; ; attempt++) {
       try {
         const response = await request(requestOptions);
+        budget.observe(response.headers as Record<string, unknown>);
         // GraphQL answers an exhausted budget with HTTP 200 and a RATE_LIMITED error: nothing ran, so wait and retry.
         const errors = (response.data as { errors?: { type?: string }[] } | undefined)?.errors;
         if (url === '/graphql' && errors?.some((e) => e.type === 'RATE_LIMITED')) {
@@ -116,6 +128,7 @@ export function createRestClient(options: ClientOptions): RestClient {
               (error.response?.headers['retry-after'] !== undefined ||
                 error.response?.headers['x-ratelimit-remaining'] === '0' ||
                 /rate limit/i.test(error.message))));
+        if (error instanceof RequestError) budget.observe(error.response?.headers as Record<string, unknown>);
         if (rateLimited) {
           await waitForRateLimit(error.response?.headers, attempt);
           continue;
@@ -138,4 +151,12 @@ export function createRestClient(options: ClientOptions): RestClient {
     }
   });
   return octokit;
+}
+
+/**
+ * Asks GET /rate_limit, which GitHub does not count against the budget it reports; the client's hook takes the budget
+ * in from the answer's headers (RateBudget.observe).
+ */
+export async function readRateLimit(octokit: RestClient): Promise<void> {
+  await octokit.request('GET /rate_limit');
 }

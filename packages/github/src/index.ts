@@ -1,4 +1,5 @@
 export * from './client';
+export * from './rate-budget';
 export * from './port';
 export * from './rest-issues';
 export * from './pulls-port';

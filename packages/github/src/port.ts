@@ -49,6 +49,11 @@ export interface LabelSpec {
 
 export interface IssuesPort {
   getIssue(issue: number): Promise<Issue>;
+  /**
+   * One page (100, oldest first) of the repository's open issues, with `label` if given (pull requests included:
+   * isPullRequest), each with its count of 👀 reactions (anyone's: HydraFlow's lock is one).
+   */
+  listOpenIssues(options: { label?: string; page: number }): Promise<(Issue & { eyes: number })[]>;
   /** Every comment on the issue, across all pages, oldest first. */
   listComments(issue: number): Promise<IssueComment[]>;
   /**

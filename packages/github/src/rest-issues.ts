@@ -105,6 +105,7 @@ type RawIssue = {
   author_association?: string;
   pull_request?: unknown;
   html_url: string;
+  reactions?: { eyes?: number };
 };
 
 function toIssue(data: RawIssue): Issue {
@@ -135,6 +136,19 @@ export class RestIssues implements IssuesPort {
       issue_number: issue,
     });
     return toIssue(data as RawIssue);
+  }
+
+  async listOpenIssues(options: { label?: string; page: number }): Promise<(Issue & { eyes: number })[]> {
+    const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/issues', {
+      ...this.repo,
+      state: 'open',
+      ...(options.label ? { labels: options.label } : {}),
+      sort: 'created',
+      direction: 'asc',
+      per_page: 100,
+      page: options.page,
+    });
+    return (data as RawIssue[]).map((raw) => ({ ...toIssue(raw), eyes: raw.reactions?.eyes ?? 0 }));
   }
 
   async updateIssue(

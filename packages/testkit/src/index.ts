@@ -9,3 +9,4 @@ export * from './sample-repo/index';
 export * from './lifecycle/index';
 export * from './npm/registry';
 export * from './llama-cpp/index';
+export * from './clock/simulated-clock';

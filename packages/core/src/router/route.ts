@@ -17,8 +17,10 @@
  *   and the author is the issue's author or holds commands.min_permission (the decision's `minPermission`, asked of
  *   the permission API before any work: author_association is not access, and strangers cannot make the repository
  *   pay for model calls).
- * - workflow_dispatch with inputs {issue, phase, actor} → that phase; phase doctor or resume-paused needs no issue.
- * - schedule (the template's daily run) → resume the issues budgets.per_day paused on an earlier UTC day.
+ * - workflow_dispatch with inputs {issue, phase, actor} → that phase; phase doctor, resume-paused or sweep needs no
+ *   issue.
+ * - schedule (the template's hourly run) → sweep: resume the issues budgets.per_day paused on an earlier UTC day, then
+ *   triage the issues still waiting with hydraflow-find (ADR 0014).
  * - Pull requests are mapped to issues by HydraFlow's branch name `hydraflow/issue-<n>` (same repository, never a
  *   fork). The decision carries the pull request number when the event names one; the phase then checks that it is
  *   the pull request recorded in the issue's state (`implement.pull`), so a human's lookalike branch changes nothing.
@@ -94,6 +96,11 @@ export type Decision =
    * workflow_dispatch of phase resume-paused.
    */
   | { kind: 'resume-paused' }
+  /**
+   * The workflow's hourly `schedule` (or a workflow_dispatch of phase sweep): resume the paused issues, then triage the
+   * issues still waiting with hydraflow-find, within the hour's GitHub budget (ADR 0014).
+   */
+  | { kind: 'sweep' }
   /**
    * Someone other than HydraFlow edited or deleted a comment of HydraFlow's that holds its state: judge the state now,
    * with the text GitHub sent (state/trust.ts, ADR 0007).
@@ -329,6 +336,8 @@ const routeWorkflowDispatch: EventHandler = (event, ctx) => {
   }
   // neither does resuming the paused issues (the schedule's work, and what a sweep that had more to do dispatches)
   if (typeof inputs.phase === 'string' && inputs.phase.trim() === 'resume-paused') return { kind: 'resume-paused' };
+  // nor the hourly sweep, run by hand
+  if (typeof inputs.phase === 'string' && inputs.phase.trim() === 'sweep') return { kind: 'sweep' };
   const rawIssue = inputs.issue;
   const issueText =
     typeof rawIssue === 'number' ? String(rawIssue) : typeof rawIssue === 'string' ? rawIssue.trim() : '';
@@ -486,8 +495,9 @@ export const DEFAULT_EVENT_HANDLERS: Readonly<Record<string, EventHandler>> = {
   check_run: skipWith('check runs are summed up by check_suite / workflow_run; HydraFlow waits for those'),
   workflow_run: routeWorkflowRun,
   status: routeStatus,
-  // The template's daily schedule (a few minutes after 00:00 UTC): issues paused by budgets.per_day resume.
-  schedule: () => ({ kind: 'resume-paused' }),
+  // The template's hourly schedule: issues paused by budgets.per_day on an earlier UTC day resume, and issues left
+  // waiting with hydraflow-find (GitHub's rate limits) are triaged within the hour's budget (ADR 0014).
+  schedule: () => ({ kind: 'sweep' }),
 };
 
 /** Decide what one GitHub event means for HydraFlow. Pure; never throws on odd payloads. */

@@ -158,6 +158,11 @@ export interface LifecycleOptions {
   stepTimeoutMs?: number;
   /** keep each job's runner directory (workspace, HOME, RUNNER_TEMP): JobRecord.runnerDir and .workspace */
   keepWorkspaces?: boolean;
+  /**
+   * A simulated clock (its `stepEnv()` at each step's start) for HydraFlow's steps: their waits advance it and their
+   * "now" is its time (packages/testkit/src/clock/simulated-clock.ts). Give the emulator the same clock.
+   */
+  clock?: { stepEnv(): Record<string, string> };
 }
 
 export type JobStatusName = 'success' | 'failure' | 'skipped' | 'cancelled';
@@ -882,6 +887,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     };
     // What the runner sets for every step and no step can change.
     const machine: Record<string, string> = {
+      ...(options.clock ? options.clock.stepEnv() : {}),
       RUNNER_TEMP: rt.temp,
       RUNNER_TRACKING_ID: rt.trackingId,
       ...(spec.actionPath !== undefined ? { GITHUB_ACTION_PATH: spec.actionPath } : {}),

@@ -1,0 +1,63 @@
+/**
+ * A backlog at once (issue #17 item 14): a maintainer labels a whole backlog `hydraflow-find` in a minute, far more
+ * than the repository's GITHUB_TOKEN may triage in an hour. Through the real template and dist/, on a simulated clock
+ * the emulator and every step share (packages/testkit/src/clock): both of GitHub's limits enforced — the primary one
+ * per token per hour, the secondary one on content-creating requests per minute — at a CI size (24 issues, 60
+ * requests an hour, 6 writes a minute; `pnpm bench` runs 500 at GitHub's real limits). The runs GitHub starts beyond
+ * the budget give up before writing anything and end green with a warning; the hourly sweep (the template's
+ * `schedule`) triages what is left, hour after hour, within what the budget lets it (ADR 0014).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeStateBlock, pipelineLabelsOf } from '@hydraflow/core';
+import { BOT_LOGIN, expectNoViolations, formatTimeline } from '@hydraflow/testkit';
+import { locks, runBacklog, stoppedByRateLimit, waiting, type BacklogRun } from './backlog';
+
+let run: BacklogRun | undefined;
+afterEach(async () => {
+  await run?.close();
+  run = undefined;
+});
+
+describe('a backlog labelled at once', () => {
+  it('24 issues at 60 requests an hour and 6 writes a minute: every issue triaged exactly once, over the hours the budget takes, nothing half-done', async () => {
+    run = await runBacklog({ n: 24, primary: 60, writesPerMinute: 6, maxSweeps: 16 });
+    const { world, clock, issues, jobs } = run;
+    const timeline = formatTimeline(jobs, { steps: true });
+    expect(waiting(world, issues), timeline).toEqual([]);
+    expect(locks(world, issues), timeline).toEqual([]);
+    // the first hour's budget did not stretch to the whole backlog: the hourly sweep took the rest
+    expect(run.sweeps).toBeGreaterThan(1);
+
+    // every issue triaged exactly once: one triage call each at the model server, one verdict in its signed state
+    const calls = world.models.calls.filter((c) => c.role === 'triage' && c.status === 200);
+    expect(calls.map((c) => c.issue).sort((a, b) => a! - b!)).toEqual(issues);
+    for (const n of issues) {
+      const issue = world.gh.world.issues.get(n)!;
+      // one pipeline label, the verdict's, where the issue waits for a human (discovery is not in this version)
+      const progress = world.gh.world.commentsOn(n).map((c) => c.body);
+      expect(pipelineLabelsOf(issue.labels), `#${n}: ${progress.join('\n')}`).toEqual(['hydraflow-discover']);
+      expect(progress.join('\n')).toContain('The discover phase is not available in this HydraFlow version');
+      const comments = world.gh.world.commentsOn(n).filter((c) => c.user === BOT_LOGIN);
+      expect(comments, `#${n}`).toHaveLength(1);
+      const state = decodeStateBlock(comments[0]!.body, { key: world.stateKey, issue: n });
+      expect(state.status, `#${n}`).toBe('valid');
+      if (state.status === 'valid') {
+        expect(state.state.triage?.route).toBe('discover');
+        expect(state.state.claim).toBeUndefined();
+      }
+    }
+
+    // no 403 or 429 unhandled: every job green; those GitHub's limits stopped say so in a warning
+    const hydraflow = jobs.filter((j) => j.workflow === 'hydraflow.yml' && j.job === 'hydraflow');
+    expect(
+      hydraflow.filter((j) => j.status !== 'success' && j.status !== 'skipped'),
+      timeline,
+    ).toEqual([]);
+    expect(world.gh.requests.filter((r) => r.status === 403 || r.status === 429).length).toBeGreaterThan(0);
+    expect(hydraflow.filter(stoppedByRateLimit).length).toBeGreaterThan(0);
+    // the secondary limit was waited out on the simulated clock, never more than 2 minutes at once
+    expect(clock.sleeps.length).toBeGreaterThan(0);
+    expect(Math.max(...clock.sleeps)).toBeLessThanOrEqual(121_000);
+    expectNoViolations(world.gh);
+  }, 300_000);
+});
