@@ -132,9 +132,24 @@ function doneBefore(app: App, ctx: PhaseContext, request: PhaseRequest): string 
  * the 👀 it held, if no claim names a holder (it died before removing it), and a dispatch it recorded that no run took.
  */
 async function finishDone(app: App, ctx: PhaseContext, summary: string): Promise<PhaseOutcome> {
+  if (app.runner.runAttempt > 1) await finishCutMove(ctx);
   if (app.runner.runAttempt > 1 && ctx.session.state.claim === undefined) await ctx.session.dropLock();
   await sendDispatches(app, ctx);
   return { summary: `${summary}; nothing to do`, stage: ctx.session.currentStage };
+}
+
+/**
+ * Triage removes the stage label it leaves only after publishing its verdict (ADR 0014): an earlier attempt that died in
+ * between left both labels, the one its state's last move came from beside the one it went to. Its re-run, finding the
+ * work done, finishes that move (property test tests/property/pipeline-histories: a /triage that died there).
+ */
+async function finishCutMove(ctx: PhaseContext): Promise<void> {
+  const last = ctx.session.state.history.at(-1);
+  const stage = ctx.session.state.stage ?? null;
+  if (!last || last.by !== 'hydraflow' || !last.from || last.to !== stage || stage === null) return;
+  const pipeline = pipelineLabelsOf(ctx.issue.labels).sort().join(',');
+  if (pipeline !== [labelFor(last.from), labelFor(stage)].sort().join(',')) return;
+  await ctx.issues.removeLabel(ctx.issue.number, labelFor(last.from));
 }
 
 /**
