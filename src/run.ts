@@ -4,6 +4,8 @@ import {
   UserError,
   handOffConfig,
   hasDayLimits,
+  ISSUE_PHASES,
+  isIssuePhase,
   loadConfigDetailed,
   neutralizeText,
   readConfigFile,
@@ -18,7 +20,7 @@ import { parseInputs, type ActionInputs } from './inputs';
 import { createModels } from './models';
 import { beginEarlyCall } from './phases/early-calls';
 import { phaseSpansBlock, type PhaseOutcome } from './phases/phase-context';
-import { readRunnerContext } from './runner/context';
+import { readRunnerContext, remoteUrlOf } from './runner/context';
 import { createRunnerIO, type RunnerIO } from './runner/io';
 
 // zod compiles a fast parser for an object schema the first time it parses one: a gain for a server that parses the
@@ -51,6 +53,17 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
   try {
     const runner = readRunnerContext(env);
     const inputs = parseInputs(env, io);
+    // the publish job's git round trip begins now, while the rest loads and the state is read (phases/publish-fetch.ts)
+    if (inputs.phase === 'publish') {
+      const { beginPublishFetch } = await import('./phases/publish-fetch');
+      const token = inputs.pushToken ?? inputs.githubToken;
+      beginPublishFetch({
+        workspace: runner.workspace,
+        remoteUrl: remoteUrlOf(runner),
+        base: runner.defaultBranch,
+        token,
+      });
+    }
     const loaded = await loadRunConfig(runner.workspace, inputs, env);
     for (const warning of loaded.warnings) io.warning(warning);
     const config = loaded.config;
@@ -142,8 +155,10 @@ async function loadRunConfig(workspace: string, inputs: ActionInputs, env: NodeJ
 }
 
 function explicitPhase(phase: string, issue: number | undefined, actor: string | undefined): Decision {
+  if (!isIssuePhase(phase))
+    throw new UserError(`input phase: expected one of ${ISSUE_PHASES.join(', ')} or agent, got "${phase}"`);
   if (!issue) throw new UserError(`input phase "${phase}": expected an issue number (input issue), got none`);
-  return { kind: 'phase', phase, issue, actor: actor ?? '', dispatched: false } as Decision;
+  return { kind: 'phase', phase, issue, actor: actor ?? '', dispatched: false };
 }
 
 function describe(decision: Decision): string {

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
+import { PHASE_NAMES, PHASE_TABLE } from '@hydraflow/core';
 import {
   type ActionMetadata,
   checkAnyPhaseAction,
@@ -48,9 +49,12 @@ describe('root action (action.yml)', () => {
 });
 
 describe('phase actions (actions/*/action.yml)', () => {
-  it('exist (at least triage, and the implement jobs’ agent and publish)', () => {
-    expect(PHASES).toContain('triage');
-    expect(PHASES).toEqual(expect.arrayContaining([...HANDOFF_PHASES]));
+  it('are exactly the actions of the phase table (packages/core/src/pipeline/phases.ts), named after their phase', () => {
+    const declared = PHASE_NAMES.flatMap((p) => (PHASE_TABLE[p].action === null ? [] : [PHASE_TABLE[p].action]));
+    expect([...PHASES].sort()).toEqual([...declared].sort());
+    for (const p of PHASE_NAMES) if (PHASE_TABLE[p].action !== null) expect(PHASE_TABLE[p].action).toBe(p);
+    // the hand-off actions (artifacts in, artifacts out) are the implement jobs' own
+    for (const p of HANDOFF_PHASES) expect(PHASE_TABLE[p as keyof typeof PHASE_TABLE].job).not.toBe('routing');
   });
 
   describe.each(PHASES)('actions/%s', (phase) => {

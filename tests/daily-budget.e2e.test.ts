@@ -4,7 +4,7 @@
  * the issue with a note and the day's spend, the run ends green, and the daily schedule resumes it the next UTC day.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeDayLedger, decodeStateBlock, type DayLedger } from '@hydraflow/core';
+import { decodeDayLedger, decodeStateBlock, encodeDayLedger, type DayLedger } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, expectNoViolations, runAction, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
 
@@ -90,6 +90,13 @@ async function pushToLedger(w: World, login: string, text: string): Promise<void
   });
   const commit = await api('POST', '/git/commits', { message: 'tidy', tree: tree.sha, parents: [head] });
   await api('PATCH', `/git/refs/heads/hydraflow/spend`, { sha: commit.sha });
+}
+
+/** A reservation as HydraFlow's routing job writes one for a coding agent (signed, on top of the branch's head). */
+async function reserveOnLedger(w: World, reservation: DayLedger['reserved'][number]): Promise<void> {
+  const head = w.gh.world.refs.get(SPEND_REF)!;
+  const next = { ...ledger(w), parent: head, reserved: [...ledger(w).reserved, reservation] };
+  await pushToLedger(w, 'hydraflow-stand-in', encodeDayLedger(next, { key: w.stateKey }));
 }
 
 /** The daily budget: three triages fit (each ~$0.0023, estimated at ~$0.0155 before the call), a fourth does not. */
@@ -217,6 +224,33 @@ describe('budgets.per_day: the repository’s daily budget', () => {
     await world.run('issues', 'opened', { issue: five.number }, TRIAGE_STEP);
     expect(triageCalls(world)).toHaveLength(3);
     expect(progress(world, five.number)).toContain('the ledger signature does not verify');
+  });
+});
+
+describe('budgets.per_day: what is reserved for coding agents', () => {
+  it('a reservation its run never settled (cancelled, runner lost) stops counting at its time; one still in time counts', async () => {
+    const clock = clockAt('2026-11-20T09:00:00Z');
+    world = await budgetWorld(DAILY, clock);
+    const one = openIssue(world, 1);
+    await world.run('issues', 'opened', { issue: one.number }, TRIAGE_STEP);
+    // issue 7's run reserved nearly the whole day for its agent at 07:30, until 08:50; no publish job ever settled it
+    await reserveOnLedger(world, { issue: 7, run: '4242', usd: 0.018, until: '2026-11-20T08:50:00.000Z' });
+    const two = openIssue(world, 2);
+    const run = await world.run('issues', 'opened', { issue: two.number }, TRIAGE_STEP);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(triageCalls(world)).toHaveLength(2);
+    expect(pipelineLabels(world, two.number)).toEqual(['hydraflow-plan']);
+    // HydraFlow's next write of the day drops it
+    expect(ledger(world).reserved).toEqual([]);
+
+    // issue 8's agent, reserved at 08:45 until 10:05, may still be running: what it may spend is not the day's to give
+    await reserveOnLedger(world, { issue: 8, run: '4343', usd: 0.018, until: '2026-11-20T10:05:00.000Z' });
+    const three = openIssue(world, 3);
+    await world.run('issues', 'opened', { issue: three.number }, TRIAGE_STEP);
+    expect(triageCalls(world)).toHaveLength(2);
+    expect(progress(world, three.number)).toContain('Paused: the repository’s daily budget is spent');
+    expect(progress(world, three.number)).toContain('reserved for coding agents still running (#8)');
+    expect(ledger(world).reserved.map((r) => r.issue)).toEqual([8]);
   });
 });
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
+import { discoverScript } from './support/briefs';
 
 const clear = {
   clarity_score: 9,
@@ -127,10 +128,10 @@ describe('a workflow_dispatch GitHub performed but answered 5xx', () => {
 
 describe('a command is done once per comment, re-runs included', () => {
   it('a re-run of a /triage run that finished calls no model, dispatches nothing and writes nothing', async () => {
-    world = await createWorld({ script: { triage: { json: vague } } });
+    world = await createWorld({ script: { triage: { json: vague }, ...discoverScript } });
     const issue = await openIssue(world);
     expect((await world.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
-    expect((await world.runDispatch()).exitCode).toBe(0); // discover: not in this version, says so
+    expect((await world.runDispatch()).exitCode).toBe(0); // discover: the brief, then hydraflow-shape
     const command = world.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
     const first = await world.run(
       'issue_comment',
@@ -140,7 +141,7 @@ describe('a command is done once per comment, re-runs included', () => {
     );
     expect(first.exitCode, first.stdout).toBe(0);
     expect((await world.runDispatch()).exitCode).toBe(0); // GitHub runs the phase it dispatched
-    expect(roles(world)).toEqual(['triage', 'triage']);
+    expect(roles(world)).toEqual(['triage', 'discover', 'triage', 'discover']);
     const before = {
       dispatches: world.gh.world.dispatches.length,
       progress: progress(world, issue.number).body,
@@ -155,7 +156,7 @@ describe('a command is done once per comment, re-runs included', () => {
       { runId: '5100', runAttempt: 2 },
     );
     expect(rerun.exitCode, rerun.stdout).toBe(0);
-    expect(roles(world)).toEqual(['triage', 'triage']);
+    expect(roles(world)).toEqual(['triage', 'discover', 'triage', 'discover']);
     expect({
       dispatches: world.gh.world.dispatches.length,
       progress: progress(world, issue.number).body,

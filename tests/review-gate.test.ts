@@ -245,11 +245,20 @@ describe('review phase → merge gate', () => {
     expect(text).toContain(`/pull/${t.pull.number}`);
     expect(t.locked()).toBe(false);
 
-    // Re-running anything now changes nothing.
-    const writes = t.w.gh.requests.filter((r) => r.method !== 'GET').length;
+    // Re-running anything now changes nothing. A redelivered approval of the merged pull request writes nothing (a
+    // GraphQL query is a POST, and a read); a dispatch of a phase takes its 👀 before it reads (ADR 0007), so on the
+    // closed issue it puts it on and takes it off at once, and leaves nothing.
+    const isWrite = (r: { method: string; operationId: string | null }) =>
+      r.method !== 'GET' && !r.operationId?.startsWith('graphql/query');
+    const writes = () => t.w.gh.requests.filter(isWrite).map((r) => `${r.method} ${r.operationId}`);
+    const before = writes().length;
     expect((await t.approval('lee')).message).toMatch(/closed/);
+    expect(writes().slice(before)).toEqual([]);
     expect((await t.dispatchReview()).message).toMatch(/closed/);
-    expect(t.w.gh.requests.filter((r) => r.method !== 'GET').length).toBe(writes);
+    expect(writes().slice(before)).toEqual(['POST reactions/create-for-issue', 'DELETE reactions/delete-for-issue']);
+    expect(t.locked()).toBe(false);
+    expect(t.w.gh.world.issues.get(t.issue.number)!.labels).toEqual(['hydraflow-fixed']);
+    expect(t.progressText()).toContain(pr.merge_commit_sha!.slice(0, 7));
   });
 
   it('approve under merge.policy auto merges in the same run once checks are green; pending checks wait', async () => {

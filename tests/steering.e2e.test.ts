@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decodeStateBlock } from '@hydraflow/core';
 import { BOT_LOGIN, createSampleRepo, createWorld, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
+import { discoverScript } from './support/briefs';
 
 const vague = {
   clarity_score: 3,
@@ -244,15 +245,20 @@ describe('commands and chains', () => {
     for (const name of ['/triage', '/retry', '/groom', '/ship-it', '/help']) expect(replies[0]!.body).toContain(name);
   });
 
-  it('the dispatched next phase, not in this version, says so and leaves the stage', async () => {
-    world = await createWorld({ script: { triage: { json: vague } } });
+  it('a dispatched phase not in this version (shape) says so and leaves the stage', async () => {
+    world = await createWorld({ script: { triage: { json: vague }, ...discoverScript } });
     const issue = await triaged(world);
-    const next = await world.runDispatch();
+    expect((await world.runDispatch()).exitCode).toBe(0); // discover: the brief, then hydraflow-shape
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-shape', 'ux']);
+    const next = await world.run('workflow_dispatch', undefined, {
+      inputs: { issue: String(issue.number), phase: 'shape', actor: 'lee' },
+      sender: BOT_LOGIN,
+    });
     expect(next.exitCode, next.stdout).toBe(0);
-    expect(next.outputs.decision).toBe('discover');
-    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover', 'ux']);
-    expect(progress(world, issue.number).body).toContain('The discover phase is not available');
-    expect(progress(world, issue.number).body).toContain('Clarity** 3/10'); // triage's verdict is kept
+    expect(next.outputs.decision).toBe('shape');
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-shape', 'ux']);
+    expect(progress(world, issue.number).body).toContain('The shape phase is not available');
+    expect(progress(world, issue.number).body).toContain('the discovery brief'); // discover's details are kept
     expect(world.gh.world.reactionsFor({ type: 'issue', number: issue.number })).toHaveLength(0);
   });
 });

@@ -107,6 +107,8 @@ export interface ToolLoopArgs {
   afterTools?: (context: ToolContext) => void;
   /** The submit tool that ends the task: an answer without any tool call is sent back once, asking for it. */
   finalTool?: string;
+  /** The provider's server-side web search, offered in every turn (ToolTurnRequest.webSearch). */
+  webSearch?: { maxUses: number };
   /**
    * Secret values masked (`***`) in every tool result before the model reads it: a command's output or a file it wrote
    * can hold what repository code found in the process table, and a model that never sees a secret cannot repeat it.
@@ -217,6 +219,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
           tools: definitions,
           messages: [...conversation],
           maxOutputTokens: args.maxOutputTokens ?? 8_000,
+          ...(args.webSearch ? { webSearch: args.webSearch } : {}),
         },
       });
     } catch (error) {

@@ -9,7 +9,7 @@ import {
   emptyDelta,
   encodeDayLedger,
   isEmptyDelta,
-  ledgerForDay,
+  ledgerAt,
   pausesToResume,
   renderDaySummary,
   utcDay,
@@ -33,11 +33,20 @@ export interface SpendStore {
 interface Read {
   head: string | null;
   today: string;
+  /** GitHub's time when the ledger was read (its Date header). */
+  now: Date;
   ledger: DayLedger;
 }
 
 /** Less than this left for the day, and a coding agent is not started (it could not finish a turn). */
 const MIN_AGENT_ALLOWANCE = 0.01;
+
+/**
+ * How long a coding agent's reservation outlives the agent's own time (implement.max_minutes): the agent job may wait
+ * for a runner, and the publish job that settles it follows. Past that its run is taken for dead (cancelled, its runner
+ * lost) and the reservation stops counting, rather than holding the day's budget until midnight.
+ */
+const RESERVATION_MARGIN_MINUTES = 60;
 
 /** Writers that kept moving the branch between our read and our write: give up after this many tries. */
 const WRITE_ATTEMPTS = 6;
@@ -72,9 +81,10 @@ export class DaySpend {
   }
 
   private decode(snapshot: SpendSnapshot): Read {
-    const today = utcDay(snapshot.serverTime);
+    const now = snapshot.serverTime;
+    const today = utcDay(now);
     const fresh = emptyDayLedger(this.options.repository, today);
-    if (snapshot.head === null) return { head: null, today, ledger: fresh };
+    if (snapshot.head === null) return { head: null, today, now, ledger: fresh };
     const decoded =
       snapshot.text === null
         ? { status: 'rejected' as const, detail: `${SPEND_FILE} is missing or unreadable` }
@@ -84,10 +94,10 @@ export class DaySpend {
             repository: this.options.repository,
             parent: snapshot.parent,
           });
-    if (decoded.status === 'valid') return { head: snapshot.head, today, ledger: ledgerForDay(decoded.ledger, today) };
+    if (decoded.status === 'valid') return { head: snapshot.head, today, now, ledger: ledgerAt(decoded.ledger, now) };
     // Nothing in it can be trusted, today's spend least of all: the day is closed, and says why.
     const closed = `its spend ledger (branch ${SPEND_BRANCH} at ${snapshot.head.slice(0, 12)}) holds a commit HydraFlow did not make: ${decoded.detail}`;
-    return { head: snapshot.head, today, ledger: { ...fresh, closed } };
+    return { head: snapshot.head, today, now, ledger: { ...fresh, closed } };
   }
 
   /** The day as this step sees it: the ledger read, with what this step added since. */
@@ -137,16 +147,18 @@ export class DaySpend {
 
   /**
    * What the day has left for `issue`'s coding agent, reserved for it until its run settles (`settle`); throws
-   * DailyLimitError when nothing is left. `upTo`: the most the agent may spend anyway (what the run budget leaves).
-   * Undefined without a daily USD limit.
+   * DailyLimitError when nothing is left. `upTo`: the most the agent may spend anyway (what the run budget leaves);
+   * `minutes`: the agent's time (implement.max_minutes). Undefined without a daily USD limit.
    */
-  async reserveForAgent(issue: number, upTo: number): Promise<number | undefined> {
+  async reserveForAgent(issue: number, upTo: number, minutes: number): Promise<number | undefined> {
+    const { now } = await this.load();
     const ledger = await this.view();
     const check = checkDaySpend({ ledger, usd: this.options.limits.usd, estimate: MIN_AGENT_ALLOWANCE });
     if (!check.ok) throw new DailyLimitError(check.message, check.reason, { usd: this.options.limits.usd });
     if (this.options.limits.usd === undefined) return undefined;
     const usd = Math.max(0, Math.min(upTo, this.options.limits.usd - dayTotals(ledger).committed));
-    this.delta.reserve.push({ issue, run: this.options.runId, usd: Math.round(usd * 1e6) / 1e6 });
+    const until = new Date(now.getTime() + (minutes + RESERVATION_MARGIN_MINUTES) * 60_000).toISOString();
+    this.delta.reserve.push({ issue, run: this.options.runId, usd: Math.round(usd * 1e6) / 1e6, until });
     if (ledger.paused.some((p) => p.issue === issue)) this.delta.resume.push(issue);
     return usd;
   }

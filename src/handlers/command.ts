@@ -1,7 +1,6 @@
-import { permissionAtLeast, renderHelp, stageOf, type Decision, type PipelineStage } from '@hydraflow/core';
+import { isBuiltPhase, permissionAtLeast, phaseAtStage, renderHelp, stageOf, type Decision } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
-import { PHASES } from '../phases/registry';
 import { IssueSession } from '../session/issue-session';
 import { handlePhase } from './phase';
 import { handleDoctor } from './doctor';
@@ -64,7 +63,7 @@ export async function handleCommand(app: App, request: CommandRequest): Promise<
     return handlePullCommand(app, { pull, actor, commentId, command, phase }, (text) => reply(app, request, text));
   }
   const phase = request.phase === 'retry' ? await phaseToRetry(app, request.issue) : request.phase;
-  if (!phase || !PHASES[phase]) {
+  if (!phase || !isBuiltPhase(phase)) {
     await app.issues.reactToComment(request.commentId, 'confused');
     await reply(
       app,
@@ -86,9 +85,6 @@ export async function handleCommand(app: App, request: CommandRequest): Promise<
   });
 }
 
-/** The phase that works on an issue waiting at a stage, where it is not named after the stage. */
-const PHASE_AT_STAGE: Partial<Record<PipelineStage, string>> = { find: 'triage', hitl: 'triage', ready: 'implement' };
-
 /**
  * /retry resumes the phase that failed; without a recorded failure, the phase of the issue's current stage (at
  * `hydraflow-ready`, implement, once a plan is accepted). A re-run of the /retry whose dead attempt published a claim
@@ -105,5 +101,6 @@ async function phaseToRetry(app: App, issueNumber: number): Promise<string | und
   const stage = issue.labels.map(stageOf).find((s) => s !== undefined);
   // ready without an accepted plan (a human set the label, or a dead attempt did before recording the plan): plan it
   if (stage === 'ready' && session.state.plan?.status !== 'accepted') return 'plan';
-  return stage === undefined ? 'triage' : (PHASE_AT_STAGE[stage] ?? stage);
+  // at hitl without a recorded failure: triage again; a stage without a phase (fixed) is named in the reply
+  return stage === undefined || stage === 'hitl' ? 'triage' : (phaseAtStage(stage) ?? stage);
 }

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { isTrustedAuthor, type Witness } from '@hydraflow/core';
+import { isBuiltPhase, isTrustedAuthor, phaseFacts, type Witness } from '@hydraflow/core';
 import type { Issue, IssueComment } from '@hydraflow/github';
 import { ModelGateway, type EarlyCall } from '../agents/model-gateway';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
-import { PHASES } from '../phases/registry';
 import { openedIssue } from '../runner/event-issue';
+import { remoteUrlOf } from '../runner/context';
 import { IssueSession, type SessionOptions } from '../session/issue-session';
 
 /**
@@ -191,7 +191,7 @@ export function phaseContext(
     pullsToOpen: app.pullsAsPusher ?? app.pulls,
     grooming: app.grooming,
     tempDir: app.runner.tempDir,
-    remoteUrl: `${app.runner.serverUrl.replace(/\/$/, '')}/${app.runner.owner}/${app.runner.repo}.git`,
+    remoteUrl: remoteUrlOf(app.runner),
     repository: `${app.runner.owner}/${app.runner.repo}`,
     gitToken: app.inputs.pushToken ?? app.inputs.githubToken,
   };
@@ -206,7 +206,8 @@ export function phaseContext(
  * ends: implement is the routing step's last phase, and the publish step's review dispatches its refiner.
  */
 export function canContinueWith(app: App, phase: string): boolean {
-  if (!PHASES[phase] || phase === 'publish') return false;
+  // a phase of another job (publish) runs only there; one that has a run of its own (grooming) is dispatched
+  if (!isBuiltPhase(phase) || phaseFacts(phase).job !== 'routing' || phaseFacts(phase).ownRun) return false;
   const step = app.inputs.phase;
   // implement works on the job's checkout: a job without one (a workflow of the user's own) dispatches it
   if (!step) return phase !== 'implement' || existsSync(join(app.runner.workspace, '.git'));

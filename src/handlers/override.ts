@@ -7,6 +7,7 @@ import { belowSteering, refuseLabelChange } from './label-steering';
 import { freeLockOfDeadAttempt, openPhase } from './open-session';
 import { handlePhase } from './phase';
 import { reportIncident } from './untrusted-state';
+import { endPhase } from '../phases/end-phase';
 
 /**
  * A human set (or removed) a pipeline label: ADR-0002's override. The human's choice stands; HydraFlow removes the
@@ -66,8 +67,7 @@ export async function handleOverride(
     return { summary: `the label ${labelFor(wanted)} was removed meanwhile; nothing to do`, stage: null };
   }
   const stage = await session.moveToByHuman(wanted, request.actor, fresh.labels);
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline:
       stage === null ? `Taken out of the pipeline by ${request.actor}` : `Moved to ${stage} by ${request.actor}`,
     next:
@@ -77,7 +77,6 @@ export async function handleOverride(
           ? 'Waiting for a human. Comment /retry or set a stage label to resume.'
           : `HydraFlow resumes from ${stage} when that phase runs.`,
   });
-  await session.unlock();
   return { summary: `human override honoured: ${stage ?? 'out of the pipeline'}`, stage };
 }
 

@@ -1,4 +1,5 @@
 import {
+  dispatchStage,
   hasHandled,
   isFatal,
   labelFor,
@@ -6,13 +7,14 @@ import {
   pipelineLabelsOf,
   stagesBeside,
   takeDispatch,
+  type IssuePhase,
   type PipelineStage,
 } from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
-import { MODEL_PHASES, PHASES, type PhaseRunner } from '../phases/registry';
+import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
 import { openedIssue } from '../runner/event-issue';
 import { StateChangedError } from '../session/issue-session';
@@ -25,9 +27,10 @@ import {
   releaseFirstLock,
 } from './open-session';
 import { heldForHuman, reportIncident } from './untrusted-state';
+import { endPhase } from '../phases/end-phase';
 
 export interface PhaseRequest {
-  phase: string;
+  phase: IssuePhase;
   issue: number;
   actor: string | undefined;
   /** Started by another phase's workflow_dispatch (inherits its lock). */
@@ -81,7 +84,7 @@ async function runPhase(app: App, request: PhaseRequest, ctx: PhaseContext, star
   // State HydraFlow did not write last is never acted on; a permitted human's explicit go starts the issue over.
   const held = (await reportIncident(ctx, app.sleep)) ?? heldForHuman(ctx, request.forced);
   if (held) return held;
-  const runner = PHASES[request.phase];
+  const runner = runnerOf(request.phase);
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
   const outcome =
     (await resumption(app, ctx, request.phase)) ??
@@ -143,7 +146,7 @@ function sendDispatches(app: App, ctx: PhaseContext): Promise<void> {
 
 /** A dispatched (or continued) phase runs only if its issue is still where the phase that started it left it. */
 function runDispatched(ctx: PhaseContext, phase: string, runner: PhaseRunner): Promise<PhaseOutcome> {
-  const expected = STAGE_OF_DISPATCHED_PHASE[phase];
+  const expected = dispatchStage(phase);
   // The label decides (ADR-0002): HydraFlow adds the next stage's label before it dispatches, so a dispatched phase
   // whose label is gone was taken out by a human — even if that human's unlabeled event has not been processed yet.
   // An issue waiting for triage has hydraflow-find or no pipeline label at all (a dispatched triage resumes a pause).
@@ -193,7 +196,7 @@ export async function continueRun(
   let handed = handedCall(outcome);
   while (next) {
     const phase = next;
-    const runner = PHASES[phase]!;
+    const runner = runnerOf(phase)!;
     const startedAt = Date.now();
     try {
       const issue = await app.issues.getIssue(ctx.issue.number);
@@ -244,12 +247,10 @@ export async function resumption(app: App, ctx: PhaseContext, firstPhase: string
 
 /** Closed while the previous phase ran: nothing more runs; the queued close event's run tidies the labels. */
 async function stopOnClosed(ctx: PhaseContext, phase: string): Promise<PhaseOutcome> {
-  ctx.session.releaseClaim();
-  await ctx.session.publish({
+  await endPhase(ctx.session, {
     headline: `The ${phase} phase did not start: the issue was closed`,
     next: 'HydraFlow acts on open issues only; reopen it and comment /retry to resume.',
   });
-  await ctx.session.unlock();
   return { summary: `${phase} not started: issue #${ctx.issue.number} was closed`, stage: ctx.session.currentStage };
 }
 
@@ -267,16 +268,6 @@ function chained(outcomes: readonly PhaseOutcome[]): PhaseOutcome {
   };
 }
 
-/** The stage a dispatched phase expects its issue in; anything else means a human moved the issue since the dispatch. */
-const STAGE_OF_DISPATCHED_PHASE: Readonly<Record<string, PipelineStage>> = {
-  triage: 'find',
-  groom: 'groom',
-  epic: 'epic',
-  plan: 'plan',
-  implement: 'ready',
-  review: 'review',
-};
-
 /** A human moved (or took out) the issue after the previous phase dispatched this one: the human wins, nothing runs. */
 async function movedMeanwhile(
   session: Awaited<ReturnType<typeof openPhase>>['session'],
@@ -287,12 +278,10 @@ async function movedMeanwhile(
   const summary = `the dispatched ${phase} did not run: the issue is ${stage ? `at ${labelFor(stage)}` : 'out of the pipeline'}, not ${labelFor(expected)}, so a human moved it`;
   const lock = await session.acquire({ takeOver: true });
   if (!lock.ok) return { summary, stage };
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: `The ${phase} phase did not start: the issue was moved ${stage ? `to ${stage}` : 'out of the pipeline'}`,
     next: 'HydraFlow follows the label: set a stage label (or comment /retry) to resume.',
   });
-  await session.unlock();
   return { summary, stage };
 }
 

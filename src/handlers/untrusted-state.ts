@@ -10,6 +10,7 @@ import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import { LOCK_TTL_MS } from '../session/issue-session';
 import type { PhaseContext, PhaseOutcome } from '../phases/phase-context';
 import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
+import { endPhase } from '../phases/end-phase';
 
 /**
  * When this run found the state changed by someone else: hold the issue for a human and say so. Else undefined. A run
@@ -33,14 +34,12 @@ export async function reportIncident(
   }
   // a closed issue keeps no pipeline label: the record is written all the same, for when it is reopened
   if (ctx.issue.state === 'open') await session.moveTo('hitl', `state not trusted (${reason}): waits for a human`);
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: 'HydraFlow stopped: its state on this issue is not its own',
     next: 'A human: see below, then comment /triage (or /retry) to start the issue over.',
     // nothing of the changed comment is carried over
     details: '',
   });
-  await session.unlock();
   return {
     summary: `HydraFlow's state on #${ctx.issue.number} was not its own (${reason}): held for a human, who starts it over with /triage or /retry`,
     stage: session.currentStage,
@@ -131,14 +130,12 @@ async function countSpendShown(
   const lock = await session.acquire({ takeOver: true, waitMs: waitFor(session), ...(sleep ? { sleep } : {}) });
   if (!lock.ok) return { summary: `spend shown by the edit not counted yet: ${lock.reason}`, stage: null };
   session.keepRecordedStage();
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: 'HydraFlow counted spend it had missed, from GitHub’s record of the edit of this comment',
     next: session.held
       ? 'A human: see below, then comment /triage (or /retry) to start the issue over.'
       : 'Nothing else changes.',
   });
-  await session.unlock();
   return {
     summary: `counted the spend shown by the text GitHub sent with the edit of #${ctx.issue.number}'s state`,
     stage: session.currentStage,

@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  BudgetExceededError,
-  CreditExhaustedError,
+  isFatal,
   DailyLimitError,
   ledgerTotals,
   MAX_FILE_BYTES,
@@ -266,7 +265,7 @@ export async function runAgentStep(
     write({ status: 'failed', summary: message.slice(0, 8_000), turns: 0, testExitCode: null, testOutput: '' });
     outcome = { summary: `agent failed: ${message}`, stage: null, failed: true };
     // never swallowed: the step reports it as such, after its result is named for the upload (the publish job says why)
-    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) fatal = error;
+    if (isFatal(error)) fatal = error;
   } finally {
     // every patch written ahead is finished and gone before the directory is uploaded
     await Promise.all(aheadChanges);

@@ -2,6 +2,7 @@ import { clearError } from '@hydraflow/core';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { outsiderAuthor } from './outsider';
+import { endPhase } from './end-phase';
 
 const EDITED = 'the issue was edited after its plan was accepted';
 
@@ -18,25 +19,21 @@ export async function planEditedIssue(ctx: PhaseContext): Promise<PhaseOutcome> 
   outsider.catch(() => undefined); // awaited below
   const stage = await session.moveTo('plan', EDITED);
   if (stage !== 'plan') {
-    session.releaseClaim();
-    await session.publish({
+    await endPhase(session, {
       headline: `The issue was edited after its plan was accepted, and a human moved it to ${stage ?? 'no stage'}; that choice stands`,
       next: 'HydraFlow waits for the human’s next step.',
     });
-    await session.unlock();
     return { summary: `${EDITED}; human override to ${stage} honoured`, stage };
   }
   // What failed before is moot: the issue waits for planning, which is what /retry starts now (handlers/command.ts).
   session.update(clearError);
   const waitsFor = await outsider;
   if (waitsFor) {
-    session.releaseClaim();
-    await session.publish({
+    await endPhase(session, {
       headline:
         'The issue was edited after its plan was accepted: it waits for a maintainer before it is planned again',
       next: `\`${waitsFor}\` does not have ${ctx.config.commands.min_permission} access to this repository, so HydraFlow does not work on the new text by itself (\`outsider_issues: wait\`). Someone with ${ctx.config.commands.min_permission} access reads it and comments \`/retry\` to plan it anew.`,
     });
-    await session.unlock();
     return { summary: `${EDITED}; it waits for a maintainer (${waitsFor} is outside the repository)`, stage };
   }
   const next = await startNextPhase(ctx, 'plan', 'Planning the new text');

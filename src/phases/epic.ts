@@ -15,6 +15,7 @@ import {
 } from '@hydraflow/core';
 import { escalate } from './escalate';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { endPhase } from './end-phase';
 
 export async function runEpic(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
@@ -58,12 +59,10 @@ export async function runEpic(ctx: PhaseContext): Promise<PhaseOutcome> {
     if (body !== issue.body) await ctx.issues.updateIssue(issue.number, { body });
     const stage = await session.moveTo('fixed', `all ${phases.length} phases done`);
     await ctx.pulls.closeIssue(issue.number, 'completed');
-    session.releaseClaim();
-    await session.publish({
+    await endPhase(session, {
       headline: `All ${phases.length} phases are done (${phases.map((p) => `#${p.number}`).join(', ')})`,
       next: 'Nothing: the issue is closed as completed.',
     });
-    await session.unlock();
     return { summary: `epic done: ${phases.length} phases closed; issue closed`, stage };
   }
 

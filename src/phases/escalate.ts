@@ -1,4 +1,5 @@
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { endPhase } from './end-phase';
 
 /**
  * Any phase's way out to a human: the issue moves to hydraflow-hitl, the progress comment shows the real reason, the
@@ -16,13 +17,11 @@ export async function escalate(
     ...s,
     lastError: { phase, message: args.reason.slice(0, 1000), at: session.options.now().toISOString() },
   }));
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: args.headline,
     next:
       args.next ?? 'A human decides: fix the cause, then comment /retry (or move the label to the stage to resume at).',
     error: args.reason,
   });
-  await session.unlock();
   return { summary: `escalated to a human: ${args.reason}`, stage, failed: args.failed ?? false };
 }

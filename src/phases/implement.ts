@@ -142,7 +142,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   let dayUsd: number | undefined;
   try {
     const runLeft = ctx.config.budgets.per_run.usd - runTotals(session.state.ledger, session.options.runId).usd;
-    dayUsd = await ctx.daySpend?.reserveForAgent(issue.number, runLeft);
+    dayUsd = await ctx.daySpend?.reserveForAgent(issue.number, runLeft, ctx.config.implement.max_minutes);
   } catch (error) {
     if (error instanceof DailyLimitError) return pauseForTheDay(ctx, error);
     throw error;

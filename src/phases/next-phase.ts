@@ -1,3 +1,4 @@
+import type { IssuePhase } from '@hydraflow/core';
 import type { PhaseContext } from './phase-context';
 
 /** How the next phase was started: `inline` goes in the phase's outcome (`continueWith`), the entry runs it next. */
@@ -18,7 +19,7 @@ export interface NextPhase {
  */
 export async function startNextPhase(
   ctx: PhaseContext,
-  phase: string,
+  phase: IssuePhase,
   what: string,
   options: { handOff?: boolean } = {},
 ): Promise<NextPhase> {

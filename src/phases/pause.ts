@@ -1,6 +1,7 @@
 import { DailyLimitError, type BudgetExceededError, type CreditExhaustedError } from '@hydraflow/core';
 import { escalate } from './escalate';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { endPhase } from './end-phase';
 
 const HEADLINES: Readonly<Record<DailyLimitError['reason'], string>> = {
   day: 'Paused: the repository’s daily budget is spent',
@@ -25,8 +26,7 @@ export async function pauseForTheDay(
 ): Promise<PhaseOutcome> {
   const { session } = ctx;
   const summary = (await ctx.daySpend?.pause(ctx.issue.number, phase, error.reason)) ?? '';
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: HEADLINES[error.reason],
     next:
       error.reason === 'ledger'
@@ -34,7 +34,6 @@ export async function pauseForTheDay(
         : RESUMES,
     details: `Why: ${error.message}.\n\n${summary}`,
   });
-  await session.unlock();
   return { summary: `${phase} paused until the next UTC day: ${error.message}`, stage: session.currentStage };
 }
 

@@ -27,7 +27,9 @@ import {
 } from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
+import { publishBase } from './publish-fetch';
 import { beginReview, type ReviewHead } from './review';
+import { endPhase } from './end-phase';
 
 const AUTHOR = { name: 'hydraflow[bot]', email: 'hydraflow[bot]@users.noreply.github.com' };
 /** The agent's patch, read whole: files over MAX_FILE_BYTES are left out of it by the agent job (binary as base85). */
@@ -137,11 +139,16 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const git = await GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl });
   const agentResult = readResult(ctx.tempDir);
   // The publish job checks nothing out: it fetches the base branch and the start commit into a repository of its own
-  // (a checkout step before it, as older templates have, is simply reused). That, staging and reading the change touch
+  // (begun as the step started, publish-fetch.ts; a checkout step before it, as older templates have, is simply
+  // reused). That, staging and reading the change touch
   // only this job's repository: they go on while the lock is taken. So does the diff the review this step goes on with
   // reads (handed to it only if the change passes the checks below).
-  const token = ctx.gitToken ? { token: ctx.gitToken } : {};
-  const repository = git.ensureRepository().then(() => git.fetch(ctx.next.ref, token));
+  const repository = publishBase({
+    workspace: ctx.workspace,
+    remoteUrl: ctx.remoteUrl,
+    base: ctx.next.ref,
+    token: ctx.gitToken,
+  });
   const applied =
     record.startSha && agentResult && 'patch' in agentResult
       ? repository.then(() => applyPatch(git, record.startSha!, agentResult.patch, ctx.gitToken))
@@ -312,12 +319,10 @@ async function branchMoved(
 /** A human moved the issue while this job worked: their choice stands. */
 async function humanMovedIt(ctx: PhaseContext, what: string, stage: string | null): Promise<PhaseOutcome> {
   const { session } = ctx;
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: `${what}, but a human moved the issue to ${stage ?? 'no stage'} meanwhile`,
     next: 'HydraFlow waits for the human’s next step.',
   });
-  await session.unlock();
   return { summary: `${what.toLowerCase()}; human override to ${stage} honoured`, stage };
 }
 

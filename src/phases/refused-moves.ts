@@ -1,6 +1,7 @@
 import { labelFor, type PipelineStage } from '@hydraflow/core';
 import { escalate } from './escalate';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { endPhase } from './end-phase';
 
 /**
  * Stage labels that humans set while the dead attempt this re-run replaces held the lock: their label events found the
@@ -23,11 +24,9 @@ export async function honourMovesRefusedByLock(
     });
   }
   const stage = await session.moveToByHuman(stages[0]!, undefined, issue.labels);
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: `Moved to ${stage} by a human while HydraFlow held the issue`,
     next: `HydraFlow resumes from ${stage} when that phase runs.`,
   });
-  await session.unlock();
   return { summary: `human override honoured (${labels}, set while an earlier attempt held the issue)`, stage };
 }

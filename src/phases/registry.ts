@@ -1,3 +1,4 @@
+import { isBuiltPhase, type BuiltPhase } from '@hydraflow/core';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { prepareImplement } from './implement';
 import { runPlan } from './plan';
@@ -7,16 +8,20 @@ import { runTriage } from './triage';
 import { runEpic } from './epic';
 import { runFeedback } from './feedback';
 
+export { MODEL_PHASES } from '@hydraflow/core';
+
 export type PhaseRunner = (ctx: PhaseContext) => Promise<PhaseOutcome>;
 
-/** The phases that call a model themselves (implement's model calls are its agent step's). */
-export const MODEL_PHASES: ReadonlySet<string> = new Set(['triage', 'groom', 'plan', 'review']);
-
-/** The phases this version implements, by the name the router and workflow_dispatch use. */
-export const PHASES: Readonly<Record<string, PhaseRunner>> = {
+/**
+ * Each built phase's code, by the name the router and workflow_dispatch use. The phases and their facts are the table
+ * in packages/core/src/pipeline/phases.ts; the compiler asks here for one runner per phase it marks built.
+ */
+const RUNNERS: { readonly [P in BuiltPhase]: PhaseRunner } = {
   triage: runTriage,
   // Loaded on demand: most runs (triage, the engineering phases) never need grooming's code.
   groom: async (ctx) => (await import('./groom')).runGroom(ctx),
+  // Loaded on demand, like grooming: only product-track issues need it.
+  discover: async (ctx) => (await import('./discover')).runDiscover(ctx),
   epic: runEpic,
   plan: runPlan,
   review: (ctx) => runReviewPhase(ctx),
@@ -25,3 +30,8 @@ export const PHASES: Readonly<Record<string, PhaseRunner>> = {
   publish: publishImplement,
   feedback: (ctx) => runFeedback(ctx),
 };
+
+/** The runner of a phase this version runs; undefined for any other name (a phase still to build, a step). */
+export function runnerOf(phase: string): PhaseRunner | undefined {
+  return isBuiltPhase(phase) ? RUNNERS[phase] : undefined;
+}

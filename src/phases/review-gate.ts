@@ -38,6 +38,7 @@ import { advanceParentEpic } from './epic';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { runReview } from './review';
+import { endPhase } from './end-phase';
 
 /** What the event that started the run says (empty for a workflow_dispatch of the phase). */
 export interface PullTrigger {
@@ -140,13 +141,11 @@ export async function runReviewPhase(ctx: Ctx, trigger: PullTrigger = {}): Promi
 
 async function humanMovedIt(ctx: Ctx, stage: string | null, details?: string): Promise<PhaseOutcome> {
   const { session } = ctx;
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: `A human moved the issue to ${stage ?? 'no stage'} meanwhile; that choice stands`,
     next: 'HydraFlow waits for the human’s next step.',
     ...(details ? { details } : {}),
   });
-  await session.unlock();
   return { summary: `human override to ${stage ?? 'no stage'} honoured`, stage };
 }
 
@@ -362,14 +361,12 @@ async function humanApprovers(
 async function wait(ctx: Ctx, pull: PullRequest, reason: string, checks?: ChecksSummary): Promise<PhaseOutcome> {
   const { session } = ctx;
   const pending = checks?.pending.length ? ` (pending: ${checks.pending.join(', ')})` : '';
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: `Pull request #${pull.number}: ${reason}${pending}`,
     next: /human/.test(reason)
       ? `A person with write access approves ${pull.htmlUrl} or comments /ship-it on it; HydraFlow then merges once the checks are green.`
       : 'HydraFlow checks again when CI finishes, a review is submitted or the branch moves.',
   });
-  await session.unlock();
   return { summary: `merge gate waits on #${pull.number}: ${reason}`, stage: session.currentStage };
 }
 
@@ -482,13 +479,11 @@ async function finishMerged(
   ]);
   await advanceParentEpic(ctx);
   const details = summary(ctx, pull, sha);
-  session.releaseClaim();
-  await session.publish({
+  await endPhase(session, {
     headline: `Merged #${pull.number} → ${stage === 'fixed' ? 'fixed' : (stage ?? 'no stage')}`,
     next: 'Nothing: the issue is closed as completed.',
     details,
   });
-  await session.unlock();
   return { summary: `merged #${pull.number}${sha ? ` (${sha.slice(0, 7)})` : ''}; issue closed`, stage, details };
 }
 

@@ -1,6 +1,5 @@
 import {
-  BudgetExceededError,
-  CreditExhaustedError,
+  isFatal,
   diffView,
   distinctFindings,
   editedSincePlan,
@@ -278,7 +277,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
         });
         return { kind: 'escalate', round, score: undefined, reason: 'model-output', findings: [], phase };
       }
-      if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) {
+      if (isFatal(error)) {
         const phase = await stopSpending(ctx, error, 'The review stopped before spending more');
         return { kind: 'escalate', round, score: undefined, reason: 'budget', findings: [], phase };
       }

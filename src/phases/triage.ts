@@ -1,7 +1,6 @@
 import {
-  CreditExhaustedError,
+  isFatal,
   issueTextHash,
-  BudgetExceededError,
   ModelOutputError,
   routeTriage,
   stagesBeside,
@@ -14,9 +13,10 @@ import { stopSpending } from './pause';
 import { honourMovesRefusedByLock } from './refused-moves';
 import { startNextPhase } from './next-phase';
 import { triageCall } from './triage-call';
-import { beginPlanDraft, planStands } from './plan';
+import { beginPlanDraft, planStands } from './plan-draft';
 import { outsiderAuthor } from './outsider';
 import type { EarlyCall } from '../agents/model-gateway';
+import { endPhase } from './end-phase';
 
 /** What the progress comment calls the phase a route starts, before "starts now" / "starts next". */
 const ROUTE_WORK: Readonly<Record<TriageRoute, string>> = {
@@ -41,7 +41,7 @@ function verdictDetails(verdict: TriageVerdict): string {
 }
 
 /**
- * Triage (ADR-0031): one model call scores the issue, the route follows the clarity threshold, the next phase starts
+ * Triage (docs/adr/0012-product-track.md): one model call scores the issue, the route follows the clarity threshold, the next phase starts
  * (in this run when the job can run it, else dispatched). A verdict that cannot be parsed (after the one repair) fails
  * closed to HITL, never to a default route.
  */
@@ -86,7 +86,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
         reason: `the triage verdict did not parse after one repair attempt: ${error.message}`,
       });
     }
-    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) {
+    if (isFatal(error)) {
       return stopSpending(ctx, error, 'Triage stopped before spending more');
     }
     throw error;
@@ -138,13 +138,11 @@ async function finishTriage(
 
   if (stage !== route) {
     // A human moved the issue while triage ran: their choice stands, and nothing is dispatched.
-    session.releaseClaim();
-    await session.publish({
+    await endPhase(session, {
       headline: `Triaged, but a human moved the issue to ${stage ?? 'no stage'} meanwhile; that choice stands`,
       next: 'HydraFlow waits for the human’s next step.',
       details: verdictDetails(verdict),
     });
-    await session.unlock();
     planDraft?.cancel();
     return { summary: `triaged; human override to ${stage} honoured`, stage };
   }

@@ -25,6 +25,11 @@ export interface RunnerContext {
   job?: string;
 }
 
+/** The repository's git URL on the server the run belongs to (where HydraFlow fetches and pushes). */
+export function remoteUrlOf(runner: Pick<RunnerContext, 'serverUrl' | 'owner' | 'repo'>): string {
+  return `${runner.serverUrl.replace(/\/$/, '')}/${runner.owner}/${runner.repo}.git`;
+}
+
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
   if (!value) throw new UserError(`${name} is not set: HydraFlow must run as a GitHub Actions step`);

@@ -53,7 +53,14 @@ describe('budgets.per_day and the coding agent', () => {
     const runId = state.ledger[0]!.runId;
     const beforeAgent = ledgerTotals(state.ledger.filter((e) => e.phase === 'triage' || e.phase === 'plan')).usd;
     // what the run budget (budgets.per_run.usd, $2) left the agent, the day having more
-    expect(routing.reserved).toEqual([{ issue: 1, run: runId, usd: Math.round((2 - beforeAgent) * 1e6) / 1e6 }]);
+    expect(routing.reserved).toEqual([
+      { issue: 1, run: runId, usd: Math.round((2 - beforeAgent) * 1e6) / 1e6, until: expect.any(String) },
+    ]);
+    // held for the agent's time (implement.max_minutes, 20) and an hour for its job's queue and the publish job; a run
+    // that never settles it (cancelled) stops holding the day's budget then
+    const held = Date.parse(routing.reserved[0]!.until!) - Date.parse(state.ledger[0]!.at);
+    expect(held).toBeGreaterThan(79 * 60_000);
+    expect(held).toBeLessThan(81 * 60_000);
     expect(routing.spent.map((s) => s.phase).sort()).toEqual(['plan', 'triage']);
     expect(publish.reserved).toEqual([]);
     expect(publish.spent.map((s) => s.phase).sort()).toEqual(['implement', 'plan', 'review', 'triage']);

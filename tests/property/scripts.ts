@@ -1,11 +1,13 @@
 /**
  * The model's answers in a history, drawn from generators seeded by the history (so a failure replays): triage's
- * verdicts, the plan and its review, grooming, the coding agent's session and the reviewer's verdicts.
+ * verdicts, the plan and its review, grooming, discovery's brief, the coding agent's session and the reviewer's
+ * verdicts.
  */
 import type { Script, ScriptEntry } from '@hydraflow/testkit';
 import { planCreatingFiles } from '../support/plans';
 import { groomReady } from '../lifecycle/grooming';
 import { planAccepted } from '../lifecycle/scenario';
+import { discoverScript } from '../support/briefs';
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -107,5 +109,7 @@ export function historyScript(seed: number, options: { clear?: boolean } = {}): 
     review: reviewScript(seed),
     // /groom: every agent finds the issue ready (grooming's own histories are tests/lifecycle/grooming)
     ...groomReady(),
+    // discover: a complete brief at once (discovery's own cases are tests/discover.e2e)
+    ...discoverScript,
   };
 }

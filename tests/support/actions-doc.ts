@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { isPhaseName, labelFor, PHASE_TABLE } from '@hydraflow/core';
 
 export const ACTIONS_DOC_START =
   '<!-- actions:start (generated from the action.yml files: HYDRAFLOW_UPDATE_DOCS=1 pnpm test) -->';
@@ -41,10 +42,24 @@ const cell = (text: unknown) =>
     .trim()
     .replace(/\|/g, '\\|');
 
+/** The phase an action runs, from the phase table (packages/core/src/pipeline/phases.ts). */
+function phaseLine(phase: keyof typeof PHASE_TABLE): string {
+  const p = PHASE_TABLE[phase];
+  return [
+    `${p.kind === 'step' ? 'Step' : 'Phase'} \`${phase}\``,
+    `${p.track} track`,
+    `job: ${p.job}${p.ownRun ? ' (a run of its own)' : ''}`,
+    ...(p.stage ? [`works at \`${labelFor(p.stage)}\``] : []),
+    `model role: ${p.model ?? 'none'}`,
+  ].join(' · ');
+}
+
 export function renderActionsDoc(root: string): string {
   const parts: string[] = [ACTIONS_DOC_START, ''];
   for (const { uses, path, meta } of actionsOf(root)) {
     parts.push(`## \`${uses}\``, '', `${cell(meta.description)} (\`${path}\`)`, '');
+    const phase = path.split('/')[1];
+    if (phase !== undefined && isPhaseName(phase)) parts.push(phaseLine(phase), '');
     const inputs = Object.entries(meta.inputs ?? {});
     if (inputs.length > 0) {
       parts.push('| Input | Required | Default | Description |', '| --- | --- | --- | --- |');

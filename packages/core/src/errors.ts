@@ -100,7 +100,10 @@ export function isProviderError(error: unknown): boolean {
   );
 }
 
-/** Errors that must stop the pipeline and be shown to a human rather than retried or escalated silently. */
-export function isFatal(error: unknown): boolean {
+/**
+ * Errors that must stop the pipeline and be shown to a human rather than retried or escalated silently: the one check
+ * every catch that stops spending makes (a phase then calls `stopSpending`, src/phases/pause.ts).
+ */
+export function isFatal(error: unknown): error is CreditExhaustedError | BudgetExceededError {
   return error instanceof CreditExhaustedError || error instanceof BudgetExceededError;
 }

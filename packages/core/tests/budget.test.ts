@@ -3,12 +3,13 @@ import {
   applyDelta,
   checkAuthorStarts,
   checkDaySpend,
+  dayLedgerSchema,
   dayTotals,
   decodeDayLedger,
   emptyDayLedger,
   emptyDelta,
   encodeDayLedger,
-  ledgerForDay,
+  ledgerAt,
   pausesToResume,
   renderDaySummary,
   type DayLedger,
@@ -54,12 +55,29 @@ describe('the day ledger', () => {
   });
 
   it('a new day starts afresh, keeping the issues still paused; those of earlier days are due', () => {
-    const next = ledgerForDay({ ...day(), closed: 'x' }, '2026-11-21');
+    const next = ledgerAt({ ...day(), closed: 'x' }, new Date('2026-11-21T00:07:00Z'));
     expect(next).toMatchObject({ day: '2026-11-21', spent: [], reserved: [], started: [] });
     expect(next.closed).toBeUndefined();
     expect(next.paused).toHaveLength(1);
     expect(pausesToResume(next, '2026-11-21').map((p) => p.issue)).toEqual([3]);
     expect(pausesToResume(next, '2026-11-20')).toEqual([]);
+  });
+
+  it('a reservation stops counting at its until (its agent’s run ended without settling it); one without until counts all day', () => {
+    const ledger = {
+      ...day(),
+      reserved: [
+        { issue: 4, run: '81', usd: 0.5, until: '2026-11-20T11:00:00.000Z' },
+        { issue: 5, run: '82', usd: 0.25, until: '2026-11-20T13:00:00.000Z' },
+        { issue: 6, run: '83', usd: 0.125 },
+      ],
+    };
+    expect(dayLedgerSchema.parse(ledger)).toEqual(ledger);
+    const at = (iso: string) => ledgerAt(ledger, new Date(iso)).reserved.map((r) => r.issue);
+    expect(at('2026-11-20T10:59:59Z')).toEqual([4, 5, 6]);
+    expect(at('2026-11-20T11:00:00Z')).toEqual([5, 6]);
+    expect(at('2026-11-20T23:59:59Z')).toEqual([6]);
+    expect(ledgerAt(ledger, new Date('2026-11-20T12:00:00Z'))).toMatchObject({ spent: ledger.spent, day: ledger.day });
   });
 
   it('checks a call against the day, reservations included, and an author against the cap (case-insensitive)', () => {

@@ -68,6 +68,7 @@ describe('loadConfig defaults', () => {
         max_sub_issues: 8,
         cache_warmup: true,
       },
+      discover: { web_search: true, max_searches: 5 },
       pricing: {},
     });
     expect(loadConfig({ fileText: '', ...none }).clarity_threshold).toBe(7);

@@ -51,13 +51,19 @@ export interface AnthropicProviderOptions extends RetryOptions {
 
 /** Anthropic usage → Usage: input_tokens already excludes cache reads and writes. */
 export function anthropicUsage(usage: Partial<Usage_> | undefined): Usage {
+  const searches = (usage as { server_tool_use?: { web_search_requests?: unknown } } | undefined)?.server_tool_use
+    ?.web_search_requests;
   return {
     inputTokens: usage?.input_tokens ?? 0,
     cachedInputTokens: usage?.cache_read_input_tokens ?? 0,
     cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
     outputTokens: usage?.output_tokens ?? 0,
+    ...(typeof searches === 'number' && searches > 0 ? { webSearches: searches } : {}),
   };
 }
+
+/** Anthropic's server-side web search tool (it runs on Anthropic's side; results come back in the answer). */
+export const ANTHROPIC_WEB_SEARCH = 'web_search_20250305';
 
 function isConnectionError(e: unknown): boolean {
   return e instanceof APIConnectionError; // includes APIConnectionTimeoutError
@@ -160,10 +166,14 @@ export class AnthropicProvider implements ModelProvider {
       if (lastBlock && lastBlock.type !== 'thinking' && lastBlock.type !== 'redacted_thinking')
         lastBlock.cache_control = { type: 'ephemeral' };
     }
+    // The server tool goes first: the cache breakpoint stays on the last of HydraFlow's own tools.
+    const search = request.webSearch
+      ? [{ type: ANTHROPIC_WEB_SEARCH, name: 'web_search', max_uses: request.webSearch.maxUses } as unknown as Tool]
+      : [];
     const { value, attempts, started } = await this.create(request.signal, {
       ...base,
       messages,
-      ...(tools.length > 0 ? { tools } : {}),
+      ...(tools.length + search.length > 0 ? { tools: [...search, ...tools] } : {}),
     });
     return {
       text: value.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),

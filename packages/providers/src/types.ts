@@ -35,6 +35,8 @@ export interface Usage {
   /** Input tokens written to the prompt cache (Anthropic bills these at a premium). */
   cacheWriteTokens: number;
   outputTokens: number;
+  /** Server-side web searches the provider ran in the call (billed per search): Anthropic's web search tool. */
+  webSearches?: number;
 }
 
 export interface CompletionResult {
@@ -100,6 +102,12 @@ export interface ToolTurnRequest extends Omit<CompletionRequest, 'messages'> {
    * turn's prefix from the cache (default true; skipped when it would exceed the API's 4 breakpoints).
    */
   cacheConversation?: boolean;
+  /**
+   * The provider's own server-side web search, at most `maxUses` searches in the turn (Anthropic's web search tool,
+   * which runs on Anthropic's side: its results come back in the answer, never through HydraFlow's tools). Providers
+   * without one ignore it; the caller asks only where it exists (webSearchAvailable).
+   */
+  webSearch?: { maxUses: number };
 }
 
 /**

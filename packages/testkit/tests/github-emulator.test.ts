@@ -331,6 +331,42 @@ describe('actions', () => {
       JSON.stringify(gh.violations),
     ).toEqual(['request']);
   });
+
+  it('checks the inputs against the workflow file at the ref, as GitHub does (422 with its message)', async () => {
+    gh.world.files.set(
+      '.github/workflows/hydraflow.yml',
+      [
+        'on:',
+        '  issues:',
+        '  workflow_dispatch:',
+        '    inputs:',
+        '      issue: { required: false, type: string }',
+        '      phase: { required: true, type: string }',
+        'jobs: {}',
+      ].join('\n'),
+    );
+    gh.world.files.set('.github/workflows/ci.yml', 'on: [push]\njobs: {}\n');
+    const said = (e: { response?: { data: unknown } }) => (e.response?.data as { message: string }).message;
+    const dispatch = (workflow_id: string, inputs: Record<string, string>) =>
+      rejects(bot.rest.actions.createWorkflowDispatch({ ...repo, workflow_id, ref: 'main', inputs }));
+    const unexpected = await dispatch('hydraflow.yml', { phase: 'plan', issue: '7', sweep: 'yes' });
+    expect([unexpected.status, said(unexpected)]).toEqual([422, 'Unexpected inputs provided: ["sweep"]']);
+    const missing = await dispatch('hydraflow.yml', { issue: '7' });
+    expect([missing.status, said(missing)]).toEqual([422, "Required input 'phase' not provided"]);
+    const untriggered = await dispatch('ci.yml', {});
+    expect([untriggered.status, said(untriggered)]).toEqual([
+      422,
+      "Workflow does not have 'workflow_dispatch' trigger",
+    ]);
+    expect(gh.world.dispatches).toEqual([]);
+    await bot.rest.actions.createWorkflowDispatch({
+      ...repo,
+      workflow_id: 'hydraflow.yml',
+      ref: 'main',
+      inputs: { phase: 'plan' },
+    });
+    expect(gh.world.dispatches.map((d) => d.inputs)).toEqual([{ phase: 'plan' }]);
+  });
 });
 
 describe('checks and statuses', () => {

@@ -134,11 +134,24 @@ describe('the sample repository under the simulator', () => {
     ]);
   });
 
-  it('HydraFlow’s template: issues.opened → triage through dist/ → workflow_dispatch to discovery, run by the simulator', async () => {
+  it('HydraFlow’s template: issues.opened → triage through dist/ → workflow_dispatch to discovery → shape, run by the simulator', async () => {
     const sim = lc!;
     // A vague issue: triage routes it to product discovery, which runs in a workflow run of its own (a clear one goes
     // on into planning in the same run: tests/lifecycle).
-    models.setScript({ triage: { json: { ...clearVerdict, clarity_score: 4, needs_discovery: true } } });
+    const brief = {
+      summary: 'Slugs of accented titles lose their letters, so links to such pages read as noise.',
+      existing_solutions: [
+        { name: 'slugify (this repository)', what: 'Lower-cases and dashes words.', gap: 'Drops accented letters.' },
+      ],
+      user_needs: ['Readable slugs for titles with accents.'],
+      opportunities: ['Fold accents to their base letters before slugging.'],
+      open_questions: ['Should other scripts than Latin be transliterated too?'],
+      sources: [{ title: 'slugify source', where: 'src/slugify.js' }],
+    };
+    models.setScript({
+      triage: { json: { ...clearVerdict, clarity_score: 4, needs_discovery: true } },
+      discover: { toolCalls: [{ name: 'submit_brief', input: brief }] },
+    });
     const issue = gh.world.issue({
       title: 'slugify should drop accents',
       body: 'slugify("Crème brûlée") returns "cr-me-br-l-e"; it should return "creme-brulee". Add a test.',
@@ -158,8 +171,13 @@ describe('the sample repository under the simulator', () => {
     });
     const triage = jobs[0]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
     expect(triage.outputs.stage, triage.stdout).toBe('discover');
-    // (this version has no discovery phase: the dispatched run says so and leaves the stage; that run is jobs[1])
-    expect(jobs[1]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))?.outputs.decision).toBe('discover');
+    // discovery, in the run the dispatch started (jobs[1]): the brief, then hydraflow-shape
+    const discover = jobs[1]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
+    expect(discover.outputs.decision).toBe('discover');
+    expect(discover.outputs.stage, discover.stdout).toBe('shape');
+    expect(gh.world.commentsOn(issue.number).filter((c) => c.body.startsWith('<!-- hydraflow:brief -->'))).toHaveLength(
+      1,
+    );
     // the label HydraFlow set with the GITHUB_TOKEN started nothing; its dispatch did
     expect(sim.log.some((l) => /issues\.labeled by github-actions\[bot\] \(GITHUB_TOKEN\)/.test(l))).toBe(true);
     expect(jobs[1], timeline).toMatchObject({

@@ -7,9 +7,8 @@
  */
 import { z } from 'zod';
 import {
+  isFatal,
   agentFailureVerdict,
-  BudgetExceededError,
-  CreditExhaustedError,
   engineerVerdictSchema,
   groomSummarySchema,
   groomSummarySchemaFor,
@@ -39,7 +38,7 @@ export interface AgentRun {
 const SEARCH_LIMIT = 10;
 const EXCERPT_CHARS = 300;
 
-function searchIssuesTool(grooming: GroomingPort): AgentTool {
+export function searchIssuesTool(grooming: GroomingPort): AgentTool {
   return defineTool({
     name: 'search_issues',
     description:
@@ -147,7 +146,7 @@ export async function runAgent(setup: LoopSetup, role: AgentRole, onTurn?: (turn
     const why = result.outcome === 'capped' ? result.detail : 'it answered without calling submit_verdict';
     return failed(role.name, why, result.turns, started);
   } catch (error) {
-    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
+    if (isFatal(error)) throw error;
     return failed(role.name, messageOf(error), 0, started, isProviderError(error));
   } finally {
     await dispose();
@@ -198,7 +197,7 @@ export async function runSummary(
       turns: result.turns,
     };
   } catch (error) {
-    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) throw error;
+    if (isFatal(error)) throw error;
     return { summary: undefined, failure: messageOf(error), provider: isProviderError(error), turns: 0 };
   } finally {
     await dispose();

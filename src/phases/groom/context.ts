@@ -4,7 +4,7 @@
  */
 import { issueKeywords, sanitizeUntrusted, untrustedExcerpt, untrustedTitle, type IssueState } from '@hydraflow/core';
 import type { GroomContext, Issue, IssueComment } from '@hydraflow/github';
-import { readRepositoryContext } from '../plan';
+import { readRepositoryContext } from '../repository-context';
 
 const LIMITS = { comments: 20, comment: 2_000, related: 8 };
 

@@ -9,8 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  isFatal,
   agentsToRerun,
-  BudgetExceededError,
   buildFallbackSummary,
   CreditExhaustedError,
   finalGroomDecision,
@@ -53,6 +53,7 @@ import { outsiderAuthor } from '../outsider';
 import { runAgent, runSummary, type AgentRun, type LoopSetup } from './agents';
 import { humanComments, RELATED_LIMIT, relatedSearch, sharedContext } from './context';
 import { groomRoles, SHARED_INSTRUCTIONS, SUMMARY_BRIEF } from './prompts';
+import { endPhase } from '../end-phase';
 
 /** Stages /groom may start from: not once a pull request is open, the work split, or done. */
 const GROOMABLE: ReadonlySet<PipelineStage | null> = new Set([
@@ -126,7 +127,7 @@ export async function runGroom(ctx: PhaseContext): Promise<PhaseOutcome> {
   try {
     return await groom(ctx, { comments, fingerprint, found: await reading });
   } catch (error) {
-    if (error instanceof CreditExhaustedError || error instanceof BudgetExceededError) {
+    if (isFatal(error)) {
       const why = error instanceof CreditExhaustedError ? 'the model account is out of credit' : 'its budget is spent';
       return stopSpending(ctx, error, `Grooming stopped: ${why}`);
     }
@@ -272,14 +273,12 @@ async function groom(
   });
 
   if (stage !== target) {
-    session.releaseClaim();
-    await session.publish({
+    await endPhase(session, {
       headline: `Groomed (${decided.decision}), but a human moved the issue to ${stage ?? 'no stage'} meanwhile; that choice stands`,
       next: 'HydraFlow waits for the human’s next step.',
       details,
       dataBlock: data.block,
     });
-    await session.unlock();
     return { summary: `groomed (${decided.decision}); human override to ${stage} honoured`, stage, details };
   }
 

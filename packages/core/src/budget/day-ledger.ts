@@ -10,7 +10,7 @@
  * text.
  */
 import { z } from 'zod';
-import { loginSchema, phaseSchema, runIdSchema } from '../state/schema';
+import { isoTime, loginSchema, phaseSchema, runIdSchema } from '../state/schema';
 
 export const DAY_LEDGER_VERSION = 1 as const;
 
@@ -45,8 +45,12 @@ export const dayLedgerSchema = z.object({
     .nullable(),
   /** Today's spend, one entry per issue and phase. */
   spent: z.array(z.object({ issue: issueNumber, phase: phaseSchema, usd, calls: z.number().int().nonnegative() })),
-  /** What a coding agent that is running may still spend (its run settles it with what it spent). */
-  reserved: z.array(z.object({ issue: issueNumber, run: runIdSchema, usd })),
+  /**
+   * What a coding agent that is running may still spend (its run settles it with what it spent), until `until`: a
+   * reservation whose publish job never ran (the run was cancelled, its runner lost) stops counting then. Older
+   * ledgers' reservations have no `until` and count for the rest of their day.
+   */
+  reserved: z.array(z.object({ issue: issueNumber, run: runIdSchema, usd, until: isoTime.optional() })),
   /** Issues started (triaged) today, by their author. */
   started: z.array(z.object({ issue: issueNumber, author: loginSchema })),
   /** Issues waiting for a later day; carried from day to day until they resume. */
@@ -65,16 +69,22 @@ export function emptyDayLedger(repository: string, day: string): DayLedger {
   return { v: DAY_LEDGER_VERSION, repository, day, parent: null, spent: [], reserved: [], started: [], paused: [] };
 }
 
-/** The ledger as of `day`: a ledger of an earlier day starts afresh, keeping only the issues still paused. */
-export function ledgerForDay(ledger: DayLedger, day: string): DayLedger {
-  if (ledger.day === day) return ledger;
-  return { ...emptyDayLedger(ledger.repository, day), parent: ledger.parent, paused: ledger.paused };
+/**
+ * The ledger as of `now`: a ledger of an earlier day starts afresh, keeping only the issues still paused; a reservation
+ * past its `until` is dropped (its agent's run ended without settling it).
+ */
+export function ledgerAt(ledger: DayLedger, now: Date): DayLedger {
+  const day = utcDay(now);
+  if (ledger.day !== day)
+    return { ...emptyDayLedger(ledger.repository, day), parent: ledger.parent, paused: ledger.paused };
+  const live = ledger.reserved.filter((r) => r.until === undefined || Date.parse(r.until) > now.getTime());
+  return live.length === ledger.reserved.length ? ledger : { ...ledger, reserved: live };
 }
 
 /** What one run adds to the day: applied to the current ledger whenever it writes, however often it must retry. */
 export interface DayDelta {
   spent: { issue: number; phase: string; usd: number; calls: number }[];
-  reserve: { issue: number; run: string; usd: number }[];
+  reserve: { issue: number; run: string; usd: number; until?: string }[];
   /** Reservations this run settles (its spend is in `spent`). */
   release: { issue: number; run: string }[];
   started: { issue: number; author: string }[];

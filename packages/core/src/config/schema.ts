@@ -273,6 +273,24 @@ export const configSchema = z
         .describe(
           'Grooming (/groom): agents that judge whether an issue is ready to plan, and split big work into phases.',
         ),
+      discover: z
+        .strictObject({
+          web_search: z
+            .boolean(e('true or false'))
+            .default(true)
+            .describe(
+              "The research agent may use the provider's own server-side web search (Anthropic's web search tool), billed by the provider per search. Ignored where the provider has none (openai, openai-compatible).",
+            ),
+          max_searches: z
+            .number(e('a whole number from 1 to 20'))
+            .int()
+            .min(1, e('a whole number from 1 to 20'))
+            .max(20, e('a whole number from 1 to 20'))
+            .default(5)
+            .describe('Web searches per research run at most.'),
+        })
+        .prefault({})
+        .describe('Discover (the product track): the research agent that writes the brief.'),
       plan: planConfigSchema,
       implement: z
         .strictObject({

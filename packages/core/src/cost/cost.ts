@@ -8,7 +8,12 @@ export interface TokenUsage {
   cachedInputTokens?: number;
   cacheWriteTokens?: number;
   outputTokens: number;
+  /** Server-side web searches, billed per search (Anthropic: $10 per 1,000). */
+  webSearches?: number;
 }
+
+/** USD per server-side web search where the price table names none (Anthropic's and OpenAI's list price). */
+export const WEB_SEARCH_USD = 0.01;
 
 export interface CostResult {
   usd: number;
@@ -62,7 +67,8 @@ export function costOf(
       n(usage.cachedInputTokens) * p.cachedInput +
       n(usage.cacheWriteTokens) * p.cacheWrite +
       n(usage.outputTokens) * p.output) /
-    1_000_000;
+      1_000_000 +
+    n(usage.webSearches) * (p.webSearch ?? WEB_SEARCH_USD);
   const rounded = Math.round(usd * 1e6) / 1e6;
   return found ? { usd: rounded, priced: true, matched: found.key } : { usd: rounded, priced: false };
 }

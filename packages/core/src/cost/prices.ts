@@ -14,6 +14,8 @@ export interface ModelPrice {
   /** Input tokens written to the prompt cache. */
   cacheWrite: number;
   output: number;
+  /** USD per server-side web search (default WEB_SEARCH_USD, cost.ts). */
+  webSearch?: number;
 }
 
 export type PriceTable = Readonly<Record<string, ModelPrice>>;

@@ -1,10 +1,13 @@
 /**
- * The generated part of docs/state-machine.md: the label table and the transition table, rendered from code.
+ * The generated part of docs/state-machine.md: the label table, the phase table and the transition table, rendered
+ * from code.
  * A test fails when the doc's generated region differs (regenerate by pasting `renderStateMachineTables()` between
  * the markers, or run the test with HYDRAFLOW_UPDATE_DOCS=1).
  */
-import { PIPELINE_STAGES } from './labels';
+import { PIPELINE_STAGES, labelFor } from './labels';
 import { TRANSITION_EDGES } from './transitions';
+import { PHASE_NAMES, PHASE_TABLE } from './phases';
+import { BUILTIN_COMMANDS } from '../router/commands';
 
 export const DOC_START = '<!-- generated:state-machine:start (do not edit; see packages/core/src/pipeline/doc.ts) -->';
 export const DOC_END = '<!-- generated:state-machine:end -->';
@@ -17,6 +20,27 @@ export function renderStateMachineTables(): string {
       (s) => `| ${s.stage} | \`${s.label}\` | ${s.track} | ${s.description.replace(/^HydraFlow: /, '')} |`,
     ),
   ];
+  const phases = [
+    '| Phase | Track | Works at | Job | Model | Action | Started by | Does |',
+    '|---|---|---|---|---|---|---|---|',
+    ...PHASE_NAMES.map((name) => {
+      const p = PHASE_TABLE[name];
+      const commands = BUILTIN_COMMANDS.filter((c) => c.phase === name).map((c) => `\`/${c.name}\``);
+      const by =
+        [...p.events, ...commands].join(', ') || (p.job === 'routing' ? '—' : `the ${p.job} job of an implement run`);
+      const cells = [
+        p.built ? name : `${name} (not in this version)`,
+        p.track,
+        p.stage ? `\`${labelFor(p.stage)}\`` : '—',
+        p.ownRun ? `${p.job} (a run of its own)` : p.job,
+        p.model ?? '—',
+        p.action ? `\`actions/${p.action}\`` : '—',
+        by,
+        p.does,
+      ];
+      return `| ${cells.join(' | ')} |`;
+    }),
+  ];
   const edges = [
     '| From | To | When (HydraFlow) |',
     '|---|---|---|',
@@ -28,6 +52,10 @@ export function renderStateMachineTables(): string {
     '### Labels',
     '',
     ...labels,
+    '',
+    '### Phases',
+    '',
+    ...phases,
     '',
     '### Transitions HydraFlow may make',
     '',

@@ -1,5 +1,6 @@
 /**
- * The pipeline state machine (ADR-0002, extended by ADR-0031 and by grooming): one label per stage, exactly one on an
+ * The pipeline state machine (docs/adr/0008-labels-are-the-state-machine.md, with the product track of
+ * docs/adr/0012-product-track.md and grooming's stages of docs/adr/0011-grooming.md): one label per stage, exactly one on an
  * issue at a time. This table is the single source that code, docs (docs/state-machine.md) and the drift test read.
  *
  * Grooming (docs/grooming.md) adds two stages the seeds leave to us: `groom` (PM, engineer, QA and research agents

@@ -1,10 +1,10 @@
 /**
- * The transition table of ADR-0002 extended by ADR-0031, in one place. docs/state-machine.md is generated from this
+ * The transition table (docs/adr/0008-labels-are-the-state-machine.md, docs/adr/0012-product-track.md), in one place. docs/state-machine.md is generated from this
  * table (scripts/generate-state-machine-doc is `renderStateMachineDoc()`), and a drift test compares the two.
  *
  * Rules:
  * - HydraFlow may only take the edges listed in TRANSITIONS.
- * - A human may move an issue to any stage (override, ADR-0002), or out of the pipeline.
+ * - A human may move an issue to any stage (override, docs/adr/0008-labels-are-the-state-machine.md), or out of the pipeline.
  * - Staying in the same stage is always allowed (an idempotent re-run).
  * - An issue outside the pipeline (no pipeline label, `null`) is treated like `find` for HydraFlow: triage of an issue
  *   that was opened without a label may route it directly.

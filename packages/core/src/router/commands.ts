@@ -4,6 +4,7 @@
  */
 import type { Permission } from '../config/schema';
 import type { PipelineStage } from '../pipeline/labels';
+import type { PhaseName } from '../pipeline/phases';
 
 export interface CommandSpec {
   /** Lower-case name without the slash, e.g. `ship-it`. */
@@ -20,7 +21,10 @@ export interface CommandSpec {
   stages?: readonly PipelineStage[];
 }
 
-export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
+/** What a built-in command starts: a phase of the table (pipeline/phases.ts), or work that is no phase of an issue. */
+export type BuiltinCommandTarget = PhaseName | 'retry' | 'doctor' | null;
+
+export const BUILTIN_COMMANDS: readonly (CommandSpec & { phase: BuiltinCommandTarget })[] = [
   {
     name: 'triage',
     description: 'Triage this issue now (again), e.g. after editing it.',

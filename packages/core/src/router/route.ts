@@ -33,6 +33,7 @@
  */
 import type { HydraflowConfig, Permission } from '../config/schema';
 import { isPipelineLabel, stageOf, type PipelineStage } from '../pipeline/labels';
+import { ISSUE_PHASES, isIssuePhase, type IssuePhase } from '../pipeline/phases';
 import { labelNames, pipelineLabelsOf } from '../pipeline/transitions';
 import { likelyAnswers, materialBodyEdit } from '../groom/triggers';
 import { openQuestions, parseQuestionsSection } from '../groom/questions';
@@ -53,7 +54,7 @@ export type Decision =
   | { kind: 'skip'; reason: string }
   | {
       kind: 'phase';
-      phase: string;
+      phase: IssuePhase;
       issue: number;
       actor: string;
       dispatched?: boolean;
@@ -112,8 +113,8 @@ export interface RouterContext {
   commands?: CommandRegistry;
   /** Event handlers; defaults to DEFAULT_EVENT_HANDLERS. Later phases pass `{ ...DEFAULT_EVENT_HANDLERS, pull_request: ... }`. */
   handlers?: Readonly<Record<string, EventHandler>>;
-  /** When given, workflow_dispatch phases must be one of these. */
-  knownPhases?: readonly string[];
+  /** The phases a workflow_dispatch may name; defaults to the issue phases of the phase table (pipeline/phases.ts). */
+  knownPhases?: readonly IssuePhase[];
 }
 
 export type EventHandler = (event: RouterEvent & { action: string | undefined }, ctx: RouterContext) => Decision;
@@ -336,8 +337,9 @@ const routeWorkflowDispatch: EventHandler = (event, ctx) => {
   const phase = typeof inputs.phase === 'string' ? inputs.phase.trim() : '';
   if (!PHASE.test(phase))
     return skip(`workflow_dispatch input phase must be a phase name, got ${JSON.stringify(inputs.phase ?? null)}`);
-  if (ctx.knownPhases && !ctx.knownPhases.includes(phase)) {
-    return skip(`workflow_dispatch input phase "${phase}" is not one of ${ctx.knownPhases.join(', ')}`);
+  const known = ctx.knownPhases ?? ISSUE_PHASES;
+  if (!isIssuePhase(phase) || !known.includes(phase)) {
+    return skip(`workflow_dispatch input phase "${phase}" is not one of ${known.join(', ')}`);
   }
   const actor = typeof inputs.actor === 'string' ? inputs.actor.trim() : '';
   if (!LOGIN.test(actor))

@@ -240,6 +240,17 @@ export const incidentSchema = z.object({
   restartedAt: isoTime.optional(),
 });
 
+/** The discovery brief shown in its comment: which comment, which brief (hash), when, after how many attempts. */
+export const discoverRecordSchema = z.object({
+  commentId: z.number().int().positive(),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** 1, or 2 when the first brief had gaps and was redone (docs/adr/0012-product-track.md). */
+  attempts: z.number().int().min(1).max(2),
+  /** sha256 of the issue's title and body the brief answered (issueTextHash). */
+  issueHash: z.string().regex(/^[0-9a-f]{64}$/),
+  at: isoTime,
+});
+
 export const issueStateSchema = z.object({
   v: z.literal(STATE_VERSION),
   /** The repository's id (GITHUB_REPOSITORY_ID): a block copied from another repository is refused (codec.ts). */
@@ -250,6 +261,8 @@ export const issueStateSchema = z.object({
   stage: pipelineStageSchema.nullable().optional(),
   claim: claimSchema.optional(),
   triage: triageRecordSchema.optional(),
+  /** The discovery brief: its comment id and hash — no brief text (discover/brief.ts). */
+  discover: discoverRecordSchema.optional(),
   /** Grooming's decision, hashes, agents' readiness, open question ids, sub-issues — no model text (groom/record.ts). */
   groom: groomRecordSchema.optional(),
   /** The accepted (or rejected) plan: its comment id, hash, scores, revisions — no plan text (plan/record.ts). */
@@ -271,6 +284,7 @@ export type ImplementRecord = z.infer<typeof implementRecordSchema>;
 export type MergeRecord = z.infer<typeof mergeRecordSchema>;
 export type Claim = z.infer<typeof claimSchema>;
 export type TriageRecord = z.infer<typeof triageRecordSchema>;
+export type DiscoverRecord = z.infer<typeof discoverRecordSchema>;
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 export type DispatchRecord = z.infer<typeof dispatchSchema>;
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * What the triage model returns (ADR-0031). Parsed strictly: a verdict that does not parse is never defaulted to a
+ * What the triage model returns (docs/adr/0012-product-track.md). Parsed strictly: a verdict that does not parse is never defaulted to a
  * route — the caller escalates to HITL (fail closed; field notes: a defaulted verdict sent ~131 issues to "ready").
  */
 export const triageVerdictSchema = z.strictObject({
@@ -29,7 +29,7 @@ export const DEFAULT_CLARITY_THRESHOLD = 7;
 export const DEFAULT_GROOM_COMPLEXITY_THRESHOLD = 7;
 
 /**
- * ADR-0031: needs_discovery, or clarity below the threshold, goes to the product track (discover). A clear issue goes
+ * docs/adr/0012-product-track.md: needs_discovery, or clarity below the threshold, goes to the product track (discover). A clear issue goes
  * to grooming first when `groomRoute` says so — `complex` (the default): its complexity is at or above
  * `groomComplexityThreshold`, the work worth a PM/engineer/QA/research look and perhaps a split into phases; `always`;
  * `never` — and otherwise straight to plan (the grooming seed's "Triage → Grooming: not ready" edge, read for an

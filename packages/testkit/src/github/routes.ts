@@ -40,6 +40,7 @@ import {
 } from './serialize';
 import { searchIssues } from './search';
 import { readRepoPath, repoWorkflows, resolveCommitish } from './contents';
+import { dispatchInputsProblem } from './dispatch-inputs';
 
 export const DOCS = 'https://docs.github.com/rest';
 export const COMMENT_BODY_MAX = 65_536;
@@ -1396,6 +1397,8 @@ const defs: Array<[string, string, Route['handler']]> = [
         throw new HttpError(422, `No ref found for: ${ref}`);
       }
       const wf = ctx.params.workflow_id!;
+      const problem = dispatchInputsProblem(ctx.world, wf, refName, inputs);
+      if (problem) throw new HttpError(422, problem);
       const at = ctx.world.clock();
       emit(ctx, {
         name: 'workflow_dispatch',

@@ -16,6 +16,13 @@ export interface ScriptEntry {
    * entry per turn, consumed in order per key.
    */
   toolCalls?: { name: string; input: unknown; id?: string }[];
+  /**
+   * Server-side web searches the model runs in this turn (Anthropic's web search tool): each becomes a
+   * `server_tool_use` block and a `web_search_tool_result` block before the answer, and counts in
+   * `usage.server_tool_use.web_search_requests` (billed per search). A request that offers no web search tool (or
+   * one on the OpenAI wire, which HydraFlow sends none) is refused, as the real API cannot search without it.
+   */
+  webSearches?: { query: string; results: { title: string; url: string }[] }[];
   /** Wait this long (real time) before answering; for `timeout`, how long to hold the connection. */
   latencyMs?: number;
   /** Reported output tokens (default: estimated from the output). */
@@ -38,6 +45,8 @@ export interface ParsedRequest {
   messages: { role: string; content: string }[];
   /** Names of the tools offered. */
   tools: string[];
+  /** Types of the server tools offered (Anthropic `web_search_20250305`); empty on the OpenAI wire. */
+  serverTools: string[];
   /** Tool calls the assistant made earlier in the conversation, in order. */
   toolCalls: { id: string; name: string; input: unknown }[];
   /**

@@ -228,6 +228,7 @@ function parseOpenAI(body: Record<string, unknown>): ParsedRequest {
     system: systemMessages.map((m) => m.content).join('\n\n'),
     messages,
     tools,
+    serverTools: [],
     forcedTool,
     responseFormat: rf?.type === 'json_schema' || rf?.type === 'json_object' ? rf.type : 'text',
     schema: rf?.json_schema?.schema ?? toolSchema,
@@ -283,6 +284,9 @@ function parseAnthropic(body: Record<string, unknown>): ParsedRequest {
     system: systemBlocks.join('\n\n'),
     messages,
     tools: toolList.map((t) => t.name ?? ''),
+    serverTools: (toolList as { type?: string }[]).flatMap((t) =>
+      typeof t.type === 'string' && t.type !== 'custom' ? [t.type] : [],
+    ),
     forcedTool,
     responseFormat: format?.type === 'json_schema' ? 'json_schema' : 'text',
     schema: format?.schema ?? toolList.find((t) => t.name === forcedTool)?.input_schema,
@@ -736,6 +740,15 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
           );
     }
 
+    // The model cannot search the web unless the request offers the server tool (the real API's wording).
+    const searches = entry.webSearches ?? [];
+    if (searches.length > 0 && !request.serverTools.some((t) => t.startsWith('web_search_'))) {
+      const message = `the script searches the web, but the request offers no web search tool (${wire} wire)`;
+      return wire === 'openai'
+        ? reply(400, openaiError(message, 'invalid_request_error', null), {}, 'invalid_request_error')
+        : reply(400, anthropicError('invalid_request_error', message), {}, 'invalid_request_error');
+    }
+
     // A 200 answer: content first, then usage from the caching model.
     const structured = entry.json !== undefined;
     let text = !structured
@@ -823,8 +836,24 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       },
       output_tokens: outputTokens,
       service_tier: 'standard',
+      ...(searches.length > 0 ? { server_tool_use: { web_search_requests: searches.length } } : {}),
     };
     const content: Record<string, unknown>[] = [];
+    for (const search of searches) {
+      const id = randomId('srvtoolu_01', 22);
+      content.push({ type: 'server_tool_use', id, name: 'web_search', input: { query: search.query } });
+      content.push({
+        type: 'web_search_tool_result',
+        tool_use_id: id,
+        content: search.results.map((r) => ({
+          type: 'web_search_result',
+          title: r.title,
+          url: r.url,
+          encrypted_content: randomId('EqoB', 40),
+          page_age: null,
+        })),
+      });
+    }
     if (useForcedTool) {
       content.push({ type: 'tool_use', id: randomId('toolu_01', 22), name: request.forcedTool, input: toolInput });
     } else {

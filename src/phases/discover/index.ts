@@ -1,0 +1,133 @@
+/**
+ * Discover (docs/adr/0012-product-track.md, product track): a read-only research agent writes a structured brief —
+ * existing solutions, user needs, opportunities, open questions, sources — posted as ONE comment, updated in place on
+ * a re-run, and kept in signed state by its hash; then the issue moves to `hydraflow-shape`. A brief that fails its
+ * completeness check (discover/completeness.ts in packages/core) is redone once with the gaps named, then goes to a
+ * human. No human in the loop otherwise.
+ */
+import {
+  BRIEF_MARKER,
+  briefGaps,
+  briefHash,
+  isBuiltPhase,
+  isFatal,
+  issueTextHash,
+  labelFor,
+  renderBriefComment,
+  type DiscoverBrief,
+} from '@hydraflow/core';
+import type { IssueComment } from '@hydraflow/github';
+import type { PhaseContext, PhaseOutcome } from '../phase-context';
+import { endPhase } from '../end-phase';
+import { escalate } from '../escalate';
+import { stopSpending } from '../pause';
+import { humanComments } from '../groom/context';
+import { research, webSearchFor, type ResearchResult } from './research';
+
+export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
+  const { issue, session } = ctx;
+  const stageAtStart = session.currentStage;
+  // A redelivered or late event finds the issue moved on; a human's /retry after a failed discovery may start it again.
+  if (stageAtStart !== 'discover' && !ctx.forced) {
+    return {
+      summary: `issue #${issue.number} does not wait for discovery (${stageAtStart ?? 'no stage'})`,
+      stage: stageAtStart,
+    };
+  }
+  const lock = await session.acquire({ takeOver: ctx.forced });
+  if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: stageAtStart };
+
+  const input = {
+    gateway: ctx.models,
+    issue,
+    comments: humanComments(session.comments, ctx.config.bot_logins),
+    state: session.state,
+    workspace: ctx.workspace,
+    grooming: ctx.grooming,
+    webSearch: webSearchFor(ctx.config),
+  };
+  const text = `${issue.title}\n${issue.body}`;
+  let first: ResearchResult;
+  let second: ResearchResult | undefined;
+  try {
+    first = await research(input);
+    const gaps = 'brief' in first ? briefGaps(first.brief, text) : [];
+    if ('brief' in first && gaps.length > 0) second = await research({ ...input, redo: { brief: first.brief, gaps } });
+  } catch (error) {
+    if (isFatal(error)) return stopSpending(ctx, error, 'Discovery stopped before spending more');
+    throw error;
+  }
+  const last = second ?? first;
+  if (!('brief' in last)) {
+    return escalate(ctx, {
+      headline: 'Discovery did not produce a brief, so nothing was guessed',
+      reason: `the research agent stopped after ${last.turns} turn(s): ${last.failure}`,
+    });
+  }
+  const firstGaps = 'brief' in first ? briefGaps(first.brief, text) : [];
+  const gaps = briefGaps(last.brief, text);
+  const attempts = second ? 2 : 1;
+  const comment = await upsertBrief(ctx, renderBriefComment(last.brief, { attempts, gaps: firstGaps }));
+  record(ctx, last.brief, comment, attempts);
+  if (gaps.length > 0) {
+    return escalate(ctx, {
+      headline: 'The discovery brief is still incomplete after one redo',
+      reason: `the brief lacks: ${gaps.join('; ')}`,
+      next: 'A human completes the brief (or the issue), then comments /retry, or moves the issue on by label.',
+    });
+  }
+  const stage = await session.moveTo('shape', 'research brief posted');
+  const shown = `[the discovery brief](${comment.htmlUrl})`;
+  if (stage !== 'shape') {
+    await endPhase(session, {
+      headline: `Researched, but a human moved the issue to ${stage ?? 'no stage'} meanwhile; that choice stands`,
+      next: 'HydraFlow waits for the human’s next step.',
+      details: `See ${shown}.`,
+    });
+    return { summary: `brief posted; human override to ${stage} honoured`, stage };
+  }
+  await endPhase(session, {
+    headline: `Discovery brief posted: ${counts(last.brief)}${attempts > 1 ? ' (redone once to fill its gaps)' : ''}`,
+    next: isBuiltPhase('shape')
+      ? 'Shape starts next: product directions to choose from.'
+      : `Shape (directions to choose from) is not in this HydraFlow version yet: the issue waits at \`${labelFor('shape')}\` for a human to choose a direction, then set \`${labelFor('plan')}\`.`,
+    details: `See ${shown}.`,
+  });
+  return { summary: `discovery brief posted (${counts(last.brief)}) → shape`, stage: 'shape' };
+}
+
+function counts(brief: DiscoverBrief): string {
+  return [
+    `${brief.existing_solutions.length} existing solution(s)`,
+    `${brief.user_needs.length} user need(s)`,
+    `${brief.opportunities.length} opportunit${brief.opportunities.length === 1 ? 'y' : 'ies'}`,
+    `${brief.open_questions.length} open question(s)`,
+  ].join(', ');
+}
+
+function record(ctx: PhaseContext, brief: DiscoverBrief, comment: IssueComment, attempts: number): void {
+  const at = ctx.session.options.now().toISOString();
+  const discover = { commentId: comment.id, hash: briefHash(brief), attempts, issueHash: issueTextHash(ctx.issue), at };
+  ctx.session.update((s) => ({ ...s, discover, lastError: undefined }));
+}
+
+/**
+ * THE brief comment: by the id in state, else by marker among HydraFlow's comments (a re-run after a crash between
+ * writing it and publishing the state), else new. Never two.
+ */
+async function upsertBrief(ctx: PhaseContext, body: string): Promise<IssueComment> {
+  const known = ctx.session.state.discover?.commentId;
+  if (known !== undefined) {
+    try {
+      return await ctx.issues.updateComment(known, body);
+    } catch (error) {
+      if ((error as { status?: number }).status !== 404) throw error; // deleted by a human: post a new one
+    }
+  }
+  const bots = ctx.config.bot_logins;
+  const existing = ctx.session.comments.find(
+    (c) => c.id !== known && c.user !== null && bots.includes(c.user.login) && c.body.startsWith(BRIEF_MARKER),
+  );
+  if (existing) return ctx.issues.updateComment(existing.id, body);
+  return ctx.issues.createComment(ctx.issue.number, body, BRIEF_MARKER);
+}
