@@ -4,7 +4,7 @@
  * hydraflow-hitl (its one pipeline label), and the 👀 is freed whoever held it, since a state nobody can trust cannot
  * say whose it was. Later runs do no work on it and say nothing, until someone who may steer HydraFlow starts it over.
  */
-import { stagesBeside } from '@hydraflow/core';
+import { labelFor, pipelineLabelsOf, stagesBeside } from '@hydraflow/core';
 import type { App } from '../app';
 import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import { LOCK_TTL_MS } from '../session/issue-session';
@@ -32,8 +32,14 @@ export async function reportIncident(
     await session.unlock();
     return undefined;
   }
-  // a closed issue keeps no pipeline label: the record is written all the same, for when it is reopened
+  // a closed issue keeps no pipeline label but hydraflow-fixed, as a close leaves it (a merge run that died after it
+  // closed the issue left its stage label, and its re-run finds the issue held: property test
+  // tests/property/pull-histories); the record is written all the same, for when it is reopened
   if (ctx.issue.state === 'open') await session.moveTo('hitl', `state not trusted (${reason}): waits for a human`);
+  else {
+    const stale = pipelineLabelsOf(ctx.issue.labels).filter((l) => l !== labelFor('fixed'));
+    for (const label of stale) await ctx.issues.removeLabel(ctx.issue.number, label);
+  }
   await endPhase(session, {
     headline: 'HydraFlow stopped: its state on this issue is not its own',
     next: 'A human: see below, then comment /triage (or /retry) to start the issue over.',

@@ -571,6 +571,27 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  {
+    // Found at 5000 runs (fast-check seed 20261127, after 3202 histories): an outsider's issue a writer had moved to
+    // hydraflow-hitl; an admin's /retry triaged it to hydraflow-discover and died before it wrote the state; the re-run
+    // took the phase from the label and found nothing to run (discover was not a phase yet): the state said hitl on an
+    // issue at discover. Passes since discover is a phase (issue #18, item 2).
+    seed: -168167010,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'triage' } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-hitl', deliver: 'now', by: 'write' },
+          k: 7,
+        },
+      },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/retry', by: 'admin' }, k: 7 } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 describe('pipeline histories (property)', () => {

@@ -362,6 +362,45 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  {
+    // Found at 5000 runs (fast-check seed 1127): the merge run died after it merged, labelled hydraflow-fixed and closed
+    // the issue, before it removed hydraflow-review; an older block put back then held the issue, and the merge run's
+    // re-run found it held and did nothing: the closed issue kept hydraflow-review. A run that holds a closed issue now
+    // strips its pipeline labels (hydraflow-fixed stays), as a close does.
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'open', issue: 0, labels: [], by: 'write' },
+          b: { kind: 'review', by: 'admin', event: 'APPROVE', on: 'previous', deliver: 'now' },
+          after: 0,
+        },
+      },
+      { gap: 'seconds', op: { kind: 'deliver', pick: 0 } },
+      {
+        gap: 'long',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'comment', issue: 0, on: 'pull', body: '/ship-it', by: 'write', deliver: 'now' },
+          k: 5,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'rerun', pick: 1, mode: 'attempt' },
+          b: { kind: 'tamper', issue: 0, how: 'older', deliver: 'now' },
+          after: 0,
+        },
+      },
+      { gap: 'seconds', op: { kind: 'ci' } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 describe('pull request histories (property)', () => {
