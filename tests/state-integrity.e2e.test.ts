@@ -232,6 +232,35 @@ describe('a deleted progress comment', () => {
     expect(recreated.body).toMatch(/deleted by `mallory`/);
     expect(spend(stateIn(recreated.body, n, w.stateKey))).toBeCloseTo(spend(stateIn(newest, n, w.stateKey)), 9);
   });
+  it('whose block a writer had broken first is no new issue: held at once; the edit’s late event counts the spend', async () => {
+    // the pipeline property test's fast-check seed -1055792285: the deletion's text did not verify, the issue was
+    // taken for a new one, and the spend HydraFlow had counted was lost
+    const { w, n, progress, newest } = await readyIssue();
+    const since = { calls: w.models.calls.length, dispatches: w.gh.world.dispatches.length };
+    w.gh.world.editComment(progress.id, newest.replace(/"costUsd":[0-9.e-]+/, '"costUsd":0'), 'mallory');
+    const changes = { body: { from: newest } };
+    const editPayload = buildEvent(w.gh, 'issue_comment', 'edited', {
+      issue: n,
+      comment: progress.id,
+      sender: 'mallory',
+      changes,
+    });
+    const payload = buildEvent(w.gh, 'issue_comment', 'deleted', { issue: n, comment: progress.id, sender: 'mallory' });
+    w.gh.world.comments.delete(progress.id);
+    const run = await runAction({ gh: w.gh, event: 'issue_comment', payload, inputs: w.inputs() });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expectHeld(w, n, since);
+    const recreated = progressOf(w, n);
+    expect(recreated.body).toMatch(/deleted by `mallory`/);
+    expect(spend(stateIn(recreated.body, n, w.stateKey))).toBe(0);
+
+    // the edit's own event, delivered late, carries HydraFlow's newest block: its spend is counted
+    const late = await runAction({ gh: w.gh, event: 'issue_comment', payload: editPayload, inputs: w.inputs() });
+    expect(late.exitCode, late.stdout).toBe(0);
+    expectHeld(w, n, since);
+    expect(botComments(w, n).filter((c) => c.body.includes('hydraflow:progress'))).toHaveLength(1);
+    expect(spend(stateIn(progressOf(w, n).body, n, w.stateKey))).toBeCloseTo(spend(stateIn(newest, n, w.stateKey)), 9);
+  });
 });
 
 describe('key rotation (item 6)', () => {
