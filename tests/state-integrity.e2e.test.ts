@@ -261,6 +261,37 @@ describe('a deleted progress comment', () => {
     expect(botComments(w, n).filter((c) => c.body.includes('hydraflow:progress'))).toHaveLength(1);
     expect(spend(stateIn(progressOf(w, n).body, n, w.stateKey))).toBeCloseTo(spend(stateIn(newest, n, w.stateKey)), 9);
   });
+  it('whose block was broken first, both events late, after a run that took the issue for a new one: held, spend kept', async () => {
+    // the pipeline property test's fast-check seed -1055792285 again: the edit's event found a comment written afresh
+    // with a higher sequence number than its text's, trusted it, and the spend HydraFlow had counted was lost
+    const { w, n, progress, newest } = await readyIssue();
+    w.gh.world.editComment(progress.id, newest.replace(/"costUsd":[0-9.e-]+/, '"costUsd":0'), 'mallory');
+    const changes = { body: { from: newest } };
+    const editPayload = buildEvent(w.gh, 'issue_comment', 'edited', {
+      issue: n,
+      comment: progress.id,
+      sender: 'mallory',
+      changes,
+    });
+    const payload = buildEvent(w.gh, 'issue_comment', 'deleted', { issue: n, comment: progress.id, sender: 'mallory' });
+    w.gh.world.comments.delete(progress.id);
+    // lee's /triage finds no comment: a new issue, as far as anyone can tell without the events
+    await command(w, n, '/triage');
+    const since = { calls: w.models.calls.length, dispatches: w.gh.world.dispatches.length };
+
+    const late = await runAction({ gh: w.gh, event: 'issue_comment', payload: editPayload, inputs: w.inputs() });
+    expect(late.exitCode, late.stdout).toBe(0);
+    expectHeld(w, n, since);
+    const note = progressOf(w, n).body;
+    const kept = spend(stateIn(note, n, w.stateKey));
+    expect(kept).toBeGreaterThanOrEqual(spend(stateIn(newest, n, w.stateKey)));
+
+    // the deletion's event, later still: nothing more to say, nothing taken away
+    const deleted = await runAction({ gh: w.gh, event: 'issue_comment', payload, inputs: w.inputs() });
+    expect(deleted.exitCode, deleted.stdout).toBe(0);
+    expectHeld(w, n, since);
+    expect(progressOf(w, n).body).toBe(note);
+  });
 });
 
 describe('key rotation (item 6)', () => {

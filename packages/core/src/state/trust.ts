@@ -83,16 +83,20 @@ export function judgeState(args: {
   if (current && editor === undefined) {
     // After an incident HydraFlow knows of, sequence numbers say little (it could not know the newest one): what GitHub
     // sent (the edit's own event, run late) only adds the spend it shows.
-    if (sent && current.incident) {
+    if (current.incident) {
+      if (!sent) return { kind: 'trusted', state: current };
       const state = withSpendOf(current, sent.state);
       return state === current ? { kind: 'trusted', state } : { kind: 'trusted', state, amended: true };
     }
-    // The comment GitHub says was deleted is not the one read: HydraFlow wrote this one afresh after the deletion,
-    // without what the deleted one held (its sequence numbers started over, so they compare with nothing).
-    // In both, the comment's block is HydraFlow's own (it wrote it last): its claim says who holds the lock.
-    const deleted = sent?.deleted ? sent : changed?.deleted ? changed : undefined;
-    if (deleted && deleted.commentId !== lookup.comment?.id)
-      return hold({ reason: 'deleted', by: deleted.by }, [current, sent?.state], current);
+    // The comment GitHub sent the text of is not the one read: it was deleted, and HydraFlow wrote this one afresh
+    // since, without what the deleted one held (its sequence numbers started over, so they compare with nothing). An
+    // edit's text counts as much as a deletion's: the edit's event may run after a run that found no comment (property
+    // test tests/property/pipeline-histories, fast-check seed -1055792285: a block broken, then the comment deleted,
+    // both events late). In both this and a rollback below, the comment's block is HydraFlow's own (it wrote it last):
+    // its claim says who holds the lock.
+    const gone = [sent, changed].find((w) => w !== undefined && w.commentId !== lookup.comment?.id);
+    if (gone)
+      return hold({ reason: gone.deleted ? 'deleted' : 'edited', by: gone.by }, [current, sent?.state], current);
     if (!sent || sent.state.seq <= current.seq) return { kind: 'trusted', state: current };
     // GitHub sent a genuine block newer than the one HydraFlow last wrote: HydraFlow wrote over its newest word.
     return hold({ reason: 'rollback', by: sent.by, found: current.seq }, [current, sent.state], current);
