@@ -41,7 +41,7 @@ function stateIn(body: string, issue: number, key: string): IssueState {
  * lee's clear issue, triaged and planned by its `opened` run; implement is dispatched and holds the 👀 until it starts
  * (this world's job has no checkout). mallory can write to the repository.
  */
-async function readyIssue(options: { stateKey?: string } = {}) {
+async function readyIssue(options: { stateKey?: string; clock?: () => number } = {}) {
   world = await createWorld({ script: { triage: { json: clear }, ...planScript }, ...options });
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
@@ -231,6 +231,74 @@ describe('a deleted progress comment', () => {
     const recreated = progressOf(w, n);
     expect(recreated.body).toMatch(/deleted by `mallory`/);
     expect(spend(stateIn(recreated.body, n, w.stateKey))).toBeCloseTo(spend(stateIn(newest, n, w.stateKey)), 9);
+  });
+  it('whose block a writer had broken first is no new issue: held at once; the edit’s late event counts the spend', async () => {
+    // the pipeline property test's fast-check seed -1055792285: the deletion's text did not verify, the issue was
+    // taken for a new one, and the spend HydraFlow had counted was lost
+    const { w, n, progress, newest } = await readyIssue();
+    const since = { calls: w.models.calls.length, dispatches: w.gh.world.dispatches.length };
+    w.gh.world.editComment(progress.id, newest.replace(/"costUsd":[0-9.e-]+/, '"costUsd":0'), 'mallory');
+    const changes = { body: { from: newest } };
+    const editPayload = buildEvent(w.gh, 'issue_comment', 'edited', {
+      issue: n,
+      comment: progress.id,
+      sender: 'mallory',
+      changes,
+    });
+    const payload = buildEvent(w.gh, 'issue_comment', 'deleted', { issue: n, comment: progress.id, sender: 'mallory' });
+    w.gh.world.comments.delete(progress.id);
+    const run = await runAction({ gh: w.gh, event: 'issue_comment', payload, inputs: w.inputs() });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expectHeld(w, n, since);
+    const recreated = progressOf(w, n);
+    expect(recreated.body).toMatch(/deleted by `mallory`/);
+    expect(spend(stateIn(recreated.body, n, w.stateKey))).toBe(0);
+
+    // the edit's own event, delivered late, carries HydraFlow's newest block: its spend is counted
+    const late = await runAction({ gh: w.gh, event: 'issue_comment', payload: editPayload, inputs: w.inputs() });
+    expect(late.exitCode, late.stdout).toBe(0);
+    expectHeld(w, n, since);
+    expect(botComments(w, n).filter((c) => c.body.includes('hydraflow:progress'))).toHaveLength(1);
+    expect(spend(stateIn(progressOf(w, n).body, n, w.stateKey))).toBeCloseTo(spend(stateIn(newest, n, w.stateKey)), 9);
+  });
+
+  it('whose block was broken first, both events late, after a run that took the issue for a new one: held, spend kept', async () => {
+    // the pipeline property test's fast-check seed -1055792285 again: the edit's event found a comment written afresh
+    // with a higher sequence number than its text's, trusted it, and the spend HydraFlow had counted was lost
+    let shift = -31 * 60_000;
+    const { w, n, progress, newest } = await readyIssue({ clock: () => Date.now() + shift });
+    w.gh.world.editComment(progress.id, newest.replace(/"costUsd":[0-9.e-]+/, '"costUsd":0'), 'mallory');
+    const changes = { body: { from: newest } };
+    const editPayload = buildEvent(w.gh, 'issue_comment', 'edited', {
+      issue: n,
+      comment: progress.id,
+      sender: 'mallory',
+      changes,
+    });
+    const payload = buildEvent(w.gh, 'issue_comment', 'deleted', { issue: n, comment: progress.id, sender: 'mallory' });
+    w.gh.world.comments.delete(progress.id);
+    // half an hour later (the dispatched run never started: its 👀 may be taken over), lee's /triage finds no comment
+    // and triages the issue as new, as far as anyone can tell without the events; HydraFlow wrote more since
+    shift = 0;
+    await command(w, n, '/triage');
+    await command(w, n, '/triage');
+    expect(stateIn(progressOf(w, n).body, n, w.stateKey).seq).toBeGreaterThanOrEqual(
+      stateIn(newest, n, w.stateKey).seq,
+    );
+    const since = { calls: w.models.calls.length, dispatches: w.gh.world.dispatches.length };
+
+    const late = await runAction({ gh: w.gh, event: 'issue_comment', payload: editPayload, inputs: w.inputs() });
+    expect(late.exitCode, late.stdout).toBe(0);
+    expectHeld(w, n, since);
+    const note = progressOf(w, n).body;
+    const kept = spend(stateIn(note, n, w.stateKey));
+    expect(kept).toBeGreaterThanOrEqual(spend(stateIn(newest, n, w.stateKey)));
+
+    // the deletion's event, later still: nothing more to say, nothing taken away
+    const deleted = await runAction({ gh: w.gh, event: 'issue_comment', payload, inputs: w.inputs() });
+    expect(deleted.exitCode, deleted.stdout).toBe(0);
+    expectHeld(w, n, since);
+    expect(progressOf(w, n).body).toBe(note);
   });
 });
 

@@ -592,6 +592,57 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  {
+    // Found on fast-check seed -1055792285: a writer broke the block of HydraFlow's progress comment (its event
+    // delivered late), then deleted the comment; the deletion's text did not verify, so its run took the issue for a
+    // new one, and the spend HydraFlow had counted was lost (invariant 6) without any close. A deleted state comment
+    // now holds the issue whatever its text, and the edit's late event counts the spend its text shows.
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'triage' }, k: 7 },
+      },
+      { gap: 'short', op: { kind: 'tamper', issue: 0, how: 'break', deliver: 'later' } },
+      { gap: 'short', op: { kind: 'tamper', issue: 0, how: 'delete', deliver: 'now' } },
+      {
+        gap: 'long',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-discover', deliver: 'now', by: 'write' },
+          b: { kind: 'label', issue: 1, op: 'add', label: 'bug', deliver: 'now', by: 'read' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
+    // The same seed once the deletion held the issue: both events late. The override run found no comment and wrote
+    // one afresh; the edit's event found that one's sequence number no lower than its text's and trusted it, and the
+    // spend its text showed was lost. A text GitHub sent of a comment that is no longer the one read holds the issue.
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'triage' }, k: 7 },
+      },
+      { gap: 'short', op: { kind: 'tamper', issue: 0, how: 'break', deliver: 'later' } },
+      { gap: 'short', op: { kind: 'tamper', issue: 0, how: 'delete', deliver: 'later' } },
+      {
+        gap: 'long',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-discover', deliver: 'now', by: 'write' },
+          b: { kind: 'label', issue: 1, op: 'add', label: 'bug', deliver: 'now', by: 'read' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 describe('pipeline histories (property)', () => {

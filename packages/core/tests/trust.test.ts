@@ -150,11 +150,33 @@ describe('judgeState: only what HydraFlow wrote last is trusted (ADR 0007)', () 
     expect(held(judge(block({ ...written(4), claim }), { editor: 'mallory', witnesses: newer })).claim).toBeUndefined();
   });
 
-  it('texts that are not genuine blocks of this issue and repository are no witnesses', () => {
+  it('texts that are not genuine blocks of this issue and repository count no spend', () => {
     const forged = block(written(99), 'not-the-key');
     const elsewhere = encodeStateBlock({ ...written(99), repo: 5 }, { key: KEY });
     const witnesses = [forged, elsewhere, 'no block'].map((b) => ({ body: b, by: 'mallory', deleted: true }));
-    expect(judge(undefined, { witnesses })).toEqual({ kind: 'fresh' });
+    const h = held(judge(undefined, { witnesses }));
+    expect(h.ledger).toEqual([]);
+    expect(h.incident).toMatchObject({ reason: 'deleted', by: 'mallory' });
+    expect(h.incident?.spendFrom).toBeUndefined();
+    // a comment of HydraFlow's that held no state block was no state comment
+    expect(judge(undefined, { witnesses: [{ body: 'no block', by: 'mallory', deleted: true }] })).toEqual({
+      kind: 'fresh',
+    });
+  });
+
+  it('a deleted comment whose block had been broken is no new issue: held, with no spend it can prove', () => {
+    // pipeline property test, fast-check seed -1055792285: the issue was taken for a new one, its spend lost
+    const broken = block(written(3)).replace('"costUsd":0.25', '"costUsd":0');
+    const h = held(judge(undefined, { witnesses: [{ body: broken, by: 'mallory', deleted: true }] }));
+    expect(h.incident).toMatchObject({ reason: 'deleted', by: 'mallory' });
+    expect(h.ledger).toEqual([]);
+    // deleted after HydraFlow wrote a comment afresh (the deletion's event came late): held, the fresh one's spend kept
+    const fresh = written(1);
+    const late = held(
+      judge(block(fresh), { witnesses: [{ body: broken, by: 'mallory', deleted: true, commentId: 99 }] }),
+    );
+    expect(late.incident).toMatchObject({ reason: 'deleted', by: 'mallory' });
+    expect(spend(late)).toBe(spend(fresh));
   });
 
   it('after a restart, a late text from GitHub adds the spend it shows, never takes any away', () => {

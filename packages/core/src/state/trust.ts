@@ -13,7 +13,13 @@
  * A state HydraFlow cannot trust is never acted on: the issue waits for a human, with the spend of the newest genuine
  * block HydraFlow could find (never less than it can prove; nothing when none verifies, and it says so).
  */
-import { decodeStateBlock, type BlockPlace, type StateCommentLookup, type StateKeyOptions } from './codec';
+import {
+  decodeStateBlock,
+  hasStateBlock,
+  type BlockPlace,
+  type StateCommentLookup,
+  type StateKeyOptions,
+} from './codec';
 import type { StateRejectReason } from './migrate';
 import { unionLedger } from './ops';
 import {
@@ -62,6 +68,9 @@ export function judgeState(args: {
 }): StateJudgement {
   const { lookup, editor, place, now } = args;
   const sent = newestWitness(args.witnesses ?? [], args.keys, place);
+  // GitHub's text of HydraFlow's changed state comment, whether its block verifies or not (a broken block deleted):
+  // the comment was HydraFlow's, so finding none now is no new issue.
+  const changed = (args.witnesses ?? []).find((w) => hasStateBlock(w.body));
   const hold = (
     incident: Omit<Incident, 'at'>,
     candidates: (IssueState | undefined)[],
@@ -74,15 +83,20 @@ export function judgeState(args: {
   if (current && editor === undefined) {
     // After an incident HydraFlow knows of, sequence numbers say little (it could not know the newest one): what GitHub
     // sent (the edit's own event, run late) only adds the spend it shows.
-    if (sent && current.incident) {
+    if (current.incident) {
+      if (!sent) return { kind: 'trusted', state: current };
       const state = withSpendOf(current, sent.state);
       return state === current ? { kind: 'trusted', state } : { kind: 'trusted', state, amended: true };
     }
-    // The comment GitHub says was deleted is not the one read: HydraFlow wrote this one afresh after the deletion,
-    // without what the deleted one held (its sequence numbers started over, so they compare with nothing).
-    // In both, the comment's block is HydraFlow's own (it wrote it last): its claim says who holds the lock.
-    if (sent?.deleted && sent.commentId !== lookup.comment?.id)
-      return hold({ reason: 'deleted', by: sent.by }, [current, sent.state], current);
+    // The comment GitHub sent the text of is not the one read: it was deleted, and HydraFlow wrote this one afresh
+    // since, without what the deleted one held (its sequence numbers started over, so they compare with nothing). An
+    // edit's text counts as much as a deletion's: the edit's event may run after a run that found no comment (property
+    // test tests/property/pipeline-histories, fast-check seed -1055792285: a block broken, then the comment deleted,
+    // both events late). In both this and a rollback below, the comment's block is HydraFlow's own (it wrote it last):
+    // its claim says who holds the lock.
+    const gone = [sent, changed].find((w) => w !== undefined && w.commentId !== lookup.comment?.id);
+    if (gone)
+      return hold({ reason: gone.deleted ? 'deleted' : 'edited', by: gone.by }, [current, sent?.state], current);
     if (!sent || sent.state.seq <= current.seq) return { kind: 'trusted', state: current };
     // GitHub sent a genuine block newer than the one HydraFlow last wrote: HydraFlow wrote over its newest word.
     return hold({ reason: 'rollback', by: sent.by, found: current.seq }, [current, sent.state], current);
@@ -99,6 +113,10 @@ export function judgeState(args: {
     ]);
   }
   if (sent) return hold({ reason: sent.deleted ? 'deleted' : 'edited', by: sent.by }, [sent.state]);
+  // No genuine block anywhere (the deleted comment's block had been broken first): held, with no spend it can prove
+  // (the note says so); the edit's own event, if it runs later, adds what its text shows (property test
+  // tests/property/pipeline-histories, fast-check seed -1055792285: the issue was taken for a new one, spend lost).
+  if (changed) return hold({ reason: changed.deleted ? 'deleted' : 'edited', by: changed.by }, []);
   return { kind: 'fresh' };
 }
 
