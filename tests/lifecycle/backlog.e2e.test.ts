@@ -31,15 +31,19 @@ describe('a backlog labelled at once', () => {
     // every issue triaged exactly once: one triage call each at the model server, one verdict in its signed state
     const calls = world.models.calls.filter((c) => c.role === 'triage' && c.status === 200);
     expect(calls.map((c) => c.issue).sort((a, b) => a! - b!)).toEqual(issues);
+    // and discovered exactly once: one research call and one brief each
+    const research = world.models.calls.filter((c) => c.role === 'discover' && c.status === 200);
+    expect(research.map((c) => c.issue).sort((a, b) => a! - b!)).toEqual(issues);
     for (const n of issues) {
       const issue = world.gh.world.issues.get(n)!;
-      // one pipeline label, the verdict's, where the issue waits for a human (discovery is not in this version)
+      // one pipeline label: discovery posted its brief once and the issue waits in shape for a human
       const progress = world.gh.world.commentsOn(n).map((c) => c.body);
-      expect(pipelineLabelsOf(issue.labels), `#${n}: ${progress.join('\n')}`).toEqual(['hydraflow-discover']);
-      expect(progress.join('\n')).toContain('The discover phase is not available in this HydraFlow version');
+      expect(pipelineLabelsOf(issue.labels), `#${n}: ${progress.join('\n')}`).toEqual(['hydraflow-shape']);
       const comments = world.gh.world.commentsOn(n).filter((c) => c.user === BOT_LOGIN);
-      expect(comments, `#${n}`).toHaveLength(1);
-      const state = decodeStateBlock(comments[0]!.body, { key: world.stateKey, issue: n });
+      const state = decodeStateBlock(comments.find((c) => c.body.includes('hydraflow:state'))!.body, {
+        key: world.stateKey,
+        issue: n,
+      });
       expect(state.status, `#${n}`).toBe('valid');
       if (state.status === 'valid') {
         expect(state.state.triage?.route).toBe('discover');
