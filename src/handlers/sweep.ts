@@ -1,4 +1,4 @@
-import { labelFor, pipelineLabelsOf, RateLimitedError } from '@hydraflow/core';
+import { isBuiltPhase, labelFor, pipelineLabelsOf, RateLimitedError, stageOf } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { TRIAGE_REQUESTS } from '../phases/triage';
@@ -112,7 +112,9 @@ export async function handleSweep(app: App): Promise<PhaseOutcome> {
  * Issues elsewhere in the pipeline whose 👀 lock outlived its run: the run stopped (GitHub's rate limit, a runner lost)
  * before it finished a phase. Found by their 👀 count in the listing of open issues; each is read (its state) only
  * then. An expired claim's phase is dispatched again, its lock freed first (the dispatched run takes a fresh one); a 👀
- * with no claim behind it, older than a claim lives, is freed. Epics keep their 👀 while their sub-issues run.
+ * with no claim behind it, older than a claim lives, is freed. Epics keep their 👀 while their sub-issues run. Issues
+ * at a built phase's stage with no 👀 are read too: an expired claim there is a run cut between removing a 👀 and
+ * putting its own on, resumed the same way.
  */
 async function resumeStaleLocks(
   app: App,
@@ -126,22 +128,34 @@ async function resumeStaleLocks(
     const issues = await app.issues.listOpenIssues({ page });
     for (const issue of issues) {
       const pipeline = pipelineLabelsOf(issue.labels);
-      if (issue.isPullRequest || issue.eyes === 0 || pipeline.length === 0) continue;
+      if (issue.isPullRequest || pipeline.length === 0) continue;
       if (pipeline.includes(labelFor('find')) || pipeline.includes(labelFor('epic'))) continue; // triaged below; epics
+      // No 👀: a run may still have been cut between removing a 👀 (taking a lock over is a delete, then a fresh 👀:
+      // IssueSession.tryAcquire, and this sweep's own resume below) and putting its own on — its state then names a
+      // claim nobody holds, and nothing else would ever look (tests/lifecycle/backlog.e2e). Only where a built phase
+      // runs by itself; the state read costs a request per such issue and sweep (one waiting for a human, too).
+      const unlocked = issue.eyes === 0;
+      if (unlocked && !pipeline.some((l) => isBuiltPhase(stageOf(l.toLowerCase()) ?? ''))) continue;
       if (left() < STALE_LOCK_REQUESTS) return { resumed, freed, stopped: 'the hour’s GitHub budget is spent' };
       const session = await IssueSession.open(app.issues, sessionOptions(app, issue.number, 'sweep', issue.labels));
       const claim = session.state.claim;
       const now = app.now().getTime();
       if (claim && Date.parse(claim.expiresAt) > now) continue; // a run holds it
-      const lock = await app.issues.reactToIssue(issue.number, 'eyes');
-      // no claim published yet: a run at work, unless its 👀 is older than any claim lives
-      if (!claim && !lock.created && now - Date.parse(lock.createdAt) <= LOCK_TTL_MS) continue;
-      // The 👀 may not be the one the claim names (a run that took the lock over died before publishing): removed by
-      // its id, whoever's run took it.
-      await app.issues.removeIssueReaction(issue.number, lock.id);
-      if (!claim || claim.phase === 'triage') {
-        if (!lock.created) freed.push(`#${issue.number}`);
-        continue;
+      if (unlocked) {
+        // no claim: the phase ended (or escalated) and freed its lock; a triage's claim: its hydraflow-find is swept
+        if (!claim || claim.phase === 'triage') continue;
+      } else {
+        const lock = await app.issues.reactToIssue(issue.number, 'eyes');
+        // no claim published yet: a run at work, unless its 👀 is older than any claim lives
+        if (!claim && !lock.created && now - Date.parse(lock.createdAt) <= LOCK_TTL_MS) continue;
+        // The 👀 may not be the one the claim names (a run that took the lock over died before publishing): removed by
+        // its id, whoever's run took it. A cut from here to the acquire below leaves no 👀: the next sweep finds it
+        // as above.
+        await app.issues.removeIssueReaction(issue.number, lock.id);
+        if (!claim || claim.phase === 'triage') {
+          if (!lock.created) freed.push(`#${issue.number}`);
+          continue;
+        }
       }
       // Take the lock afresh and hand it to the phase dispatched again: should that run be stopped too, the next sweep
       // finds this lock, not a free issue nobody resumes.

@@ -8,9 +8,22 @@
  * `schedule`) triages what is left, hour after hour, within what the budget lets it (ADR 0014).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeStateBlock, pipelineLabelsOf } from '@hydraflow/core';
-import { BOT_LOGIN, expectNoViolations, formatTimeline } from '@hydraflow/testkit';
-import { locks, runBacklog, stoppedByRateLimit, waiting, type BacklogRun } from './backlog';
+import { BRIEF_MARKER, decodeStateBlock, pipelineLabelsOf } from '@hydraflow/core';
+import { BOT_LOGIN, expectNoViolations, formatTimeline, SimulatedClock, type JobRecord } from '@hydraflow/testkit';
+import { discoverScript } from '../support/briefs';
+import {
+  backlog,
+  HOUR,
+  labelAll,
+  locks,
+  runBacklog,
+  schedule,
+  stoppedByRateLimit,
+  triageVague,
+  waiting,
+  type BacklogRun,
+} from './backlog';
+import { lifecycleWorld } from './scenario';
 
 let run: BacklogRun | undefined;
 afterEach(async () => {
@@ -31,15 +44,25 @@ describe('a backlog labelled at once', () => {
     // every issue triaged exactly once: one triage call each at the model server, one verdict in its signed state
     const calls = world.models.calls.filter((c) => c.role === 'triage' && c.status === 200);
     expect(calls.map((c) => c.issue).sort((a, b) => a! - b!)).toEqual(issues);
+    // and discovered: research for each, one brief each (below). A discover run checks the hour's budget before its
+    // research call (ADR 0014), but runs in parallel share that budget: one cut after its call and before posting the
+    // brief recorded nothing, so the run the sweep dispatches again asks once more. Never more often than GitHub's
+    // limit stopped a run.
+    const research = world.models.calls.filter((c) => c.role === 'discover' && c.status === 200);
+    expect([...new Set(research.map((c) => c.issue))].sort((a, b) => a! - b!)).toEqual(issues);
+    const hydraflowJobs = jobs.filter((j) => j.workflow === 'hydraflow.yml' && j.job === 'hydraflow');
+    expect(research.length - issues.length).toBeLessThanOrEqual(hydraflowJobs.filter(stoppedByRateLimit).length);
     for (const n of issues) {
       const issue = world.gh.world.issues.get(n)!;
-      // one pipeline label, the verdict's, where the issue waits for a human (discovery is not in this version)
+      // one pipeline label: discovery posted its brief once and the issue waits in shape for a human
       const progress = world.gh.world.commentsOn(n).map((c) => c.body);
-      expect(pipelineLabelsOf(issue.labels), `#${n}: ${progress.join('\n')}`).toEqual(['hydraflow-discover']);
-      expect(progress.join('\n')).toContain('The discover phase is not available in this HydraFlow version');
+      expect(pipelineLabelsOf(issue.labels), `#${n}: ${progress.join('\n')}`).toEqual(['hydraflow-shape']);
       const comments = world.gh.world.commentsOn(n).filter((c) => c.user === BOT_LOGIN);
-      expect(comments, `#${n}`).toHaveLength(1);
-      const state = decodeStateBlock(comments[0]!.body, { key: world.stateKey, issue: n });
+      expect(comments.filter((c) => c.body.startsWith(BRIEF_MARKER)).length, `#${n}`).toBe(1);
+      const state = decodeStateBlock(comments.find((c) => c.body.includes('hydraflow:state'))!.body, {
+        key: world.stateKey,
+        issue: n,
+      });
       expect(state.status, `#${n}`).toBe('valid');
       if (state.status === 'valid') {
         expect(state.state.triage?.route).toBe('discover');
@@ -60,4 +83,42 @@ describe('a backlog labelled at once', () => {
     expect(Math.max(...clock.sleeps)).toBeLessThanOrEqual(121_000);
     expectNoViolations(world.gh);
   }, 300_000);
+
+  it('a dispatched run cut between removing the hand-off 👀 and taking its own: the hourly sweep resumes the phase, whose issue has no 👀 left', async () => {
+    const clock = await new SimulatedClock(Date.parse('2026-11-27T09:00:00Z')).listen();
+    const world = await lifecycleWorld({ triage: triageVague, ...discoverScript }, {}, { clock });
+    try {
+      const [n] = backlog(world, 1);
+      // The discover run takes the lock triage handed it over: it deletes the hand-off 👀 (its compare-and-swap), and
+      // GitHub's hourly budget ends with that request, so the 👀 it puts on next meets the primary limit, an hour away.
+      world.gh.faults.beforeNext({ methods: ['DELETE'], pathIncludes: '/reactions/' }, () =>
+        world.gh.faults.primaryRemaining(1),
+      );
+      labelAll(world, [n!]);
+      const jobs: JobRecord[] = [...(await world.lc.runUntilQuiet())];
+      const issue = world.gh.world.issues.get(n!)!;
+      // the cut as it happened: discover waits with no 👀 on the issue (the listing's count the sweep looks at)
+      expect(pipelineLabelsOf(issue.labels), formatTimeline(jobs)).toEqual(['hydraflow-discover']);
+      expect(locks(world, [n!])).toEqual([]);
+      expect(jobs.filter(stoppedByRateLimit).length).toBe(1);
+
+      for (let sweep = 0; sweep < 2 && !issue.labels.includes('hydraflow-shape'); sweep++) {
+        clock.advance(HOUR);
+        schedule(world);
+        jobs.push(...(await world.lc.runUntilQuiet()));
+      }
+      const timeline = formatTimeline(jobs, { steps: true });
+      expect(pipelineLabelsOf(issue.labels), timeline).toEqual(['hydraflow-shape']);
+      expect(locks(world, [n!]), timeline).toEqual([]);
+      const bot = world.gh.world.commentsOn(n!).filter((c) => c.user === BOT_LOGIN);
+      expect(bot.filter((c) => c.body.startsWith(BRIEF_MARKER)).length).toBe(1);
+      // the cut run stopped before its research: discovery asked the model once
+      expect(world.models.calls.filter((c) => c.role === 'discover' && c.status === 200).length).toBe(1);
+      expect(world.models.calls.filter((c) => c.role === 'triage' && c.status === 200).length).toBe(1);
+      expectNoViolations(world.gh);
+    } finally {
+      await world.close();
+      await clock.close();
+    }
+  }, 120_000);
 });

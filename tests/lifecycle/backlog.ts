@@ -4,14 +4,15 @@
  * GitHub's rate limits on a simulated clock, then the template's hourly schedule until nothing is left.
  */
 import { BOT_LOGIN, SimulatedClock, type JobRecord } from '@hydraflow/testkit';
+import { discoverScript } from '../support/briefs';
 import { lifecycleWorld, type LifecycleWorld } from './scenario';
 
 export const HOUR = 3_600_000;
 
 /**
- * Each backlog item is vague product intent: triage routes it to product discovery, which this version does not
- * include, so a dispatched run of its own says so on the issue and frees it — a second run per issue, also under the
- * limits, and nothing for a model to do after the one triage call.
+ * Each backlog item is vague product intent: triage routes it to product discovery, a dispatched run of its own whose
+ * research agent posts a complete brief at once (tests/support/briefs.ts) and moves the issue on to shape — a second
+ * run and a second model call per issue, also under the limits.
  */
 export const triageVague = {
   json: {
@@ -90,7 +91,7 @@ export async function runBacklog(options: {
 }): Promise<BacklogRun> {
   const clock = await new SimulatedClock(Date.parse('2026-11-27T09:00:00Z')).listen();
   const world = await lifecycleWorld(
-    { triage: triageVague },
+    { triage: triageVague, ...discoverScript },
     {},
     {
       clock,

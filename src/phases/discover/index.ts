@@ -24,6 +24,12 @@ import { stopSpending } from '../pause';
 import { humanComments } from '../groom/context';
 import { research, webSearchFor, type ResearchResult } from './research';
 
+/**
+ * Requests a discovery makes at most after its start: the lock taken over (2), the brief, the label move (2), the state
+ * and progress published, the lock freed.
+ */
+export const DISCOVER_REQUESTS = 8;
+
 export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
   const stageAtStart = session.currentStage;
@@ -34,6 +40,10 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
       stage: stageAtStart,
     };
   }
+  // Nothing is spent unless the token's hourly budget has room for the whole discovery (ADR 0014): a run that could
+  // not record its brief would have paid a research call for nothing. Stopped here, the lock stays as it was handed
+  // on, and the hourly sweep dispatches discovery again once its claim expires.
+  await ctx.ensureRequests?.(DISCOVER_REQUESTS, `discovery of #${issue.number}`);
   const lock = await session.acquire({ takeOver: ctx.forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: stageAtStart };
 
