@@ -190,6 +190,32 @@ describe('the comment’s text and its last editor come from one answer of GitHu
   });
 });
 
+describe('a re-run that stops on a held issue', () => {
+  it('frees the 👀 its dead first attempt left (ADR 0007, ADR 0010)', async () => {
+    // property test tests/property/pull-histories: a merge gate's run died after it put its 👀 on first (loadIssueAndComments
+    // lockFirst) on an issue held after a rollback; its re-run stopped for the held issue and left that 👀 for ever
+    const { w, n, progress, newest } = await readyIssue();
+    const older = w.gh.world.comments.get(progress.id)!.revisions[0]!.body;
+    expect(older).not.toBe(newest);
+    expect((await edit(w, n, progress.id, older)()).exitCode).toBe(0);
+    const since = { calls: w.models.calls.length, dispatches: w.gh.world.dispatches.length };
+    expectHeld(w, n, since);
+    const dispatch = w.gh.world.dispatches.length - 1;
+    // the first attempt of the dispatched phase's run: its 👀, put on first, then it died
+    w.gh.world.reactions.push({
+      id: w.gh.world.nextId('reaction'),
+      node_id: 'REA_dead',
+      user: BOT_LOGIN,
+      content: 'eyes',
+      created_at: w.gh.world.now(),
+      subject: { type: 'issue', number: n },
+    });
+    const rerun = await w.runDispatch(dispatch, { runId: '7700', runAttempt: 2 });
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    expectHeld(w, n, since);
+  });
+});
+
 describe('a run reads the state again once it holds the lock', () => {
   it('a run that wrote between another’s reading and its lock is not written over: the later run starts over', async () => {
     // a verdict that never parses: triage stops the issue at hydraflow-hitl and frees the lock

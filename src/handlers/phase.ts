@@ -85,7 +85,7 @@ async function runPhase(app: App, request: PhaseRequest, ctx: PhaseContext, star
   const done = doneBefore(app, ctx, request);
   if (done !== undefined) return finishDone(app, ctx, done);
   // State HydraFlow did not write last is never acted on; a permitted human's explicit go starts the issue over.
-  const held = (await reportIncident(ctx, app.sleep)) ?? heldForHuman(ctx, request.forced);
+  const held = (await reportIncident(ctx, app.sleep)) ?? (await heldForHuman(ctx, request.forced));
   if (held) return held;
   const runner = runnerOf(request.phase);
   if (!runner) return phaseUnavailable(ctx.session, request.phase);

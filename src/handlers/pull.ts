@@ -60,7 +60,7 @@ async function runPullWork(
   ctx: Awaited<ReturnType<typeof openPhase>>,
   startedAt: number,
 ): Promise<PhaseOutcome> {
-  const held = (await reportIncident(ctx, app.sleep)) ?? heldForHuman(ctx, false);
+  const held = (await reportIncident(ctx, app.sleep)) ?? (await heldForHuman(ctx, false));
   if (held) return held;
   const trigger: PullTrigger = {
     ...(work.pull !== undefined ? { pull: work.pull } : {}),

@@ -65,15 +65,18 @@ function waitFor(session: PhaseContext['session']): number {
 
 /**
  * On an issue held after an incident that was reported already: a permitted human's explicit go (`restart`: a command
- * or hydraflow-find, permission-checked) starts it over, and the run goes on (undefined); anything else does nothing.
+ * or hydraflow-find, permission-checked) starts it over, and the run goes on (undefined); anything else does nothing —
+ * but a re-run frees the 👀 its dead attempt may have left (put on first: loadIssueAndComments), since a held issue's
+ * lock is nobody's and no phase will hand it on (ADR 0007, ADR 0010; property test tests/property/pull-histories).
  */
-export function heldForHuman(ctx: PhaseContext, restart: boolean): PhaseOutcome | undefined {
+export async function heldForHuman(ctx: PhaseContext, restart: boolean): Promise<PhaseOutcome | undefined> {
   const { session } = ctx;
   if (!session.held) return undefined;
   if (restart && ctx.actor) {
     session.restart(ctx.actor);
     return undefined;
   }
+  if (session.options.runAttempt > 1) await session.dropLock();
   return {
     summary: `issue #${ctx.issue.number} waits for a human: HydraFlow's state on it was not its own (${session.state.incident!.reason}); /triage or /retry starts it over`,
     stage: session.currentStage,

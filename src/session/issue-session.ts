@@ -686,6 +686,7 @@ export class IssueSession {
    * left the pipeline (closed), where nothing may wait on it any more.
    */
   async dropLock(): Promise<void> {
+    this.lockedFirst = undefined; // the same 👀, if this run put it on: freed here, not again at the run's end
     const reaction = await this.port.reactToIssue(this.options.issue, 'eyes');
     await this.port.removeIssueReaction(this.options.issue, reaction.id);
     this.lockReaction = undefined;

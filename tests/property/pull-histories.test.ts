@@ -214,6 +214,28 @@ async function playHistory(history: History): Promise<Ctx> {
 /** Histories that once failed (fast-check's shrunk counterexamples), played before the random ones on every run. */
 const REGRESSIONS: History[] = [
   {
+    // fast-check seed -55670328: a writer pasted back an older block (the issue held at hydraflow-hitl); a CI event's
+    // merge gate died after its first write, the 👀 it puts on first; its re-run stopped for the held issue and left
+    // that 👀 with no claim (untrusted-state.ts heldForHuman now frees it on a re-run).
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'seconds', op: { kind: 'deliver', pick: 0 } },
+      {
+        gap: 'seconds',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'tamper', issue: 0, how: 'older', deliver: 'now' },
+          b: { kind: 'deliver', pick: 0 },
+          after: 0,
+        },
+      },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'ci' }, k: 1 } },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
+  {
     // fast-check seed -1668207962: the publish job died after its push; its re-run ("Re-run failed jobs") committed the
     // same change anew and its push was refused (the run failed, no pull request).
     seed: 0,
