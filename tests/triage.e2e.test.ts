@@ -243,7 +243,12 @@ describe('a re-run of a /triage that escalated again', () => {
     expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
     expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-hitl']);
     const command = w.gh.world.comment(issue.number, { author: 'alice', body: '/triage' });
-    const first = await w.run('issue_comment', 'created', { issue: issue.number, comment: command.id }, { runId: '7200' });
+    const first = await w.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: command.id },
+      { runId: '7200' },
+    );
     const rerun = await w.run(
       'issue_comment',
       'created',
