@@ -113,6 +113,47 @@ describe('pipeline labels are permission-checked', () => {
     expect(labelsOf(w, issue.number)).toEqual(['hydraflow-ready']);
   });
 
+  it('a /triage that died before removing the old stage label is finished by its re-run, whatever label a triage-role user set meanwhile', async () => {
+    // Pipeline property test (seed -71234849): the re-run saw a third pipeline label (tina's hydraflow-find, its event
+    // still on its way), left hydraflow-plan beside hydraflow-discover, and tina's refused label was undone alone.
+    world = await createWorld({
+      script: { triage: [{ json: clear }, { json: { ...clear, needs_discovery: true } }], ...planScript },
+    });
+    const w = world;
+    w.gh.addUser({ login: 'lee', permission: 'write' });
+    w.gh.addUser({ login: 'tina', permission: 'triage' });
+    w.gh.addUser({ login: 'mallory', permission: 'read' });
+    const issue = w.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'mallory' });
+    expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+
+    const command = w.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
+    // the old label's removal, triage's last write, never reaches GitHub: the run dies there
+    w.gh.faults.failNext(100, 502, { methods: ['DELETE'], pathIncludes: '/labels/hydraflow-plan' });
+    const cut = await w.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: command.id },
+      { runId: '7100' },
+    );
+    expect(cut.exitCode).toBe(1);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover', 'hydraflow-plan']);
+    w.gh.faults.reset();
+
+    setLabels(w, issue.number, ['hydraflow-find'], []);
+    const rerun = await w.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: command.id },
+      { runId: '7100', runAttempt: 2 },
+    );
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    const labeled = await w.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-find', sender: 'tina' });
+    expect(labeled.exitCode, labeled.stdout).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover']);
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage', 'triage']);
+  });
+
   it('a triage-role user’s hydraflow-find does not send an outsider’s issue on', async () => {
     const { w, issue } = await outsiderWaiting();
     setLabels(w, issue.number, ['hydraflow-find'], ['hydraflow-plan']);

@@ -232,3 +232,30 @@ describe('an issue opened by someone outside the repository (config outsider_iss
     expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-ready']);
   });
 });
+
+describe('a re-run of a /triage that escalated again', () => {
+  it('keeps hydraflow-hitl: a move from a stage to itself is no half-finished label swap', async () => {
+    // pipeline property test (seed -1932684471): the re-run took hydraflow-hitl for a cut swap's old label and removed it
+    world = await createWorld({ script: { triage: { json: { clarity_score: 'clear' } } } });
+    const w = world;
+    w.gh.addUser({ login: 'alice', permission: 'write' });
+    const issue = w.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'alice' });
+    expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-hitl']);
+    const command = w.gh.world.comment(issue.number, { author: 'alice', body: '/triage' });
+    const first = await w.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: command.id },
+      { runId: '7200' },
+    );
+    const rerun = await w.run(
+      'issue_comment',
+      'created',
+      { issue: issue.number, comment: command.id },
+      { runId: '7200', runAttempt: 2 },
+    );
+    for (const r of [first, rerun]) expect(r.exitCode, r.stdout).toBe(0);
+    expect(w.gh.world.issues.get(issue.number)!.labels).toEqual(['hydraflow-hitl']);
+  });
+});

@@ -146,9 +146,13 @@ async function finishDone(app: App, ctx: PhaseContext, summary: string): Promise
 async function finishCutMove(ctx: PhaseContext): Promise<void> {
   const last = ctx.session.state.history.at(-1);
   const stage = ctx.session.state.stage ?? null;
-  if (!last || last.by !== 'hydraflow' || !last.from || last.to !== stage || stage === null) return;
-  const pipeline = pipelineLabelsOf(ctx.issue.labels).sort().join(',');
-  if (pipeline !== [labelFor(last.from), labelFor(stage)].sort().join(',')) return;
+  if (!last || last.by !== 'hydraflow' || !last.from || last.to !== stage || stage === null || last.from === stage)
+    return;
+  // Both labels, whatever else: a human's label set since then (its event maybe still on its way) is that event's to
+  // steer, never a reason to leave HydraFlow's own stale label (property test: a triage-role user's hydraflow-find
+  // beside the two left the issue on hydraflow-plan and hydraflow-groom).
+  const pipeline = pipelineLabelsOf(ctx.issue.labels);
+  if (!pipeline.includes(labelFor(last.from)) || !pipeline.includes(labelFor(stage))) return;
   await ctx.issues.removeLabel(ctx.issue.number, labelFor(last.from));
 }
 

@@ -202,6 +202,33 @@ async function playHistory(history: History): Promise<Ctx> {
  * the lock handed to a dispatched phase.
  */
 const REGRESSIONS: History[] = [
+  // Found on seed -1932684471 by a first fix of the one below: a re-run of a /triage that escalated again (a move from
+  // hydraflow-hitl to hydraflow-hitl) took its one label for a half-finished move's old label and removed it.
+  {
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'read' } },
+      { gap: 'short', op: { kind: 'comment', issue: 0, body: '/triage', by: 'write' } },
+      { gap: 'short', op: { kind: 'rerun', pick: 3, mode: 'attempt' } },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
+  // Found on seed -71234849: a write user's /triage crashed after its 6th write, then a triage-role user (below
+  // commands.min_permission) added hydraflow-find, its event delivered later; the issue ended with two pipeline labels.
+  {
+    seed: 6,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'triage' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/triage', by: 'write' }, k: 6 } },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later', by: 'triage' },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
   {
     // Found on a new seed (-1179095784): triage crashed twice holding the lock, a human set hydraflow-ready, then
     // hydraflow-find and hydraflow-shape at the same moment; the issue kept three pipeline labels.
