@@ -8,6 +8,7 @@ export * from './triage/index';
 export * from './plan/index';
 export * from './groom/index';
 export * from './discover/index';
+export * from './shape/index';
 export * from './review/index';
 export * from './cost/index';
 export * from './budget/index';

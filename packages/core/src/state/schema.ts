@@ -11,6 +11,7 @@ import { PIPELINE_STAGES, type PipelineStage } from '../pipeline/labels';
 import { groomRecordSchema } from '../groom/record';
 import { planRecordSchema } from '../plan/record';
 import { reviewRecordSchema } from '../review/record';
+import { shapeRecordSchema } from '../shape/record';
 
 export const STATE_VERSION = 2 as const;
 
@@ -263,6 +264,8 @@ export const issueStateSchema = z.object({
   triage: triageRecordSchema.optional(),
   /** The discovery brief: its comment id and hash — no brief text (discover/brief.ts). */
   discover: discoverRecordSchema.optional(),
+  /** Shape: the directions comment, the conversation's replies, the chosen direction — no text (shape/record.ts). */
+  shape: shapeRecordSchema.optional(),
   /** Grooming's decision, hashes, agents' readiness, open question ids, sub-issues — no model text (groom/record.ts). */
   groom: groomRecordSchema.optional(),
   /** The accepted (or rejected) plan: its comment id, hash, scores, revisions — no plan text (plan/record.ts). */
