@@ -47,7 +47,7 @@ export const shapeReplySchema = z.object({
 export type ShapeReply = z.infer<typeof shapeReplySchema>;
 
 export const shapeRecordSchema = z.object({
-  /** The directions comment (updated in place on every turn) and sha256 of its visible text as HydraFlow wrote it. */
+  /** The directions comment (updated in place on every turn) and the hash of its directions data block (direction.ts). */
   commentId: z.number().int().positive(),
   hash: sha256Hex,
   /** The letters the current directions carry, in order (2–5). */
@@ -57,7 +57,10 @@ export const shapeRecordSchema = z.object({
   replies: z.array(shapeReplySchema).max(SHAPE_CONVERSATION_LIMIT),
   /** Since when HydraFlow waits for a human (its last post): shape_timeout_minutes counts from here. */
   waitingSince: isoTime,
-  /** The chosen direction: its letter, the finalization comment and the hash of the direction's text in it. */
+  /**
+   * The chosen direction: its letter, the finalization comment and the hash of that comment's data block, which holds
+   * the one chosen direction (direction.ts: `readShapeData(body, hash)[0]`).
+   */
   selected: z
     .object({
       letter: shapeLetterSchema,
