@@ -11,11 +11,15 @@
  * 3. Grooming: `/groom` on an issue with an open question — four agents and a summary, the Questions section in the
  *    issue body, an answer in a comment, the re-run that marks it answered and splits the work into phase sub-issues.
  *    The recorded answers are those of tests/lifecycle/grooming.ts.
+ * 4. The product track: a vague issue through the template again — triage says vague, discover posts the research
+ *    brief, shape proposes directions, a human picks one by comment, plan splits it into sub-issues, phase 1 merges;
+ *    a second vague issue's shape prompt recalls the first one's preference. The recorded answers are those of
+ *    tests/lifecycle/product.ts. It goes as far as this HydraFlow version goes, and says where it stops.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeStateBlock, formatUsd, ledgerTotals } from '@hydraflow/core';
+import { BRIEF_MARKER, decodeStateBlock, formatUsd, isBuiltPhase, labelFor, ledgerTotals } from '@hydraflow/core';
 import {
   BOT_LOGIN,
   createWorld,
@@ -33,6 +37,8 @@ import {
   runClearLifecycle,
 } from '../bench/lib/lifecycle';
 import { groomModeQuestions, MODE_ISSUE, MODE_PHASES, TIES_ANSWER } from '../tests/lifecycle/grooming';
+import { productJourneyScript, STATS_INTENT } from '../tests/lifecycle/product';
+import { lifecycleWorld } from '../tests/lifecycle/scenario';
 
 const recordings = JSON.parse(readFileSync(join(REPO_ROOT, 'demo/recorded-model.json'), 'utf8')) as Record<
   string,
@@ -54,7 +60,7 @@ const started = Date.now();
 const clock = () => `${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
 const line = (text: string) => console.log(`${dim(clock())}  ${text}`);
 
-function progressOf(world: World, issue: number) {
+function progressOf(world: Pick<World, 'gh' | 'stateKey'>, issue: number) {
   const comment = world.gh.world
     .commentsOn(issue)
     .find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'));
@@ -245,12 +251,52 @@ async function groomingPart(): Promise<void> {
   }
 }
 
+async function productPart(): Promise<void> {
+  console.log(
+    bold('\n\n4. The product track') + ' — a vague issue: research, directions, a human’s choice, sub-issues, phase 1.',
+  );
+  console.log(
+    `   The workflow template and the lifecycle simulator again; model answers ${bold('recorded')} (tests/lifecycle/product.ts).\n`,
+  );
+  const world = await lifecycleWorld(productJourneyScript());
+  try {
+    const issue = world.gh.world.issue({ ...STATS_INTENT, author: 'alice' });
+    console.log(bold(`#${issue.number} ${issue.title}`) + dim(' (opened by alice)'));
+    console.log(dim(`    “${issue.body}”`));
+    world.lc.dispatch('issues', 'opened', { issue: issue.number, sender: 'alice' });
+    const jobs = await world.lc.runUntilQuiet();
+    let n = 0;
+    for (const job of jobs) if (job.status !== 'skipped') console.log(jobLine(++n, job, world.models.calls));
+    const brief = world.gh.world
+      .commentsOn(issue.number)
+      .find((c) => c.user === BOT_LOGIN && c.body.startsWith(BRIEF_MARKER));
+    if (brief) {
+      console.log('  the discovery brief (one comment, its hash in the signed state):');
+      for (const l of brief.body
+        .split('\n')
+        .filter((l) => /^#{2,3} |^- /.test(l))
+        .slice(0, 14))
+        console.log(`    ${l.length > 110 ? `${l.slice(0, 107)}...` : l}`);
+    }
+    const labels = world.gh.world.issues.get(issue.number)!.labels;
+    line(`  labels: ${labels.join(', ') || '(none)'} · “${progressOf(world, issue.number)?.headline ?? '—'}”`);
+    // Where this HydraFlow version stops: shape, the choice, the product plan and memory are not built yet.
+    if (!isBuiltPhase('shape'))
+      console.log(
+        `\n   ${bold('The journey stops here in this version:')} shape (directions A/B/C, a human picks by comment) is not built yet,\n   so the issue waits at ${labelFor('shape')} for a human.`,
+      );
+  } finally {
+    await world.close();
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(DIST_ENTRY)) throw new Error('dist/index.js is missing: run `pnpm build` first');
   console.log(bold('HydraFlow demo') + ' — everything runs on this machine; model answers are recorded, not live.\n');
   await triagePart();
   await lifecyclePart();
   await groomingPart();
+  await productPart();
 }
 
 await main();

@@ -5,7 +5,7 @@ import { REPO_ROOT } from '@hydraflow/testkit';
 
 // The README's first quick-start command: `pnpm demo` must run to the end on a fresh clone and tell the whole story.
 describe('pnpm demo', () => {
-  it('triages the three samples, takes one issue from opened to a squash-merged pull request, and grooms one', async () => {
+  it('triages the three samples, takes one issue from opened to a squash-merged pull request, grooms one, and takes a vague issue down the product track', async () => {
     // Not a TTY, so the demo prints no colour codes.
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
       cwd: REPO_ROOT,
@@ -22,5 +22,9 @@ describe('pnpm demo', () => {
     expect(stdout).toContain('- [ ] **What does mode() return on ties?**');
     expect(stdout).toContain('- [x] ~~What does mode() return on ties?~~');
     expect(stdout).toMatch(/sub-issue #\d+ “\[Phase 1\]: Add mode\(numbers\)” · labels: groomed, hydraflow-plan/);
+    // The product track: a vague issue researched (the brief), as far as this version goes.
+    expect(stdout).toContain('4. The product track');
+    expect(stdout).toMatch(/discover → stage shape/);
+    expect(stdout).toContain('- Do we need a whole stats module, or are a few helpers next to sum() enough?');
   }, 120_000);
 });
