@@ -21,8 +21,11 @@ export const STRINGS_INTENT = {
   body: 'slugify and capitalize feel too limited; people wrap them in their own code. Make them better.',
 };
 
-/** The human's reply to the directions: picks B by its letter and narrows the scope (`scope_narrow`: "just", "MVP"). */
-export const PICK_B = 'B — just the MVP for now, please.';
+/**
+ * The human's reply to the directions: picks B by its letter (a clause that is nothing but the letter) and narrows
+ * the scope (`scope_narrow`: "just", "MVP").
+ */
+export const PICK_B = 'B, just the MVP for now please.';
 
 const vague = (enrichment: string): ScriptEntry => ({
   json: {
@@ -157,7 +160,7 @@ export const STATS_SUB_ISSUES = [
     affected_areas: [
       { path: 'src/numbers.js', change: 'modify', note: 'average() next to sum()' },
       { path: 'src/index.js', change: 'modify', note: 'export it' },
-      { path: 'test/average.test.js', change: 'create' },
+      { path: 'test/average.test.js', change: 'add' },
     ],
     todos: [
       { text: 'Implement average with sum', manual: false },
@@ -204,8 +207,20 @@ export function productJourneyScript(): Script {
   return {
     triage: (request) => (isStrings(request) ? triageStringsVague : triageStatsVague),
     discover: (request) => researcher(isStrings(request) ? stringsBrief : statsBrief)(request),
-    // The sub-issue's plan and session are the clear lifecycle's: phase 1 is average().
-    plan: averagePlan,
+    shape: (request) => ({
+      json: { reply: '', directions: isStrings(request) ? STRINGS_DIRECTIONS : STATS_DIRECTIONS },
+    }),
+    // The product plan (its output schema asks for sub_issues) splits direction B; the sub-issue's plan and session
+    // are the clear lifecycle's: phase 1 is average().
+    plan: (request) =>
+      JSON.stringify(request.schema ?? {}).includes('sub_issues')
+        ? {
+            json: {
+              summary: 'Direction B in three phases: average, median, the README.',
+              sub_issues: STATS_SUB_ISSUES,
+            },
+          }
+        : averagePlan,
     plan_review: planAccepted,
     implement: implementAverage(AVERAGE_GOOD),
     review: reviewClean,
