@@ -189,15 +189,19 @@ export const STATS_SUB_ISSUES = [
 ];
 
 /** The discover agent: searches the issues once, then submits the brief. */
-function researcher(brief: DiscoverBrief) {
+function researcher(brief: DiscoverBrief, query: string) {
   return (request: ParsedRequest): ScriptEntry =>
     request.toolResults.length === 0
-      ? { toolCalls: [{ name: 'search_issues', input: { query: 'statistics helpers' } }] }
+      ? { toolCalls: [{ name: 'search_issues', input: { query } }] }
       : { toolCalls: [{ name: 'submit_brief', input: brief }] };
 }
 
-/** Which of the two vague issues a request is about (by its title in the prompt), whatever its number. */
-const isStrings = (request: ParsedRequest) => request.messages.some((m) => m.content.includes(STRINGS_INTENT.title));
+/**
+ * Which of the two vague issues a request is about, whatever its number: by its title in the system prompt or the
+ * first message (not in tool results: a search from the second issue finds the first).
+ */
+const isStrings = (request: ParsedRequest) =>
+  `${request.system}\n${request.messages[0]?.content ?? ''}`.includes(STRINGS_INTENT.title);
 
 /**
  * Every recorded answer of the journey. The shape, plan (product-track decomposition) and memory answers are the
@@ -206,7 +210,10 @@ const isStrings = (request: ParsedRequest) => request.messages.some((m) => m.con
 export function productJourneyScript(): Script {
   return {
     triage: (request) => (isStrings(request) ? triageStringsVague : triageStatsVague),
-    discover: (request) => researcher(isStrings(request) ? stringsBrief : statsBrief)(request),
+    discover: (request) =>
+      isStrings(request)
+        ? researcher(stringsBrief, 'string helpers')(request)
+        : researcher(statsBrief, 'statistics')(request),
     shape: (request) => ({
       json: { reply: '', directions: isStrings(request) ? STRINGS_DIRECTIONS : STATS_DIRECTIONS },
     }),
