@@ -230,6 +230,10 @@ export function productJourneyScript(): Script {
         : averagePlan,
     plan_review: planAccepted,
     implement: implementAverage(AVERAGE_GOOD),
-    review: reviewClean,
+    // Spec-match: a product-track pull request's review also answers whether it matches the chosen direction.
+    review: (request) =>
+      JSON.stringify(request.schema ?? {}).includes('spec_mismatches')
+        ? { json: { ...reviewClean.json, spec_mismatches: [] } }
+        : reviewClean,
   };
 }
