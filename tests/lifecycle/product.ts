@@ -188,6 +188,62 @@ export const STATS_SUB_ISSUES = [
   },
 ];
 
+export const MEDIAN_SOURCE = `/** The middle value of a list of numbers (the mean of the two middle ones for an even count; 0 for an empty list). */
+export function median(numbers) {
+  if (numbers.length === 0) return 0;
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+`;
+
+/** Phase 2's plan: median() after average(), once phase 1 merged. */
+export const medianPlan: ScriptEntry = {
+  json: {
+    summary: 'Add median(numbers) to src/numbers.js after average, export and test it.',
+    goal: 'median(numbers) returns the middle value (the mean of the two middle ones for an even count), 0 for [].',
+    approach: 'Sort a copy in src/numbers.js; export from src/index.js; test in test/median.test.js.',
+    files_to_touch: [
+      { path: 'src/numbers.js', action: 'modify', change: 'Add median().' },
+      { path: 'src/index.js', action: 'modify', change: 'Export median.' },
+      { path: 'test/median.test.js', action: 'create', change: 'Tests for median.' },
+    ],
+    test_plan: ['median([3, 1, 2]) is 2', 'median([4, 1, 3, 2]) is 2.5', 'median([]) is 0'],
+    risks: [{ risk: 'Sorting the caller’s array in place', mitigation: 'Sort a copy' }],
+    acceptance_criteria: ['median is exported', 'the tests pass'],
+  },
+};
+
+/** Phase 2's recorded coding session: median() after the merged average(), the export, a test file, the tests. */
+export const implementMedian: ScriptEntry[] = [
+  {
+    toolCalls: [
+      {
+        name: 'edit_file',
+        input: { path: 'src/numbers.js', old_string: AVERAGE_GOOD, new_string: `${AVERAGE_GOOD}\n${MEDIAN_SOURCE}` },
+      },
+      {
+        name: 'edit_file',
+        input: {
+          path: 'src/index.js',
+          old_string: "export { clamp, sum, average } from './numbers.js';",
+          new_string: "export { clamp, sum, average, median } from './numbers.js';",
+        },
+      },
+      {
+        name: 'write_file',
+        input: {
+          path: 'test/median.test.js',
+          content:
+            "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { median } from '../src/index.js';\n\ntest('median is the middle value, 0 for an empty list', () => {\n  assert.equal(median([3, 1, 2]), 2);\n  assert.equal(median([4, 1, 3, 2]), 2.5);\n  assert.equal(median([]), 0);\n});\n",
+        },
+      },
+    ],
+  },
+  { toolCalls: [{ name: 'run_command', input: { name: 'test' } }] },
+  { text: 'Added median(numbers) after average, exported and tested.' },
+];
+
 /** The discover agent: searches the issues once, then submits the brief. */
 function researcher(brief: DiscoverBrief, query: string) {
   return (request: ParsedRequest): ScriptEntry =>
@@ -230,6 +286,9 @@ export function productJourneyScript(): Script {
         : averagePlan,
     plan_review: planAccepted,
     implement: implementAverage(AVERAGE_GOOD),
+    // Phase 2 (sub-issue #3 in the journey: the parent is #1, its phases #2–#4) starts on its own once phase 1 merged.
+    'plan#3': medianPlan,
+    'implement#3': implementMedian,
     // Spec-match: a product-track pull request's review also answers whether it matches the chosen direction.
     review: (request) =>
       JSON.stringify(request.schema ?? {}).includes('spec_mismatches')
