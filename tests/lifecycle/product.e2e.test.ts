@@ -6,7 +6,7 @@
  * state, pull requests, the remote's main, and the model server's record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BRIEF_MARKER, briefHash, decodeStateBlock } from '@hydraflow/core';
+import { BRIEF_MARKER, briefHash, decodeStateBlock, isBuiltPhase } from '@hydraflow/core';
 import { BOT_LOGIN, formatTimeline, type JobRecord } from '@hydraflow/testkit';
 import { productJourneyScript, STATS_INTENT, statsBrief } from './product';
 import { lifecycleWorld, type LifecycleWorld } from './scenario';
@@ -42,7 +42,7 @@ describe('the product track, as a user meets it', () => {
     const jobs = await w.lc.runUntilQuiet();
     const timeline = formatTimeline(jobs, { steps: true });
     // Triage routed it to discovery, which the template's workflow_dispatch ran in a run of its own.
-    expect(phasesRun(jobs), timeline).toEqual(['triage', 'discover']);
+    expect(phasesRun(jobs).slice(0, 2), timeline).toEqual(['triage', 'discover']);
     expect(labels(w, issue.number), timeline).toEqual(['hydraflow-shape']);
     const briefs = ours(w, issue.number).filter((c) => c.body.startsWith(BRIEF_MARKER));
     expect(briefs).toHaveLength(1);
