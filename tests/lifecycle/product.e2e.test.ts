@@ -48,10 +48,10 @@ describe('the product track, as a user meets it', () => {
     expect(briefs).toHaveLength(1);
     expect(briefs[0]!.body).toContain('Do we need a whole stats module');
     expect(stateOf(w, issue.number).discover).toMatchObject({ commentId: briefs[0]!.id, hash: briefHash(statsBrief) });
-    // JOURNEY STOPS HERE on this main: shape is not built yet (src/phases/discover/index.ts says so to the user).
-    expect(progress(w, issue.number)).toMatch(
-      /Shape \(directions to choose from\) is not in this HydraFlow version yet/,
-    );
+    // JOURNEY STOPS HERE while shape is not built (src/phases/discover/index.ts says so to the user); the branch that
+    // builds it extends this test (whichever merges first, this assertion holds).
+    if (!isBuiltPhase('shape'))
+      expect(progress(w, issue.number)).toMatch(/Shape \(directions to choose from\) is not in this HydraFlow version/);
   }, 180_000);
 
   it.todo('shape posts three directions; alice picks B by comment, "just the MVP"; the choice is finalized (h-shape)');
