@@ -162,6 +162,7 @@ describe('a product-track issue is planned into sub-issues (issue #18 item 5)', 
       subs.map((s, i) => ({ phase: i + 1, number: s.number })),
     );
     expect(progressOf(w, issue.number).body).toMatch(/Planned direction B into 4 phase sub-issues/);
+    expect(progressOf(w, issue.number).body).toMatch(/^\| Track \| product — /m);
     expect(w.gh.world.dispatches.at(-1)?.inputs).toMatchObject({ issue: String(one.number), phase: 'plan' });
 
     // the same dispatch again: nothing created twice, no model called
@@ -197,6 +198,7 @@ describe('a product-track issue is planned into sub-issues (issue #18 item 5)', 
     expect(labelsOf(w, issue.number)).toEqual(['hydraflow-ready']);
     expect(stateOf(w, issue.number).plan?.status).toBe('accepted');
     expect(stateOf(w, issue.number).decomposition).toBeUndefined();
+    expect(progressOf(w, issue.number).body).toMatch(/^\| Track \| engineering — /m);
     const message = w.models.calls.find((c) => c.role === 'plan')!.request!.messages[0]!.content;
     expect(message).not.toContain('Chosen direction');
   });

@@ -64,3 +64,18 @@ describe('decompositionProblems', () => {
     ).toHaveLength(3);
   });
 });
+
+describe('issueTrack (the progress comment’s Track row)', () => {
+  it('product once it took the product track, engineering once routed directly, junction before', async () => {
+    const { issueTrack } = await import('@hydraflow/core');
+    const at = '2026-01-01T00:00:00.000Z';
+    const triage = (route: string) => ({ route, at });
+    expect(issueTrack({}, 'find')).toBe('junction');
+    expect(issueTrack({}, null)).toBe('junction');
+    expect(issueTrack({}, 'shape')).toBe('product');
+    expect(issueTrack({ triage: triage('discover') }, 'hitl')).toBe('product');
+    expect(issueTrack({ triage: triage('discover'), shape: {} }, 'plan')).toBe('product');
+    expect(issueTrack({ triage: triage('plan') }, 'plan')).toBe('engineering');
+    expect(issueTrack({}, 'review')).toBe('engineering');
+  });
+});
