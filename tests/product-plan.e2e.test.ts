@@ -19,11 +19,11 @@ import {
   PROGRESS_MARKER,
   renderShapeData,
   type IssueState,
-  type ShapeDirection,
 } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, expectNoViolations, type Script, type World } from '@hydraflow/testkit';
 import { planCreatingFiles } from './support/plans';
 import { planAccepted } from './lifecycle/scenario';
+import { DIRECTION_B } from './support/directions';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -40,15 +40,6 @@ function stateOf(w: World, n: number): IssueState {
   return decoded.state;
 }
 
-export const DIRECTION_B: ShapeDirection = {
-  letter: 'B',
-  name: 'Guided First Run',
-  scope: 'A three-step welcome checklist shown on first login; no email campaign, no video tours.',
-  tradeoffs: 'Quick to ship and measurable; does not help users who skip the checklist.',
-  size: 'M',
-  defer: false,
-};
-
 const phase = (n: number, title: string, depends: number[] = []) => ({
   phase_number: n,
   title,
@@ -58,7 +49,7 @@ const phase = (n: number, title: string, depends: number[] = []) => ({
   depends_on: depends,
 });
 
-export const FOUR_PHASES = {
+const FOUR_PHASES = {
   json: {
     summary: 'The checklist in four phases: data, UI, progress, metrics.',
     sub_issues: [
@@ -77,7 +68,7 @@ const TWO_PHASES = {
  * An issue at hydraflow-plan whose signed state says it came through shape with `direction` chosen, and HydraFlow's
  * finalization comment carrying it. `shape: false`: the state has no shape record (an engineering-track issue).
  */
-export async function seedProductIssue(
+async function seedProductIssue(
   w: World,
   options: { shape?: boolean; stage?: IssueState['stage']; labels?: string[]; title?: string } = {},
 ) {
@@ -233,7 +224,9 @@ describe('a product-track issue is planned into sub-issues (issue #18 item 5)', 
 
   it('2 sub-issues, then 3 after the revision → created', async () => {
     world = await createWorld({
-      script: { plan: [TWO_PHASES, { json: { ...FOUR_PHASES.json, sub_issues: FOUR_PHASES.json.sub_issues.slice(0, 3) } }] },
+      script: {
+        plan: [TWO_PHASES, { json: { ...FOUR_PHASES.json, sub_issues: FOUR_PHASES.json.sub_issues.slice(0, 3) } }],
+      },
     });
     const w = world;
     const { issue } = await seedProductIssue(w);

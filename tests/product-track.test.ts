@@ -37,8 +37,22 @@ describe('shape direction blocks', () => {
 });
 
 describe('productTrackSelection', () => {
-  const selected = { letter: 'B', commentId: 1, hash: 'a'.repeat(64), by: 'lee', at: '2026-01-01T00:00:00.000Z', via: 'comment' } as const;
-  const shape = { commentId: 1, hash: 'a'.repeat(64), letters: ['A', 'B'], turns: 0, replies: [], waitingSince: selected.at } as const;
+  const selected = {
+    letter: 'B',
+    commentId: 1,
+    hash: 'a'.repeat(64),
+    by: 'lee',
+    at: '2026-01-01T00:00:00.000Z',
+    via: 'comment',
+  } as const;
+  const shape = {
+    commentId: 1,
+    hash: 'a'.repeat(64),
+    letters: ['A', 'B'],
+    turns: 0,
+    replies: [],
+    waitingSince: selected.at,
+  } as const;
   it('needs a chosen direction and the decomposition flag in the state', () => {
     expect(productTrackSelection(undefined)).toBeUndefined();
     expect(productTrackSelection({})).toBeUndefined();
@@ -58,7 +72,9 @@ describe('decompositionProblems', () => {
       decompositionProblems({ summary: 's', sub_issues: [1, 2, 3, 4, 5, 6, 7, 8, 9].map(spec) }).problems[0],
     ).toMatch(/at most 8/);
     // a repeated phase number is one phase
-    expect(decompositionProblems({ summary: 's', sub_issues: [1, 2, 2].map(spec) }).problems[0]).toMatch(/2 sub-issues/);
+    expect(decompositionProblems({ summary: 's', sub_issues: [1, 2, 2].map(spec) }).problems[0]).toMatch(
+      /2 sub-issues/,
+    );
     expect(
       decompositionProblems({ summary: 's', sub_issues: [1, 2, 3].map((n) => ({ ...spec(n), todos: [] })) }).problems,
     ).toHaveLength(3);

@@ -23,7 +23,14 @@ describe('docs/state-machine.md', () => {
     const region = readFileSync(DOC, 'utf8');
     // the fork: find → discover (product) and find → plan (direct); the rejoin: shape → plan; then plan → ready for
     // an engineering-track issue, plan → epic for a product-track one (its phases each go plan → ready → …)
-    for (const edge of ['find --> discover', 'find --> plan', 'discover --> shape', 'shape --> plan', 'plan --> ready', 'plan --> epic'])
+    for (const edge of [
+      'find --> discover',
+      'find --> plan',
+      'discover --> shape',
+      'shape --> plan',
+      'plan --> ready',
+      'plan --> epic',
+    ])
       expect(region).toContain(`  ${edge}\n`);
     expect(region).toMatch(/subgraph product\n {4}discover\["discover"\]\n {4}shape\["shape"\]\n {2}end/);
   });

@@ -44,9 +44,7 @@ export type PlanRecord = z.infer<typeof planRecordSchema>;
  */
 export const decompositionRecordSchema = z.object({
   selectedHash: sha256Hex,
-  subIssues: z
-    .array(z.object({ phase: z.number().int().min(1).max(20), number: z.number().int().positive() }))
-    .max(8),
+  subIssues: z.array(z.object({ phase: z.number().int().min(1).max(20), number: z.number().int().positive() })).max(8),
   /** Revisions after the first answer (0 or 1: one revision when the count or a phase was wrong). */
   revisions: z.number().int().min(0).max(1),
   at: isoTime,
