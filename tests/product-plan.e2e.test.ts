@@ -172,6 +172,20 @@ describe('a product-track issue is planned into sub-issues (issue #18 item 5)', 
     expect(planned.exitCode, planned.stdout + planned.stderr).toBe(0);
     expect(labelsOf(w, one.number)).toEqual(['hydraflow-ready']);
     expect(stateOf(w, one.number).plan?.status).toBe('accepted');
+
+    // one at a time, by the existing epic phase: phase 1 done (closed as completed) → phase 2 starts
+    const first = w.gh.world.issues.get(one.number)!;
+    first.state = 'closed';
+    first.state_reason = 'completed';
+    const closed = await w.run('issues', 'closed', { issue: one.number, sender: 'lee' });
+    expect(closed.exitCode, closed.stdout + closed.stderr).toBe(0);
+    expect(w.gh.world.dispatches.at(-1)?.inputs).toMatchObject({ issue: String(issue.number), phase: 'epic' });
+    const epic = await w.runDispatch();
+    expect(epic.exitCode, epic.stdout + epic.stderr).toBe(0);
+    expect(labelsOf(w, two.number)).toEqual(['hydraflow-plan']);
+    expect(w.gh.world.dispatches.at(-1)?.inputs).toMatchObject({ issue: String(two.number), phase: 'plan' });
+    expect(w.gh.world.issues.get(issue.number)!.body).toContain(`- [x] #${one.number}`);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-epic']);
     expectNoViolations(w.gh);
   });
 
