@@ -26,7 +26,20 @@ export interface SpecDirection {
  * The chosen direction the issue's pull request must match; undefined for an engineering-track issue (and for one
  * whose chosen direction can no longer be read back: `unreadable` says so, for the progress comment).
  */
-export async function specDirection(ctx: PhaseContext): Promise<{ spec?: SpecDirection; unreadable?: number }> {
+export function specDirection(ctx: PhaseContext): Promise<{ spec?: SpecDirection; unreadable?: number }> {
+  // Once per run and issue: the publish step's early review call and the review round ask the same (a parent's
+  // comments are read once).
+  let found = asked.get(ctx.session);
+  if (!found) {
+    found = lookUp(ctx);
+    asked.set(ctx.session, found);
+  }
+  return found;
+}
+
+const asked = new WeakMap<object, Promise<{ spec?: SpecDirection; unreadable?: number }>>();
+
+async function lookUp(ctx: PhaseContext): Promise<{ spec?: SpecDirection; unreadable?: number }> {
   const bots = ctx.config.bot_logins;
   const own = productTrackSelection(ctx.session.state);
   if (own) {
