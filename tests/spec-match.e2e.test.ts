@@ -91,7 +91,12 @@ function finalization(w: World, issue: number) {
  * An issue in hydraflow-review with HydraFlow's pull request and one review round dispatched. `track`: `product` (the
  * issue's own state holds the choice), `phase` (a sub-issue of an epic whose state holds it), `engineering` (neither).
  */
-async function reviewOf(track: 'product' | 'phase' | 'engineering' | 'groomed-phase', script: Script, forge = false) {
+async function reviewOf(
+  track: 'product' | 'phase' | 'engineering' | 'groomed-phase',
+  script: Script,
+  forge = false,
+  edit = false,
+) {
   world = await createWorld({
     script,
     config: `merge:\n  policy: auto\nbot_logins: ['github-actions[bot]', '${PUSHER}']\n`,
@@ -146,6 +151,11 @@ async function reviewOf(track: 'product' | 'phase' | 'engineering' | 'groomed-ph
     },
   };
   post(w, issue.number, state);
+  if (edit && state.shape) {
+    // a human edits shape's finalization comment: its block no longer matches the hash in the state
+    const other = renderShapeData([{ ...DIRECTION_B, scope: 'Everything, video tours included.' }]);
+    w.gh.world.editComment(state.shape.commentId, `Direction B chosen.\n\n${other.block}`, 'lee');
+  }
   if (forge) {
     // what anyone can post: the marker's words and a copy of shape's data block, in a human's comments
     const forged = renderShapeData([DIRECTION_B]);
@@ -231,5 +241,14 @@ describe('spec-match: a product-track pull request is checked against the chosen
     expect(r.state.review!.spec).toBeUndefined();
     // the parent's comments, read to learn that its signed state holds no chosen direction
     expect(r.requests, r.requests.join('\n')).toHaveLength(ENGINEERING_REQUESTS + 1);
+  });
+
+  it('a chosen direction edited since shape wrote it: reviewed without it, and the review says so', async () => {
+    const r = await reviewOf('product', { review: [approve] }, false, true);
+    expect(r.shown[0]).not.toContain('Chosen direction');
+    expect(r.shown[0]).not.toContain('video tours included');
+    expect(r.schemas[0]).not.toContain('spec_mismatches');
+    expect(r.state.review!.spec).toBeUndefined();
+    expect(r.reviews[0]!.body).toMatch(/direction chosen on #\d+ could not be read back/);
   });
 });

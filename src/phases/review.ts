@@ -288,6 +288,8 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
       };
       const verdict = await ctx.models.structured({ ...reviewCall(ctx.issue, subject), early: ctx.early });
       summary = verdict.summary;
+      // Said where the human who decides on the pull request reads it (the progress comment moves on with the merge gate).
+      if (spec.unreadable !== undefined) summary = `${summary}\n\n${unreadableNote(spec.unreadable)}`;
       open = verdictFindings(verdict);
     } catch (error) {
       const round = record.rounds.length + 1;
@@ -369,6 +371,10 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
   return conclude(ctx, pull, next, exit, open, ready, spec.unreadable);
 }
 
+function unreadableNote(issue: number): string {
+  return `The product direction chosen on #${issue} could not be read back (its comment was deleted or edited since HydraFlow wrote it): this round was not checked against it.`;
+}
+
 /** Keys of the spec-mismatch findings among `open` (recorded per round in the signed state). */
 function specKeys(open: readonly Finding[]): string[] {
   return open.filter((f) => f.kind === 'spec-mismatch').map(findingKey);
@@ -425,12 +431,7 @@ async function conclude(
   const details = [
     progressDetails(record, pull),
     ...(record.spec ? ['', `Checked against the product direction chosen on #${record.spec.issue} (spec-match).`] : []),
-    ...(unreadable !== undefined
-      ? [
-          '',
-          `The product direction chosen on #${unreadable} could not be read back (its comment was deleted or edited): this round was not checked against it.`,
-        ]
-      : []),
+    ...(unreadable !== undefined ? ['', unreadableNote(unreadable)] : []),
   ].join('\n');
   if (exit.exit === 'escalate' && exit.reason === 'unseen') {
     // A refinement cannot make a binary file readable to the reviewer: a human reads what it could not (ADR 0002).
