@@ -110,6 +110,7 @@ async function reply(w: World, n: number, author: string, body: string) {
   const c = w.gh.world.comment(n, { author, body });
   const run = await w.run('issue_comment', 'created', { issue: n, comment: c.id, sender: author });
   expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+  if (process.env.SHAPE_DEBUG) console.log(run.stdout, run.summary);
   return { comment: c, run };
 }
 
