@@ -19,6 +19,7 @@ import {
   BOT_LOGIN,
   createWorld,
   runAction,
+  SimulatedClock,
   type ParsedRequest,
   type ScriptEntry,
   type World,
@@ -63,9 +64,12 @@ function shaper(request: ParsedRequest): ScriptEntry {
 }
 
 let world: World | undefined;
+let clock: SimulatedClock | undefined;
 afterEach(async () => {
   await world?.close();
+  await clock?.close();
   world = undefined;
+  clock = undefined;
 });
 
 const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
@@ -259,8 +263,10 @@ describe('shape: what changes nothing', () => {
   });
 
   it('a silent conversation: the hourly sweep escalates it after shape_timeout_minutes, with no model call', async () => {
-    const clock = { now: Date.parse('2026-11-20T09:00:00Z') };
-    world = await shapeWorld({ clock: () => clock.now });
+    // the steps before the sweeps go by real time; the sweeps by this clock, moved on (GitHub's clock with it)
+    clock = await new SimulatedClock().listen();
+    const sim = clock;
+    world = await shapeWorld({ clock: () => sim.now() });
     const n = await throughShape(world);
     const calls = world.models.calls.length;
     const sweep = () =>
@@ -269,17 +275,24 @@ describe('shape: what changes nothing', () => {
         event: 'schedule',
         payload: { schedule: '17 * * * *', repository: { full_name: 'acme/widgets' } },
         inputs: world!.inputs(),
+        env: sim.stepEnv(),
       });
-    clock.now += 30 * 60_000;
+    sim.advance(30 * 60_000);
     expect((await sweep()).exitCode).toBe(0);
     expect(labelsOf(world, n)).toEqual(['hydraflow-shape']);
-    clock.now += 31 * 60_000;
+    sim.advance(31 * 60_000);
     const run = await sweep();
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.summary).toContain(`escalated 1 shape conversation(s) past shape_timeout_minutes: #${n}`);
     expect(labelsOf(world, n)).toEqual(['hydraflow-hitl']);
     expect(progress(world, n)).toContain('Shape timed out');
     expect(stateOf(world, n).shape!.timedOutAt).toBeDefined();
     expect(world.models.calls).toHaveLength(calls);
+    // the next hour's sweep finds nothing more to do there
+    sim.advance(60 * 60_000);
+    const before = snapshot(world, n);
+    expect((await sweep()).exitCode).toBe(0);
+    expect(snapshot(world, n)).toEqual(before);
   });
 });
 
