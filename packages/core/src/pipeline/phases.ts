@@ -82,7 +82,6 @@ export const PHASE_TABLE = {
     events: [
       'workflow_dispatch',
       'issue_comment.created (a reply at `hydraflow-shape`)',
-      '`/ship-it [direction]` on the issue',
       'schedule (the timeout)',
     ],
     ownRun: true,
