@@ -124,7 +124,8 @@ function counts(brief: DiscoverBrief): string {
 function record(ctx: PhaseContext, brief: DiscoverBrief, comment: IssueComment, attempts: number): void {
   const at = ctx.session.options.now().toISOString();
   const discover = { commentId: comment.id, hash: briefHash(brief), attempts, issueHash: issueTextHash(ctx.issue), at };
-  ctx.session.update((s) => ({ ...s, discover, lastError: undefined }));
+  // a new brief starts shaping over: the directions of an earlier one (its comment is updated in place) no longer apply
+  ctx.session.update((s) => ({ ...s, discover, shape: undefined, lastError: undefined }));
 }
 
 /**
