@@ -101,7 +101,9 @@ export async function handleSweep(app: App): Promise<PhaseOutcome> {
       : []),
     ...(stale.freed.length ? [`freed ${stale.freed.length} stale lock(s): ${stale.freed.join(', ')}`] : []),
     ...(shape.escalated.length
-      ? [`escalated ${shape.escalated.length} shape conversation(s) past shape_timeout_minutes: ${shape.escalated.map((n) => `#${n}`).join(', ')}`]
+      ? [
+          `escalated ${shape.escalated.length} shape conversation(s) past shape_timeout_minutes: ${shape.escalated.map((n) => `#${n}`).join(', ')}`,
+        ]
       : []),
     triaged.length === 0 && !stopped && failed.length === 0
       ? 'no issue waits for triage'

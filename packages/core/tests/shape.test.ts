@@ -21,7 +21,12 @@ const dir = (letter: string, name: string, defer = false): ShapeDirection => ({
   size: 'M',
   defer,
 });
-const DIRS = [dir('A', 'First-Run Hint'), dir('B', 'Quick & Focused'), dir('C', 'Guided Tour'), dir('D', 'Not Now', true)];
+const DIRS = [
+  dir('A', 'First-Run Hint'),
+  dir('B', 'Quick & Focused'),
+  dir('C', 'Guided Tour'),
+  dir('D', 'Not Now', true),
+];
 const pick = (text: string) => matchSelection(text, DIRS);
 
 describe('shape: which direction a reply selects', () => {

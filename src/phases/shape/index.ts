@@ -166,7 +166,9 @@ async function callModel(
   // the memory store's seam (one call site): what this team preferred before, recalled for this issue
   const memories = await recallMemories(ctx);
   try {
-    return { turn: await ctx.models.structured(shapeCall({ issue: ctx.issue, brief, memories, directions, conversation })) };
+    return {
+      turn: await ctx.models.structured(shapeCall({ issue: ctx.issue, brief, memories, directions, conversation })),
+    };
   } catch (error) {
     if (error instanceof ModelOutputError) return { failure: error.message.slice(0, 500) };
     throw error;
@@ -179,7 +181,7 @@ async function answer(
   record: ShapeRecord,
   trigger: Exclude<Trigger, { kind: 'none' }>,
 ): Promise<PhaseOutcome> {
-  const { session, issue } = ctx;
+  const { session } = ctx;
   const comment = trigger.comment;
   const by = comment.user!.login;
   if (record.replies.some((r) => r.commentId === comment.id)) {
@@ -219,7 +221,12 @@ async function answer(
   if (trigger.kind === 'ship-it') {
     const letter = shipItChoice(trigger.args, directions);
     if (!letter) {
-      return askPick(ctx, record, reply('ask-pick'), `\`/ship-it ${trigger.args.slice(0, 40)}\` names none of the directions.`);
+      return askPick(
+        ctx,
+        record,
+        reply('ask-pick'),
+        `\`/ship-it ${trigger.args.slice(0, 40)}\` names none of the directions.`,
+      );
     }
     return finalize(ctx, record, directions, letter, reply('selected'), 'ship-it');
   }
@@ -255,7 +262,8 @@ function conversationOf(ctx: PhaseContext, record: ShapeRecord, latest: IssueCom
     const human = byId.get(r.commentId);
     if (human) messages.push({ from: 'human', by: r.by, text: human.body });
     const ours = ctx.session.comments.find((c) => isOurs(ctx, c) && c.body.startsWith(answerMarker(r.commentId)));
-    if (ours) messages.push({ from: 'hydraflow', by: 'HydraFlow', text: ours.body.slice(answerMarker(r.commentId).length) });
+    if (ours)
+      messages.push({ from: 'hydraflow', by: 'HydraFlow', text: ours.body.slice(answerMarker(r.commentId).length) });
   }
   messages.push({ from: 'human', by: latest.user!.login, text: latest.body });
   return messages;
@@ -281,9 +289,7 @@ async function conversationTurn(
   const turns = record.turns + 1;
   const rendered = renderDirectionsComment(turn.directions, { turns, maxTurns: ctx.config.max_shape_turns });
   const revised = rendered.hash !== record.hash;
-  const directionsComment = revised
-    ? await upsert(ctx, record.commentId, DIRECTIONS_MARKER, rendered.body)
-    : undefined;
+  const directionsComment = revised ? await upsert(ctx, record.commentId, DIRECTIONS_MARKER, rendered.body) : undefined;
   const answered = await upsert(
     ctx,
     undefined,
@@ -303,7 +309,10 @@ async function conversationTurn(
     next: NEXT_WAIT,
     details: status(ctx, next, `See [the answer](${answered.htmlUrl}).`),
   });
-  return { summary: `shape: turn ${turns}${revised ? ', directions revised' : ''}; waiting for a human`, stage: 'shape' };
+  return {
+    summary: `shape: turn ${turns}${revised ? ', directions revised' : ''}; waiting for a human`,
+    stage: 'shape',
+  };
 }
 
 /** The turns are used up, or a /ship-it named no direction: a short comment asks a human to pick. No model call. */
@@ -337,7 +346,7 @@ async function finalize(
   reply: ShapeReply,
   via: 'comment' | 'ship-it',
 ): Promise<PhaseOutcome> {
-  const { session, issue } = ctx;
+  const { session } = ctx;
   const chosen = directions.find((d) => d.letter === letter)!;
   const { body, hash } = renderFinalComment(chosen, { by: reply.by, via });
   const final = await upsert(ctx, undefined, FINAL_MARKER, body);
@@ -379,7 +388,13 @@ function preferences(ctx: PhaseContext, record: ShapeRecord, chosen: ShapeDirect
   const byId = new Map(ctx.session.comments.map((c) => [c.id, c]));
   const replies = record.replies
     .filter((r) => r.outcome !== 'refused' && byId.has(r.commentId))
-    .map((r) => ({ commentId: r.commentId, by: r.by, at: r.at, text: byId.get(r.commentId)!.body, signals: r.signals }));
+    .map((r) => ({
+      commentId: r.commentId,
+      by: r.by,
+      at: r.at,
+      text: byId.get(r.commentId)!.body,
+      signals: r.signals,
+    }));
   const selected = record.selected!;
   return shapePreferenceEntries({
     issue: ctx.issue.number,
@@ -430,9 +445,7 @@ async function upsert(
     }
   }
   if (!written) {
-    const existing = ctx.session.comments.find(
-      (c) => c.id !== known && isOurs(ctx, c) && c.body.startsWith(marker),
-    );
+    const existing = ctx.session.comments.find((c) => c.id !== known && isOurs(ctx, c) && c.body.startsWith(marker));
     written = existing
       ? existing.body === body
         ? existing

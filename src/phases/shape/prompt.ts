@@ -101,9 +101,7 @@ export function shapeCall(args: {
       ? memories.map((m) => `- ${sanitizeUntrusted(m.text, SHAPE_LIMITS.memory)} (from #${m.source.issue})`)
       : ['(none recalled)']),
     '',
-    ...(args.directions.length
-      ? ['# The directions as they stand', directionsText(args.directions), '']
-      : []),
+    ...(args.directions.length ? ['# The directions as they stand', directionsText(args.directions), ''] : []),
     ...(args.conversation.length
       ? [
           '# Conversation so far (oldest first)',

@@ -136,7 +136,7 @@ export const configSchema = z
         .max(43_200, e('a whole number of minutes from 5 to 43200'))
         .default(60)
         .describe(
-          "Shape: minutes without a human reply before the hourly sweep escalates the conversation to hydraflow-hitl (no model call; docs/adr/0016-shape.md).",
+          'Shape: minutes without a human reply before the hourly sweep escalates the conversation to hydraflow-hitl (no model call; docs/adr/0016-shape.md).',
         ),
       budgets: z
         .strictObject(

@@ -64,7 +64,9 @@ export function readDataBlock(
   const end = body.indexOf('-->', start + marker.length);
   if (end < 0) return undefined;
   // an object (the plan's, grooming's) or an array (shape's directions: shape/direction.ts)
-  const m = /^ sha256=([0-9a-f]{64}) (\{[\x20-\x7e]*\}|\[[\x20-\x7e]*\]) $/.exec(body.slice(start + marker.length, end));
+  const m = /^ sha256=([0-9a-f]{64}) (\{[\x20-\x7e]*\}|\[[\x20-\x7e]*\]) $/.exec(
+    body.slice(start + marker.length, end),
+  );
   if (!m) return undefined;
   try {
     return { hash: m[1]!, value: JSON.parse(m[2]!) };

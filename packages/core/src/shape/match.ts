@@ -120,7 +120,10 @@ function referenceLength(clause: string, letter: ShapeLetter, directions: readon
     new RegExp(`^\\(?${letter}\\)?[.!:]*$`, 'i'),
   ];
   if (forms.some((f) => f.test(clause))) return true;
-  const name = directions.find((d) => d.letter === letter)?.name.trim().toLowerCase();
+  const name = directions
+    .find((d) => d.letter === letter)
+    ?.name.trim()
+    .toLowerCase();
   return name !== undefined && clause.toLowerCase().replace(/^the\s+/, '') === name;
 }
 
