@@ -79,11 +79,7 @@ export const PHASE_TABLE = {
     model: 'shape',
     stage: 'shape',
     action: 'shape',
-    events: [
-      'workflow_dispatch',
-      'issue_comment.created (a reply at `hydraflow-shape`)',
-      'schedule (the timeout)',
-    ],
+    events: ['workflow_dispatch', 'issue_comment.created (a reply at `hydraflow-shape`)', 'schedule (the timeout)'],
     ownRun: true,
     built: true,
   },
