@@ -175,7 +175,12 @@ describe('shape: the conversation', () => {
     world = await shapeWorld();
     const n = await throughShape(world);
     const directionsId = withMarker(world, n, DIRECTIONS_MARKER)[0]!.id;
+    const requestsBefore = world.gh.requests.length;
     const first = await reply(world, n, 'lee', 'B or C? Just the MVP please, a tour sounds expensive.');
+    // a turn's GitHub requests, all of them (reads included): bounded, whatever the model says
+    const turnRequests = world.gh.requests.length - requestsBefore;
+    if (process.env.SHAPE_DEBUG) console.log('github_requests_shape_turn', turnRequests);
+    expect(turnRequests).toBeLessThanOrEqual(10);
     // delivered twice more: handled once
     for (let i = 0; i < 2; i++) {
       const again = await world.run('issue_comment', 'created', { issue: n, comment: first.comment.id, sender: 'lee' });
@@ -281,7 +286,11 @@ describe('shape: what changes nothing', () => {
     expect((await sweep()).exitCode).toBe(0);
     expect(labelsOf(world, n)).toEqual(['hydraflow-shape']);
     sim.advance(31 * 60_000);
+    const requestsBefore = world.gh.requests.length;
     const run = await sweep();
+    const sweepRequests = world.gh.requests.length - requestsBefore;
+    if (process.env.SHAPE_DEBUG) console.log('github_requests_shape_timeout_sweep', sweepRequests);
+    expect(sweepRequests).toBeLessThanOrEqual(16);
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.summary).toContain(`escalated 1 shape conversation(s) past shape_timeout_minutes: #${n}`);
     expect(labelsOf(world, n)).toEqual(['hydraflow-hitl']);
