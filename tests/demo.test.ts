@@ -22,9 +22,19 @@ describe('pnpm demo', () => {
     expect(stdout).toContain('- [ ] **What does mode() return on ties?**');
     expect(stdout).toContain('- [x] ~~What does mode() return on ties?~~');
     expect(stdout).toMatch(/sub-issue #\d+ “\[Phase 1\]: Add mode\(numbers\)” · labels: groomed, hydraflow-plan/);
-    // The product track: a vague issue researched (the brief), as far as this version goes.
+    // The product track: a vague issue researched, shaped, chosen by comment, planned into sub-issues, phase 1 merged;
+    // the next vague issue's recorded shape request recalls alice's preference.
     expect(stdout).toContain('4. The product track');
     expect(stdout).toMatch(/discover → stage shape/);
-    expect(stdout).toContain('- Do we need a whole stats module, or are a few helpers next to sum() enough?');
+    expect(stdout).toContain(
+      '- Add average() and median() next to sum(), reusing it, with the empty-list rule of sum().',
+    );
+    expect(stdout).toContain('### B · Quick & Focused');
+    expect(stdout).toContain('Direction chosen: B · Quick & Focused');
+    expect(stdout).toContain('signals read from alice’s reply (no model): scope_narrow');
+    expect(stdout).toMatch(/sub-issue #2 “\[Phase 1\]: Add average\(numbers\)” · closed · labels: hydraflow-fixed/);
+    expect(stdout).toMatch(/pull request #\d+: merged \(squash\) · sub-issue #2: closed/);
+    // Until the memory store is wired into shape, part 4 says that it stops at the second issue's recall.
+    expect(stdout).toMatch(/#\d+ labels: hydraflow-shape · “Shape: 3 product directions posted/);
   }, 120_000);
 });
