@@ -16,14 +16,7 @@ import {
   readShapeData,
 } from '@hydraflow/core';
 import { BOT_LOGIN, formatTimeline, type JobRecord } from '@hydraflow/testkit';
-import {
-  PICK_B,
-  productJourneyScript,
-  STATS_DIRECTIONS,
-  STATS_INTENT,
-  STATS_SUB_ISSUES,
-  statsBrief,
-} from './product';
+import { PICK_B, productJourneyScript, STATS_DIRECTIONS, STATS_INTENT, STATS_SUB_ISSUES, statsBrief } from './product';
 import { lifecycleWorld, type LifecycleWorld } from './scenario';
 
 let world: LifecycleWorld | undefined;
