@@ -231,7 +231,7 @@ describe('a command is done once per comment, re-runs included', () => {
     const first = await deliver('6100');
     expect(first.exitCode, first.stdout).toBe(0);
     const groomed = roles(w);
-    expect(groomed.filter((r) => r.startsWith('groom'))).not.toEqual([]);
+    expect(groomed.filter((r) => r?.startsWith('groom'))).not.toEqual([]);
     expect(labelsOf(w, issue.number)).toEqual(['groomed', 'hydraflow-plan']);
     expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['plan']);
     const before = worldOf(w, issue.number);

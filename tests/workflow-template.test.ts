@@ -740,7 +740,7 @@ describe('the concurrency group of a fork’s event (issue #17 item 7)', () => {
       github: { event_name: event, event: payload, repository: REPO, run_id: RUN_ID },
       inputs: {},
     });
-  type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  type Json = Record<string, any>;
   /** A pull_request-bearing example with HydraFlow's branch name for issue 7, its head in `headRepo`. */
   const onBranch = (name: string, action: string, headRepo: string): Json => {
     const e = exampleEvent(name, action) as Json;
