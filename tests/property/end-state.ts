@@ -4,7 +4,7 @@
  * lock; who may steer; what a human approved).
  */
 import { expect } from 'vitest';
-import { decodeStateBlock, GROOMED_LABEL, PROGRESS_MARKER, stageOf } from '@hydraflow/core';
+import { BRIEF_MARKER, decodeStateBlock, GROOMED_LABEL, PROGRESS_MARKER, stageOf } from '@hydraflow/core';
 import { BOT_LOGIN, TEST_STATE_KEY } from '@hydraflow/testkit';
 import { levelOf, PEOPLE, steers } from './people';
 import { isPipeline, spendOf, WRITES, type Ctx } from './world';
@@ -118,6 +118,16 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
       expect(spendOf(state), `${where}: spend after a changed progress comment`).toBeGreaterThanOrEqual(
         model.spentBeforeTamper - 1e-9,
       );
+
+    // 9. The product track posts nothing twice (issue #18): one discovery brief per issue, updated in place by a re-run
+    //    or a redelivery, and the one the signed state names.
+    const briefs = botComments.filter((c) => c.body.startsWith(BRIEF_MARKER));
+    expect(briefs.length, `${where}: discovery briefs`).toBeLessThanOrEqual(1);
+    if (state?.discover && issue.state === 'open' && !model.closeRaced)
+      expect(
+        briefs.map((c) => c.id),
+        `${where}: the brief the state names (${state.discover.commentId})`,
+      ).toEqual([state.discover.commentId]);
 
     // 7. The outsider rule (issue #17): an issue whose author may not steer is triaged, and nothing after triage
     //    spends on it — no plan, no coding agent — before someone who may steer gave it a go.

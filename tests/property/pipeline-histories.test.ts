@@ -7,10 +7,14 @@
  * A history is a short random sequence of steps on one issue (sometimes two): issues opened by anyone (with the labels
  * an issue form applies), label edits, slash commands, a writer who puts an older block back into HydraFlow's progress
  * comment, breaks its block or deletes it (ADR 0007), re-runs and redeliveries, concurrency and crashes
- * (./world.ts says how they are played). A clear triage on the routing step goes on into planning in the same run
- * (phases/next-phase.ts); a dispatched phase is recorded, not run, but a `/retry` at `hydraflow-ready` runs the
- * implement phase, the coding agent and the publish job for real (a pull request; tests/property/pull-histories plays
- * what happens to one).
+ * (./world.ts says how they are played), and the template's hourly schedule (the sweep). A clear triage on the routing
+ * step goes on into planning in the same run (phases/next-phase.ts); a vague one hands the issue to discover by
+ * dispatch, and the product track's dispatched runs are delivered like any event (a step may deliver, crash or re-run
+ * one while humans move labels; the rest are delivered at the end), with a research agent whose brief is complete,
+ * short of a section (redone once) or junk. Other dispatched phases are recorded, not run, but a `/retry` at
+ * `hydraflow-ready` runs the implement phase, the coding agent and the publish job for real (a pull request;
+ * tests/property/pull-histories plays what happens to one). Beyond the label state machine, the product track posts
+ * nothing twice: one brief per issue whatever re-runs.
  *
  * Failures replay: `fc.assert` prints the seed and path; the model's answers come from a generator seeded by the
  * history (only the interleaving inside a `concurrent` step depends on the event loop).
@@ -39,6 +43,12 @@ const VALIDATE = process.env.HYDRAFLOW_PROPERTY_VALIDATE !== '0';
  */
 const TIMEOUT_MS = Math.max(1_800_000, NUM_RUNS * 1_000);
 const HUMAN_LABELS = ['bug', 'priority:high'] as const;
+/**
+ * The dispatched phases a history runs: the product track's (triage hands a vague issue to discover by dispatch; the
+ * hourly sweep resumes a hand-off whose claim expired). Plan's hand-off to the coding agent is recorded, not run: the
+ * pull request histories play it.
+ */
+const PRODUCT_DISPATCHES = ['discover'] as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The history model
@@ -112,6 +122,7 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
   },
   { weight: 3, arbitrary: commentArb },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('close' as const), issue: issueArb }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'sweep' as const }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -183,7 +194,7 @@ async function playHistory(history: History): Promise<Ctx> {
     const tokens = addPeople(gh);
     models.calls.length = 0;
     models.setScript(historyScript(history.seed));
-    const ctx = new Ctx(gh, models, history, tokens, dir, repo, { runsDispatches: false });
+    const ctx = new Ctx(gh, models, history, tokens, dir, repo, { runsDispatches: PRODUCT_DISPATCHES });
     await playSteps(ctx);
     return ctx;
   } finally {

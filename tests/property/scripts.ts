@@ -7,7 +7,7 @@ import type { Script, ScriptEntry } from '@hydraflow/testkit';
 import { planCreatingFiles } from '../support/plans';
 import { groomReady } from '../lifecycle/grooming';
 import { planAccepted } from '../lifecycle/scenario';
-import { discoverScript } from '../support/briefs';
+import { completeBrief } from '../support/briefs';
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -100,6 +100,23 @@ function reviewScript(seed: number): () => ScriptEntry {
   };
 }
 
+/**
+ * The research agent: mostly the complete brief at once; sometimes a brief with gaps (redone once with the gaps named:
+ * then complete, or still short, which goes to a human); sometimes junk (no brief: a human). Discovery's own cases are
+ * tests/discover.e2e.test.ts.
+ */
+function discoverScript(seed: number): (request: { messages: { content: string }[] }) => ScriptEntry {
+  const random = mulberry32(seed ^ 0xd15c0);
+  const submit = (brief: unknown): ScriptEntry => ({ toolCalls: [{ name: 'submit_brief', input: brief }] });
+  const gappy = { ...completeBrief, opportunities: [] };
+  return (request) => {
+    const redo = request.messages.some((m) => m.content.includes('It falls short'));
+    const r = random();
+    if (redo) return submit(r < 0.6 ? completeBrief : gappy);
+    return r < 0.75 ? submit(completeBrief) : r < 0.9 ? submit(gappy) : { fault: 'junk' };
+  };
+}
+
 /** Every role a history's runs may call. `clear`: every issue is clear and every plan accepted (pull request worlds). */
 export function historyScript(seed: number, options: { clear?: boolean } = {}): Script {
   return {
@@ -109,7 +126,6 @@ export function historyScript(seed: number, options: { clear?: boolean } = {}): 
     review: reviewScript(seed),
     // /groom: every agent finds the issue ready (grooming's own histories are tests/lifecycle/grooming)
     ...groomReady(),
-    // discover: a complete brief at once (discovery's own cases are tests/discover.e2e)
-    ...discoverScript,
+    discover: options.clear ? { toolCalls: [{ name: 'submit_brief', input: completeBrief }] } : discoverScript(seed),
   };
 }

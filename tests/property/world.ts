@@ -22,8 +22,11 @@
  * HydraFlow's error handling go on writing, which a dead process does not do). A re-run starts again at the job that
  * died (GitHub's "Re-run failed jobs": the agent's artifact is kept).
  *
- * Dispatches: in a world that runs them (`runsDispatches`), every workflow_dispatch HydraFlow sends becomes an event
- * that a later step (or the end of the history) delivers; otherwise it is recorded, not run.
+ * Dispatches: in a world that runs them (`runsDispatches`: all, or the phases listed), every workflow_dispatch HydraFlow
+ * sends becomes an event that a later step (or the end of the history) delivers; otherwise it is recorded, not run.
+ *
+ * Sweep: the template's hourly `schedule` (a `sweep` action) — it resumes hand-offs whose claim expired and triages
+ * issues left at hydraflow-find, by dispatch.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,6 +76,8 @@ export type Action =
   /** On the issue, or (`on: 'pull'`) on HydraFlow's pull request for it. */
   | { kind: 'comment'; issue: IssueRef; body: string; by?: Level; on?: 'issue' | 'pull'; deliver?: Delivery }
   | { kind: 'close'; issue: IssueRef }
+  /** The template's hourly schedule fires (the sweep). */
+  | { kind: 'sweep' }
   /** A review of HydraFlow's pull request for issue 0, on its head or on the head before it (a superseded one). */
   | {
       kind: 'review';
@@ -213,9 +218,15 @@ export interface RunLog {
 }
 
 export interface WorldOptions {
-  /** Deliver HydraFlow's workflow_dispatch events (else they are recorded, not run). */
-  runsDispatches: boolean;
+  /**
+   * Deliver HydraFlow's workflow_dispatch events (else they are recorded, not run): all of them, or those of the phases
+   * listed (the pipeline histories run the product track's, and the sweep's triage, but no coding agent).
+   */
+  runsDispatches: boolean | readonly string[];
 }
+
+/** The issue number of an event about no issue (the schedule). */
+export const NO_ISSUE = 0;
 
 export class Ctx {
   readonly issues: (IssueModel | undefined)[] = [undefined, undefined];
@@ -308,8 +319,9 @@ export class Ctx {
   collectDispatches(): void {
     const all = this.gh.world.dispatches;
     for (; this.dispatchesSeen < all.length; this.dispatchesSeen++) {
-      if (!this.options.runsDispatches) continue;
       const d = all[this.dispatchesSeen]!;
+      const runs = this.options.runsDispatches;
+      if (runs === false || (Array.isArray(runs) && !runs.includes(String(d.inputs.phase)))) continue;
       const payload = buildEvent(this.gh, 'workflow_dispatch', undefined, {
         inputs: d.inputs,
         ref: d.ref,
@@ -682,6 +694,17 @@ async function humanAct(ctx: Ctx, action: Action): Promise<EventRecord[]> {
     }
     case 'tamper':
       return tamper(ctx, action);
+    case 'sweep': {
+      if (!ctx.issues.some(Boolean)) return [];
+      const base = buildEvent(ctx.gh, 'issues', 'opened', { sender: PEOPLE.write.login });
+      const payload = {
+        schedule: '17 * * * *',
+        workflow: '.github/workflows/hydraflow.yml',
+        repository: base.repository,
+        sender: base.sender,
+      };
+      return [ctx.record(NO_ISSUE, 'schedule', payload)];
+    }
     case 'review': {
       const pull = ctx.pull();
       if (!pull || pull.merged || ctx.gh.world.issues.get(pull.number)!.state !== 'open') return [];
