@@ -67,7 +67,7 @@ import {
   runClearLifecycle,
 } from '../bench/lib/lifecycle';
 import { backlogBench, type BacklogMetrics } from '../bench/lib/backlog';
-import { costByPhase, discoverOnce, type DiscoverSample } from '../bench/lib/product-track';
+import { costByPhase, productTrackOnce, shapeBuilt, type ProductTrackSample } from '../bench/lib/product-track';
 import {
   billableInputTokens,
   criticalPathMs,
@@ -558,36 +558,40 @@ async function grooming() {
 // ---------------------------------------------------------------------------------------------------------------
 // The product track up to plan (bench/lib/product-track.ts, issue #18): triage → discover → shape.
 
-/** The run with the median discover ratio (counts and cost are those of every run: the scenario is deterministic). */
-function medianDiscover(runs: DiscoverSample[]): DiscoverSample {
-  const ratio = (s: DiscoverSample) => s.discoverWallMs / (s.calls.discover * LIFECYCLE_LATENCY_MS);
-  return [...runs].sort((a, b) => ratio(a) - ratio(b))[Math.floor(runs.length / 2)]!;
-}
+const discoverRatio = (s: ProductTrackSample) => s.discoverWallMs / ((s.calls.discover ?? 0) * LIFECYCLE_LATENCY_MS);
+const turnRatio = (s: ProductTrackSample) =>
+  s.turnWallMs === undefined ? Number.NaN : s.turnWallMs / (s.turnCalls * LIFECYCLE_LATENCY_MS);
+/** The run with the median of `ratio` (counts and cost are those of every run: the scenario is deterministic). */
+const medianBy = (runs: ProductTrackSample[], ratio: (s: ProductTrackSample) => number) =>
+  [...runs].sort((a, b) => ratio(a) - ratio(b))[Math.floor(runs.length / 2)]!;
 
-/** Whether the shape phase is built in this checkout (it lands on its own branch; until then its metrics are absent). */
-const shapeBuilt = () => existsSync(join(ROOT, 'actions/shape/action.yml'));
 const SHAPE_ABSENT =
   'absent: the shape phase (actions/shape) is not built in this checkout yet; shape_turn_overhead_ratio, github_requests_shape_turn and the shape part of product_track_cost_usd are measured once it is';
 
 async function productTrack() {
   // One unmeasured run first, as for the lifecycle: the emulator compiles each route's OpenAPI validators on first use.
-  await discoverOnce(LIFECYCLE_LATENCY_MS);
-  const runs: DiscoverSample[] = [];
-  for (let i = 0; i < PRODUCT_RUNS; i++) runs.push(await discoverOnce(LIFECYCLE_LATENCY_MS));
-  const r = medianDiscover(runs);
-  const discoverLatencyMs = r.calls.discover * LIFECYCLE_LATENCY_MS;
-  const toShapeLatencyMs = (r.calls.triage + r.calls.discover) * LIFECYCLE_LATENCY_MS;
-  const shape = shapeBuilt() ? undefined : SHAPE_ABSENT;
+  await productTrackOnce(LIFECYCLE_LATENCY_MS);
+  const runs: ProductTrackSample[] = [];
+  for (let i = 0; i < PRODUCT_RUNS; i++) runs.push(await productTrackOnce(LIFECYCLE_LATENCY_MS));
+  const r = medianBy(runs, discoverRatio);
+  const shaped = shapeBuilt();
+  const t = shaped ? medianBy(runs, turnRatio) : undefined;
+  const discoverLatencyMs = (r.calls.discover ?? 0) * LIFECYCLE_LATENCY_MS;
+  const toShapeCalls = Object.values(r.calls).reduce((a, b) => a + b, 0);
+  const toShapeLatencyMs = toShapeCalls * LIFECYCLE_LATENCY_MS;
+  const absent = shaped ? undefined : SHAPE_ABSENT;
   const ledger = r.ledger.filter((e) => (PRODUCT_PHASES as readonly string[]).includes(e.phase));
   const totals = ledgerTotals(ledger);
   const metrics: Record<string, Metric> = {
-    discover_overhead_ratio: { value: round(r.discoverWallMs / discoverLatencyMs, 3), unit: 'ratio' },
+    discover_overhead_ratio: { value: round(discoverRatio(r), 3), unit: 'ratio' },
     discover_wall_s: { value: round(r.discoverWallMs / 1000, 3), unit: 's' },
     discover_model_latency_s: { value: discoverLatencyMs / 1000, unit: 's' },
-    discover_model_calls: { value: r.calls.discover, unit: 'calls' },
+    discover_model_calls: { value: r.calls.discover ?? 0, unit: 'calls' },
     github_requests_discover: { value: r.perPhase.discover ?? 0, unit: 'requests' },
-    shape_turn_overhead_ratio: { value: null, unit: 'ratio', absent: shape },
-    github_requests_shape_turn: { value: null, unit: 'requests', absent: shape },
+    shape_turn_overhead_ratio: { value: t ? round(turnRatio(t), 3) : null, unit: 'ratio', absent },
+    shape_turn_wall_s: { value: t?.turnWallMs !== undefined ? round(t.turnWallMs / 1000, 3) : null, unit: 's', absent },
+    shape_turn_model_calls: { value: t ? t.turnCalls : null, unit: 'calls', absent },
+    github_requests_shape_turn: { value: t ? t.turnRequests.length : null, unit: 'requests', absent },
     product_track_model_calls: { value: totals.calls, unit: 'calls' },
     product_track_input_tokens: {
       value: totals.inputTokens + totals.cachedInputTokens + totals.cacheWriteTokens,
@@ -597,30 +601,36 @@ async function productTrack() {
     product_track_cost_usd: { value: round(totals.usd, 6), unit: 'USD' },
   };
   const meta = {
-    scenario:
-      'bench/lib/product-track.ts: a vague issue opened by alice → triage (route discover; the template’s routing step) → the dispatched discover run (research agent: a server-side web search with an issue search, read_file README.md, then the complete brief) → hydraflow-shape; recorded answers, each taking the scripted latency; the real workflow template, dist/, the lifecycle simulator',
+    scenario: `bench/lib/product-track.ts: a vague issue opened by alice → triage (route discover; the template’s routing step) → the dispatched discover run (research agent: a server-side web search with an issue search, read_file README.md, then the complete brief) → hydraflow-shape${shaped ? ' → the dispatched shape run posts three directions and waits → alice replies with a question that names no direction → one shape turn answers it with revised directions' : ''}; recorded answers, each taking the scripted latency; the real workflow template, dist/, the lifecycle simulator`,
     runs: PRODUCT_RUNS,
     scripted_latency_ms_per_model_call: LIFECYCLE_LATENCY_MS,
     discover_wall_measured:
-      'from the triage run’s workflow_dispatch request (the hand-off) to the simulator going quiet after the discover run: routing the dispatch, job setup, checkout, HydraFlow’s step; critical path: the discover calls, one after another (one agent)',
+      'from the triage run’s workflow_dispatch request (the hand-off) to the end of the discover job’s last step: the simulator routing the dispatch, the job’s setup and checkout, HydraFlow’s step; critical path: the discover calls, one after another (one agent)',
     discover_wall_ms_samples: runs.map((x) => round(x.discoverWallMs, 1)),
+    discover_ratio_samples: runs.map((x) => round(discoverRatio(x), 3)),
     discover_run_steps_ms: r.discoverSteps,
-    discover_ratio_samples: runs.map((x) => round(x.discoverWallMs / (x.calls.discover * LIFECYCLE_LATENCY_MS), 3)),
+    shape_turn: t
+      ? {
+          measured:
+            'alice’s reply (issue_comment.created, naming no direction) dispatched → the simulator quiet after shape’s turn; critical path: the turn’s one model call',
+          wall_ms_samples: runs.map((x) => round(x.turnWallMs ?? Number.NaN, 1)),
+          ratio_samples: runs.map((x) => round(turnRatio(x), 3)),
+          github_requests: t.turnRequests,
+        }
+      : absent,
     opened_to_shape: {
       wall_ms: round(r.wallMs, 1),
+      model_calls: r.calls,
       model_latency_ms: toShapeLatencyMs,
       overhead_ratio: round(r.wallMs / toShapeLatencyMs, 3),
-      note: 'issues.opened dispatched → quiet in hydraflow-shape: the triage run and the discover run, with the simulator’s routing between them',
+      note: `issues.opened dispatched → quiet in hydraflow-shape: the triage run and the discover run${shaped ? ' and shape’s first turn (its directions)' : ''}, with the simulator’s routing between them`,
     },
     github_requests_by_phase: r.perPhase,
     github_requests_discover: r.discoverRequests,
     github_requests_note:
       'HydraFlow’s requests attributed to the step (and phase span) they arrived in, as for the lifecycle; the first discovery in a repository also gives hydraflow-shape its colour and description (one PATCH of the label)',
-    model_calls: r.calls,
     cost_by_phase: costByPhase(ledger),
-    cost_note:
-      'from the issue’s signed ledger (each call priced by the project’s price table, packages/core/src/cost/prices.ts, at the default Anthropic model; the web search at its per-search price); the product track up to plan: triage, discover, shape',
-    shape: shape ?? 'measured',
+    cost_note: `from the issue’s signed ledger at the end (each call priced by the project’s price table, packages/core/src/cost/prices.ts, at the default Anthropic model; the web search at its per-search price): the product track up to plan — triage, discover${shaped ? ', shape’s first directions and one turn; choosing a direction costs no model call' : ' (shape absent: not built in this checkout)'}`,
     jobs: r.jobs,
     emulator_violations: runs.reduce((n, s) => n + s.violations, 0),
   };
