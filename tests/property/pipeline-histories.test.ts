@@ -31,7 +31,7 @@ import { type Level } from './people';
 import { buildTemplate, copyTemplate } from './repository';
 import { historyScript } from './scripts';
 import { Coverage, explain, report } from './report';
-import { addPeople, Ctx, playSteps, type Action, type History, type IssueRef, type Op } from './world';
+import { addPeople, Ctx, playSteps, type Action, type Gap, type History, type IssueRef, type Op } from './world';
 
 const NUM_RUNS = Number(process.env.HYDRAFLOW_PROPERTY_RUNS ?? 1000);
 /** OpenAPI validation of every emulated request/response (measured: see the report at the end of the run). */
@@ -48,7 +48,7 @@ const HUMAN_LABELS = ['bug', 'priority:high'] as const;
  * hourly sweep resumes a hand-off whose claim expired). Plan's hand-off to the coding agent is recorded, not run: the
  * pull request histories play it.
  */
-const PRODUCT_DISPATCHES = ['discover'] as const;
+const PRODUCT_DISPATCHES = ['discover', 'shape'] as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The history model
@@ -92,6 +92,9 @@ const commentArb = fc.record({
     { weight: 3, arbitrary: fc.constantFrom('/triage', '/retry') },
     { weight: 1, arbitrary: fc.constantFrom('/groom', '/help', '/ship-it', '/frobnicate') },
     { weight: 1, arbitrary: fc.constant('Thanks, I can reproduce this.') },
+    // replies to shape's directions: a choice (by letter, by name), a question that chooses nothing (a turn)
+    { weight: 2, arbitrary: fc.constantFrom('B', 'Direction B', 'go with Quick & Focused') },
+    { weight: 1, arbitrary: fc.constant('What would a cheaper option look like?') },
   ),
   by: levelArb,
 });
@@ -112,6 +115,11 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(7) }) },
+  // the product track's dispatched runs (discover), while humans act around them
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(3), dispatch: fc.constant(true) }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -146,8 +154,9 @@ const opArb = (action: fc.Arbitrary<Action>): fc.Arbitrary<Op> =>
     },
   );
 const gapArb = fc.oneof(
-  { weight: 3, arbitrary: fc.constant('short' as const) },
-  { weight: 1, arbitrary: fc.constant('long' as const) },
+  { weight: 6, arbitrary: fc.constant<Gap>('short') },
+  { weight: 2, arbitrary: fc.constant<Gap>('long') },
+  { weight: 1, arbitrary: fc.constant<Gap>('hour') },
 );
 const historyArb: fc.Arbitrary<History> = fc.record({
   seed: fc.integer(),

@@ -117,6 +117,37 @@ function discoverScript(seed: number): (request: { messages: { content: string }
   };
 }
 
+const direction = (letter: string, name: string, size: string, defer = false) => ({
+  letter,
+  name,
+  scope: `${name}: what is in and what is out.`,
+  tradeoffs: `${name}: what it gains and what it costs.`,
+  size,
+  defer,
+});
+/** The names a history's replies choose by (people.ts' replies: "B", "Direction B", "go with Quick & Focused"). */
+const FIRST = [
+  direction('A', 'First-Run Hint', 'S'),
+  direction('B', 'Quick & Focused', 'M'),
+  direction('C', 'Guided Tour', 'L'),
+];
+const REVISED = [
+  direction('A', 'First-Run Hint', 'S'),
+  direction('B', 'Quick & Focused', 'M'),
+  direction('C', 'Not Now', 'XS', true),
+];
+
+/**
+ * The shape agent: three directions on the first turn; an answer and revised directions (B keeps its name) on a turn
+ * that answers a human's reply (its prompt carries the conversation). Shape's own cases are tests/shape.e2e.test.ts.
+ */
+function shapeScript(): (request: { messages: { content: string }[] }) => ScriptEntry {
+  return (request) =>
+    request.messages[0]?.content.includes('# Conversation so far')
+      ? { json: { reply: 'A tour costs a lot; here is a cheaper mix.', directions: REVISED } }
+      : { json: { reply: '', directions: FIRST } };
+}
+
 /** Every role a history's runs may call. `clear`: every issue is clear and every plan accepted (pull request worlds). */
 export function historyScript(seed: number, options: { clear?: boolean } = {}): Script {
   return {
@@ -126,6 +157,7 @@ export function historyScript(seed: number, options: { clear?: boolean } = {}): 
     review: reviewScript(seed),
     // /groom: every agent finds the issue ready (grooming's own histories are tests/lifecycle/grooming)
     ...groomReady(),
+    shape: shapeScript(),
     discover: options.clear ? { toolCalls: [{ name: 'submit_brief', input: completeBrief }] } : discoverScript(seed),
   };
 }

@@ -13,7 +13,8 @@
  * dispatched implement, `/retry`, `/fix`); any other gets the config file alone, which is all it reads.
  *
  * Time: `Date` is faked (timers are real) so a history can let time pass: a step may come "seconds" after the previous
- * one (GitHub's timestamps have whole seconds) or "long" after it (more than the 30-minute claim/lock TTL). When the
+ * one (GitHub's timestamps have whole seconds), "long" after it (more than the 30-minute claim/lock TTL) or an "hour"
+ * after it (past shape's 60-minute timeout). When the
  * only live run gets 200 on the 👀 lock (the lock is held by a run that died), nothing but time can free it, so the
  * test's clock jumps 121 s — what a 2-minute wait would see.
  *
@@ -53,6 +54,8 @@ import { CONFIG, type HistoryRepository } from './repository';
 
 export const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const LONG_GAP_MS = 31 * 60 * 1000;
+/** Past shape_timeout_minutes (60 by default): a sweep then escalates a conversation nobody answered. */
+const HOUR_GAP_MS = 61 * 60 * 1000;
 /** Past the next whole second, at least: a /ship-it "seconds" after a push is written after HydraFlow saw it. */
 const SECONDS_GAP_MS = 2_500;
 export const isPipeline = (l: string) => (PIPELINE_LABELS as readonly string[]).includes(l);
@@ -65,13 +68,14 @@ const GO_COMMANDS = new Set(['triage', 'retry', 'groom']);
 // The history model
 
 export type IssueRef = 0 | 1;
-export type Gap = 'short' | 'seconds' | 'long';
+export type Gap = 'short' | 'seconds' | 'long' | 'hour';
 export type Delivery = 'now' | 'later';
 export type Action =
   /** `by` opens it (default: write); `labels` are applied as an issue form applies them, whoever opens it. */
   | { kind: 'open'; issue: IssueRef; labels: string[]; by?: Level }
   | { kind: 'label'; issue: IssueRef; op: 'add' | 'remove'; label: string; deliver: Delivery; by?: Level }
-  | { kind: 'deliver'; pick: number }
+  /** A pending event (only HydraFlow's dispatches, with `dispatch`) is delivered now. */
+  | { kind: 'deliver'; pick: number; dispatch?: boolean }
   | { kind: 'rerun'; pick: number; mode: 'attempt' | 'redelivery' }
   /** On the issue, or (`on: 'pull'`) on HydraFlow's pull request for it. */
   | { kind: 'comment'; issue: IssueRef; body: string; by?: Level; on?: 'issue' | 'pull'; deliver?: Delivery }
@@ -213,6 +217,11 @@ export interface RunLog {
   issue: number;
   label: string;
   crashed: boolean;
+  /** The event it ran (its name, and for a comment who wrote it). */
+  event: EventRecord;
+  /** Model calls the model server answered while it ran; `alone`: no other run of the history overlapped it. */
+  modelCalls: number;
+  alone: boolean;
   /** Each job's result, in order (routing, agent, publish). */
   results: (RunResult & { job: string })[];
 }
@@ -241,6 +250,8 @@ export class Ctx {
   /** Comments a writer deleted (`tamper`), with every version of them: what HydraFlow had written there. */
   readonly deletedComments: EmulatedComment[] = [];
   liveRuns = 0;
+  /** The runs alive now (a run that starts beside another marks both as not alone). */
+  readonly live = new Set<RunLog>();
   private nextRunId = 5_000;
   private runDirs = 0;
   private dispatchesSeen = 0;
@@ -454,9 +465,15 @@ async function deliver(
     issue: event.issue,
     label: `${event.name}.${String(event.payload.action ?? (event.payload.inputs as { phase?: string })?.phase)} #${event.issue} run ${runId}/${attempt}${resume ? ' (publish)' : ''}`,
     crashed: false,
+    event,
+    modelCalls: 0,
+    alone: ctx.live.size === 0,
     results: [],
   };
   ctx.log.push(entry);
+  for (const other of ctx.live) other.alone = false;
+  ctx.live.add(entry);
+  const callsBefore = models.calls.length;
   const record: RunAttempt = { runId, attempt, outcome: 'ok' };
   event.runs.push(record);
   const step = async (env: NodeJS.ProcessEnv, name: string, githubSide: boolean) => {
@@ -534,6 +551,8 @@ async function deliver(
     }
   } finally {
     ctx.liveRuns--;
+    ctx.live.delete(entry);
+    entry.modelCalls = models.calls.length - callsBefore;
     ctx.collectDispatches();
   }
 }
@@ -830,7 +849,9 @@ async function tamper(ctx: Ctx, action: Extract<Action, { kind: 'tamper' }>): Pr
 async function perform(ctx: Ctx, action: Action, control: RunControl = {}): Promise<void> {
   switch (action.kind) {
     case 'deliver': {
-      const pending = ctx.events.filter((e) => e.status === 'pending');
+      const pending = ctx.events.filter(
+        (e) => e.status === 'pending' && (!action.dispatch || e.name === 'workflow_dispatch'),
+      );
       if (pending.length === 0) return;
       const event = pending[action.pick % pending.length]!;
       event.status = 'delivered';
@@ -930,6 +951,7 @@ function crashedRuns(e: EventRecord): RunAttempt[] {
 
 function advance(gap: Gap): void {
   if (gap === 'long') vi.setSystemTime(Date.now() + LONG_GAP_MS);
+  else if (gap === 'hour') vi.setSystemTime(Date.now() + HOUR_GAP_MS);
   else if (gap === 'seconds') vi.setSystemTime(Date.now() + SECONDS_GAP_MS);
 }
 
