@@ -144,19 +144,22 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
     expect(agents.length, `${who}: coding agent started before anyone who may steer said go`).toBe(0);
   }
 
-  // 10. Some runs never cost a model call (issue #18): the hourly sweep (it dispatches what it resumes), and a comment
-  //     by someone who may not steer on an issue they did not open — a command, an answer, a choice of direction
-  //     (strangers cannot make the repository pay). Counted on runs no other run overlapped (the model server's record
-  //     is shared).
+  // 10. Some runs never cost a model call (issue #18): the hourly sweep calls none but the triage of issues left at
+  //     hydraflow-find (ADR 0014; shape's timeout, discover and shape's hand-offs cost nothing), and a comment by
+  //     someone who may not steer on an issue they did not open — a command, an answer, a choice of direction —
+  //     costs none (strangers cannot make the repository pay). Counted on runs no other run overlapped (the model
+  //     server's record is shared).
   for (const r of ctx.log) {
     if (!r.alone || r.modelCalls === 0) continue;
-    if (r.event.name === 'schedule') throw new Error(`${r.label}: the sweep called the model ${r.modelCalls} time(s)`);
+    const roles = r.modelRoles.join(', ');
+    if (r.event.name === 'schedule' && r.modelRoles.some((role) => role !== 'triage'))
+      throw new Error(`${r.label}: the sweep called the model for more than triage (${roles})`);
     const comment =
       r.event.name === 'issue_comment' ? (r.event.payload.comment as { user?: { login?: string } }) : undefined;
     const level = comment?.user?.login ? levelOf(comment.user.login) : undefined;
     const author = ctx.model(r.event.issue)?.author;
     if (r.event.payload.action === 'created' && level !== undefined && !steers(level) && level !== author)
-      throw new Error(`${r.label}: a comment by ${comment!.user!.login} (${level}) cost ${r.modelCalls} model call(s)`);
+      throw new Error(`${r.label}: a comment by ${comment!.user!.login} (${level}) cost model calls (${roles})`);
   }
 
   // 8. Under merge.policy human, HydraFlow merges only a head that its own review approved and that a person with

@@ -221,6 +221,8 @@ export interface RunLog {
   event: EventRecord;
   /** Model calls the model server answered while it ran; `alone`: no other run of the history overlapped it. */
   modelCalls: number;
+  /** Their roles (the model server's record: triage, discover, shape, ...). */
+  modelRoles: string[];
   alone: boolean;
   /** Each job's result, in order (routing, agent, publish). */
   results: (RunResult & { job: string })[];
@@ -467,6 +469,7 @@ async function deliver(
     crashed: false,
     event,
     modelCalls: 0,
+    modelRoles: [],
     alone: ctx.live.size === 0,
     results: [],
   };
@@ -553,6 +556,7 @@ async function deliver(
     ctx.liveRuns--;
     ctx.live.delete(entry);
     entry.modelCalls = models.calls.length - callsBefore;
+    entry.modelRoles = models.calls.slice(callsBefore).map((c) => c.role ?? '?');
     ctx.collectDispatches();
   }
 }
