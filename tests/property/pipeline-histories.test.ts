@@ -82,6 +82,11 @@ const openArb = (issue: fc.Arbitrary<IssueRef>) =>
     labels: fc.oneof(
       { weight: 3, arbitrary: fc.subarray(['bug', 'hydraflow-find']) },
       { weight: 1, arbitrary: fc.subarray(['hydraflow-find', 'hydraflow-plan', 'hydraflow-ready', 'hydraflow-hitl']) },
+      // straight into the product track: research, or directions to choose from (replies then reach shape)
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom<string[]>(['hydraflow-discover'], ['hydraflow-shape'], ['bug', 'hydraflow-shape']),
+      },
     ),
     by: levelArb,
   });
@@ -170,13 +175,76 @@ const historyArb: fc.Arbitrary<History> = fc.record({
   quiesce: fc.record({ gap: gapArb, order: fc.constantFrom('crashed-first' as const, 'pending-first' as const) }),
 });
 
+/**
+ * Product-track histories (issue #18): a vague issue (triage always routes it to discover), then mostly the product
+ * track's own moves — its dispatched runs delivered (discover, then shape's directions), replies that choose a direction
+ * (by letter, by name, /ship-it) or ask a question (a turn), by people of every level, with label moves, re-runs,
+ * crashes, concurrency and the hourly sweep (after an hour: shape's timeout) around them.
+ */
+const replyArb = fc.record({
+  kind: fc.constant('comment' as const),
+  issue: fc.constant<IssueRef>(0),
+  body: fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('B', 'Direction B', 'go with Quick & Focused') },
+    { weight: 2, arbitrary: fc.constant('What would a cheaper option look like?') },
+    { weight: 1, arbitrary: fc.constantFrom('/ship-it', '/ship-it B', '/retry') },
+  ),
+  by: levelArb,
+});
+const productActionArb: fc.Arbitrary<Action> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(3), dispatch: fc.constant(true) }),
+  },
+  { weight: 5, arbitrary: replyArb },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('label' as const),
+      issue: fc.constant<IssueRef>(0),
+      op: fc.constantFrom('add' as const, 'remove' as const),
+      label: labelArb,
+      deliver: fc.constantFrom('now' as const, 'later' as const),
+      by: labelerArb,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('rerun' as const),
+      pick: fc.nat(7),
+      mode: fc.constantFrom('attempt' as const, 'redelivery' as const),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'sweep' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deliver' as const), pick: fc.nat(7) }) },
+);
+const productHistoryArb: fc.Arbitrary<History> = fc.record({
+  seed: fc.integer(),
+  provider: fc.constantFrom('anthropic' as const, 'openai' as const),
+  track: fc.constant('product' as const),
+  steps: fc
+    .tuple(
+      fc.record({
+        gap: fc.constant('short' as const),
+        op: fc.record({
+          kind: fc.constant('open' as const),
+          issue: fc.constant<IssueRef>(0),
+          labels: fc.constant<string[]>([]),
+          by: fc.oneof({ weight: 4, arbitrary: fc.constant<Level>('write') }, { weight: 1, arbitrary: levelArb }),
+        }),
+      }),
+      fc.array(fc.record({ gap: gapArb, op: opArb(productActionArb) }), { minLength: 2, maxLength: 9 }),
+    )
+    .map(([first, rest]) => [first, ...rest]),
+  quiesce: fc.record({ gap: gapArb, order: fc.constantFrom('crashed-first' as const, 'pending-first' as const) }),
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 
 let models: ModelServer;
 let root: string;
 let template: string;
-const timings: number[] = [];
-const coverage = new Coverage();
 
 beforeAll(async () => {
   models = await startModelServer({ script: {} });
@@ -202,7 +270,7 @@ async function playHistory(history: History): Promise<Ctx> {
   try {
     const tokens = addPeople(gh);
     models.calls.length = 0;
-    models.setScript(historyScript(history.seed));
+    models.setScript(historyScript(history.seed, { vague: history.track === 'product' }));
     const ctx = new Ctx(gh, models, history, tokens, dir, repo, { runsDispatches: PRODUCT_DISPATCHES });
     await playSteps(ctx);
     return ctx;
@@ -212,6 +280,9 @@ async function playHistory(history: History): Promise<Ctx> {
     vi.useRealTimers();
   }
 }
+
+/** Product-track histories that once failed (shrunk counterexamples of the second property below). */
+const PRODUCT_REGRESSIONS: History[] = [];
 
 /**
  * Histories that once failed (fast-check's shrunk counterexamples), played before the random ones on every run: humans
@@ -692,33 +763,46 @@ const REGRESSIONS: History[] = [
   },
 ];
 
+/** Plays `runs` histories of `arb` (the `examples` first) and checks each end state; prints the report. */
+async function holds(what: string, arb: fc.Arbitrary<History>, runs: number, examples: History[]): Promise<void> {
+  const started = performance.now();
+  const timings: number[] = [];
+  const coverage = new Coverage();
+  await fc.assert(
+    fc.asyncProperty(arb, async (history) => {
+      const t = performance.now();
+      const ctx = await playHistory(history);
+      timings.push(performance.now() - t);
+      coverage.add(ctx);
+      if (process.env.HYDRAFLOW_PROPERTY_EXPLAIN) console.log(explain(ctx));
+      try {
+        if (process.env.HYDRAFLOW_PROPERTY_NOCHECK !== '1') checkEndState(ctx, VALIDATE);
+      } catch (error) {
+        (error as Error).message += explain(ctx);
+        throw error;
+      }
+    }),
+    {
+      numRuns: runs,
+      examples: examples.map((history): [History] => [history]),
+      ...(process.env.HYDRAFLOW_PROPERTY_SEED ? { seed: Number(process.env.HYDRAFLOW_PROPERTY_SEED) } : {}),
+    },
+  );
+  report(what, runs, performance.now() - started, timings, VALIDATE, coverage);
+}
+
+/** The product track's histories: half as many as the others (each plays more runs). */
+const PRODUCT_RUNS = Math.ceil(NUM_RUNS / 2);
+
 describe('pipeline histories (property)', () => {
   it(
     `${NUM_RUNS} random histories of people of every permission level, re-runs, concurrency and crashes end in a sane state`,
-    async () => {
-      const started = performance.now();
-      await fc.assert(
-        fc.asyncProperty(historyArb, async (history) => {
-          const t = performance.now();
-          const ctx = await playHistory(history);
-          timings.push(performance.now() - t);
-          coverage.add(ctx);
-          if (process.env.HYDRAFLOW_PROPERTY_EXPLAIN) console.log(explain(ctx));
-          try {
-            if (process.env.HYDRAFLOW_PROPERTY_NOCHECK !== '1') checkEndState(ctx, VALIDATE);
-          } catch (error) {
-            (error as Error).message += explain(ctx);
-            throw error;
-          }
-        }),
-        {
-          numRuns: NUM_RUNS,
-          examples: REGRESSIONS.map((history): [History] => [history]),
-          ...(process.env.HYDRAFLOW_PROPERTY_SEED ? { seed: Number(process.env.HYDRAFLOW_PROPERTY_SEED) } : {}),
-        },
-      );
-      report('pipeline histories', NUM_RUNS, performance.now() - started, timings, VALIDATE, coverage);
-    },
+    () => holds('pipeline histories', historyArb, NUM_RUNS, REGRESSIONS),
+    TIMEOUT_MS,
+  );
+  it(
+    `${PRODUCT_RUNS} product-track histories (discover, shape's directions, choices, turns, the timeout) end in a sane state`,
+    () => holds('product-track histories', productHistoryArb, PRODUCT_RUNS, PRODUCT_REGRESSIONS),
     TIMEOUT_MS,
   );
 });

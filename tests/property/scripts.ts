@@ -28,6 +28,14 @@ const CLEAR = {
   reasons: ['Scored by the property test.'],
 };
 
+const VAGUE = {
+  clarity_score: 3,
+  complexity_score: 5,
+  needs_discovery: true,
+  enrichment: 'Product intent; needs research.',
+  reasons: ['Scored by the property test.'],
+};
+
 /** A random but valid verdict (clear → plan, vague → discover), sometimes junk (twice in a row → HITL). */
 function triageScript(seed: number): () => ScriptEntry {
   const random = mulberry32(seed);
@@ -149,9 +157,9 @@ function shapeScript(): (request: { messages: { content: string }[] }) => Script
 }
 
 /** Every role a history's runs may call. `clear`: every issue is clear and every plan accepted (pull request worlds). */
-export function historyScript(seed: number, options: { clear?: boolean } = {}): Script {
+export function historyScript(seed: number, options: { clear?: boolean; vague?: boolean } = {}): Script {
   return {
-    triage: options.clear ? { json: CLEAR } : triageScript(seed),
+    triage: options.clear ? { json: CLEAR } : options.vague ? { json: VAGUE } : triageScript(seed),
     ...planScripts(seed, options.clear ? 0 : 0.2),
     implement: implementScript(),
     review: reviewScript(seed),

@@ -113,6 +113,8 @@ export interface Step {
 export interface History {
   seed: number;
   provider: 'anthropic' | 'openai';
+  /** `product`: triage finds the issue vague every time (the product track's histories). */
+  track?: 'product';
   steps: Step[];
   quiesce: { gap: Gap; order: 'crashed-first' | 'pending-first' };
 }
