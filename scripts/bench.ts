@@ -618,6 +618,8 @@ async function productTrack() {
           github_requests: t.turnRequests,
         }
       : absent,
+    target_note:
+      'discover_overhead_ratio ≤ 1.10 leaves 0.45 s beside 4.5 s of model time (3 calls × 1.5 s) for routing the dispatch, the job’s setup and checkout, a fresh node process and the discovery’s requests; shape_turn_overhead_ratio ≤ 1.10 leaves 0.15 s beside its one 1.5 s call for a whole job (the reply’s run: setup, checkout, node start, the turn’s requests), which the lifecycle’s per-step numbers suggest is out of reach without a longer model call; both are scripted latencies, not a real model’s',
     opened_to_shape: {
       wall_ms: round(r.wallMs, 1),
       model_calls: r.calls,
