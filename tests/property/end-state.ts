@@ -4,7 +4,16 @@
  * lock; who may steer; what a human approved).
  */
 import { expect } from 'vitest';
-import { BRIEF_MARKER, decodeStateBlock, GROOMED_LABEL, PROGRESS_MARKER, stageOf } from '@hydraflow/core';
+import {
+  answerMarker,
+  BRIEF_MARKER,
+  decodeStateBlock,
+  DIRECTIONS_MARKER,
+  FINAL_MARKER,
+  GROOMED_LABEL,
+  PROGRESS_MARKER,
+  stageOf,
+} from '@hydraflow/core';
 import { BOT_LOGIN, TEST_STATE_KEY } from '@hydraflow/testkit';
 import { levelOf, PEOPLE, steers } from './people';
 import { isPipeline, spendOf, WRITES, type Ctx } from './world';
@@ -128,6 +137,21 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
         briefs.map((c) => c.id),
         `${where}: the brief the state names (${state.discover.commentId})`,
       ).toEqual([state.discover.commentId]);
+
+    //    Shape likewise: one directions comment (revised in place by a turn), at most one finalization, at most one
+    //    answer to each human reply, whatever re-runs and redeliveries.
+    expect(
+      botComments.filter((c) => c.body.startsWith(DIRECTIONS_MARKER)).length,
+      `${where}: directions comments`,
+    ).toBeLessThanOrEqual(1);
+    expect(
+      botComments.filter((c) => c.body.startsWith(FINAL_MARKER)).length,
+      `${where}: finalization comments`,
+    ).toBeLessThanOrEqual(1);
+    for (const human of world.commentsOn(n).filter((c) => c.user !== BOT_LOGIN)) {
+      const answers = botComments.filter((c) => c.body.startsWith(answerMarker(human.id)));
+      expect(answers.length, `${where}: answers to ${human.user}'s reply ${human.id}`).toBeLessThanOrEqual(1);
+    }
 
     // 7. The outsider rule (issue #17): an issue whose author may not steer is triaged, and nothing after triage
     //    spends on it — no plan, no coding agent — before someone who may steer gave it a go.

@@ -282,7 +282,29 @@ async function playHistory(history: History): Promise<Ctx> {
 }
 
 /** Product-track histories that once failed (shrunk counterexamples of the second property below). */
-const PRODUCT_REGRESSIONS: History[] = [];
+const PRODUCT_REGRESSIONS: History[] = [
+  // Found on seed -100551279 (with shape from h-shape at c3a308c): a writer's "B" chose a direction and its run died
+  // after its 6th write (the label already moved to hydraflow-plan, the state not yet published, plan not dispatched);
+  // its re-run found the issue at plan, "does not wait for a direction", and changed nothing: the state says shape, the
+  // label plan, and no plan run ever comes.
+  {
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0 } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: 'B', by: 'write' }, k: 6 } },
+      { gap: 'long', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/ship-it', by: 'triage' }, k: 1 },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+];
 
 /**
  * Histories that once failed (fast-check's shrunk counterexamples), played before the random ones on every run: humans

@@ -1,6 +1,6 @@
 /** What a property run prints: the runs of a failing history (and its requests, on demand), and how long it took. */
-import { BRIEF_MARKER } from '@hydraflow/core';
-import { BOT_LOGIN } from '@hydraflow/testkit';
+import { BRIEF_MARKER, decodeStateBlock, PROGRESS_MARKER } from '@hydraflow/core';
+import { BOT_LOGIN, TEST_STATE_KEY } from '@hydraflow/testkit';
 import { steers } from './people';
 import type { Ctx } from './world';
 
@@ -60,6 +60,20 @@ export class Coverage {
     if (discovers.some((r) => r.crashed)) seen.add('a discover run crashed');
     if (discovers.length > 1) seen.add('discover run twice');
     if (ctx.events.some((e) => e.name === 'schedule')) seen.add('a sweep');
+    for (const model of ctx.issues) {
+      if (!model) continue;
+      const progress = world
+        .commentsOn(model.number)
+        .find((c) => c.user === BOT_LOGIN && c.body.includes(PROGRESS_MARKER));
+      const decoded = progress && decodeStateBlock(progress.body, { key: TEST_STATE_KEY, issue: model.number });
+      const shape = decoded?.status === 'valid' ? decoded.state.shape : undefined;
+      if (!shape) continue;
+      seen.add('shape directions');
+      if (shape.turns > 0) seen.add('a shape turn');
+      if (shape.selected) seen.add('a direction chosen');
+      if (shape.replies.some((r) => r.outcome === 'refused')) seen.add('a refused reply');
+      if (shape.timedOutAt) seen.add('a shape timeout');
+    }
     if (ctx.issues.some((m) => m && world.commentsOn(m.number).some((c) => c.body.startsWith(BRIEF_MARKER))))
       seen.add('a brief');
     const pulls = [...world.pulls.values()];
