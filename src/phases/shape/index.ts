@@ -70,7 +70,17 @@ export async function runShape(ctx: PhaseContext): Promise<PhaseOutcome> {
     if (record && !ctx.forced) return { summary: `the directions of #${issue.number} are posted already`, stage };
     return firstTurn(ctx);
   }
-  if (stage !== 'shape' || !record || record.selected) {
+  // A re-run whose dead attempt chose a direction and died after moving the label, before publishing the choice and
+  // dispatching plan (its finalization comment is there): the choice is redone from this same comment, which finishes
+  // what the attempt began; without it the issue sat at plan with the state at shape and no plan run (property test
+  // tests/property/pipeline-histories.test.ts, product-track seed -100551279).
+  const deadChoice =
+    session.options.runAttempt > 1 &&
+    stage === 'plan' &&
+    record !== undefined &&
+    !record.selected &&
+    session.comments.some((c) => isOurs(ctx, c) && c.body.startsWith(FINAL_MARKER));
+  if (!deadChoice && (stage !== 'shape' || !record || record.selected)) {
     return {
       summary: `issue #${issue.number} does not wait for a direction (${stage ?? 'no stage'}${record?.selected ? `, ${record.selected.letter} chosen` : ''}): comment ${trigger.comment.id} changes nothing`,
       stage,
