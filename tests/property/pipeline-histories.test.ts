@@ -286,7 +286,7 @@ const PRODUCT_REGRESSIONS: History[] = [
   // Found on seed -100551279 (with shape from h-shape at c3a308c): a writer's "B" chose a direction and its run died
   // after its 6th write (the label already moved to hydraflow-plan, the state not yet published, plan not dispatched);
   // its re-run found the issue at plan, "does not wait for a direction", and changed nothing: the state says shape, the
-  // label plan, and no plan run ever comes.
+  // label plan, and no plan run ever comes. The re-run now redoes the choice (src/phases/shape/index.ts).
   {
     seed: 0,
     provider: 'anthropic',
