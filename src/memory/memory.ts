@@ -27,8 +27,7 @@ export interface MemoryRecall {
 }
 
 export type RetainOutcome =
-  | { ok: true; added: number; confirmed: number; dropped: number; attempts: number }
-  | { ok: false; reason: string };
+  { ok: true; added: number; confirmed: number; dropped: number; attempts: number } | { ok: false; reason: string };
 
 export class Memory {
   /** Problems already reported in this run (a file read twice warns once). */
@@ -76,7 +75,8 @@ export class Memory {
     try {
       for (let attempt = 1; attempt <= RETAIN_ATTEMPTS; attempt++) {
         const read = await this.store.read();
-        if (read.unreadable) return this.fail('memory.md on hydraflow/memory has no readable text (binary or too large): left as it is');
+        if (read.unreadable)
+          return this.fail('memory.md on hydraflow/memory has no readable text (binary or too large): left as it is');
         const parsed = parseMemoryFile(read.text);
         this.report(parsed.problems);
         const merged = retainInDocument(parsed.document, drafts, { maxEntries, maxAgeDays, now: this.options.now() });

@@ -312,7 +312,9 @@ export const configSchema = z
             .min(1, e('a whole number of days from 1 to 3650'))
             .max(3650, e('a whole number of days from 1 to 3650'))
             .default(90)
-            .describe('A memory not confirmed for this many days is no longer recalled, and dropped on the next write.'),
+            .describe(
+              'A memory not confirmed for this many days is no longer recalled, and dropped on the next write.',
+            ),
         })
         .prefault({})
         .describe('The per-repository memory store (docs/adr/0015-memory-store.md).'),

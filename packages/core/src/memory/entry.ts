@@ -57,7 +57,10 @@ export function normalizeMemoryText(text: string): string {
 
 /** The stable key of a memory: its kind and normalized text, hashed (12 hex characters). */
 export function memoryKey(kind: MemoryKind, text: string): string {
-  return createHash('sha256').update(`${kind}\n${normalizeMemoryText(text)}`).digest('hex').slice(0, 12);
+  return createHash('sha256')
+    .update(`${kind}\n${normalizeMemoryText(text)}`)
+    .digest('hex')
+    .slice(0, 12);
 }
 
 /** A tag as stored: lower-case, spaces to `_`, only letters, digits, `_` and `-`; empty when nothing is left. */

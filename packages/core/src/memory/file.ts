@@ -5,14 +5,7 @@
  * A valid row HydraFlow does not change is written back byte for byte, too: only rows it confirms, adds or drops
  * change.
  */
-import {
-  MEMORY_KINDS,
-  MEMORY_LIMITS,
-  memoryKey,
-  normalizeTag,
-  type MemoryEntry,
-  type MemoryKind,
-} from './entry';
+import { MEMORY_KINDS, MEMORY_LIMITS, memoryKey, normalizeTag, type MemoryEntry, type MemoryKind } from './entry';
 
 export const MEMORY_FILE = 'memory.md';
 
@@ -111,9 +104,7 @@ export function parseMemoryFile(text: string | null): ParsedMemory {
 /** The document as the file's text: unchanged rows exactly as read, changed and new rows rendered. */
 export function renderMemoryFile(document: MemoryDocument): string {
   const head = document.table ? document.head : [...document.head, '', HEADER, SEPARATOR];
-  const rows = document.rows.map((row) =>
-    row.type === 'entry' ? (row.line ?? renderMemoryRow(row.entry)) : row.line,
-  );
+  const rows = document.rows.map((row) => (row.type === 'entry' ? (row.line ?? renderMemoryRow(row.entry)) : row.line));
   return `${[...head, ...rows].join('\n')}\n`;
 }
 
@@ -137,7 +128,10 @@ function escapeCell(text: string): string {
 }
 
 function cellsOf(line: string): string[] {
-  const inner = line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '');
+  const inner = line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '');
   return inner.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
 }
 
@@ -171,7 +165,8 @@ function parseRow(line: string): MemoryEntry | string {
   ];
   if (text === '') return 'Memory is empty';
   if (text.length > MEMORY_LIMITS.text) return `Memory is longer than ${MEMORY_LIMITS.text} characters`;
-  if (!(MEMORY_KINDS as readonly string[]).includes(kind)) return `Kind "${kind}" is not one of ${MEMORY_KINDS.join(', ')}`;
+  if (!(MEMORY_KINDS as readonly string[]).includes(kind))
+    return `Kind "${kind}" is not one of ${MEMORY_KINDS.join(', ')}`;
   const tagList = tags === '' ? [] : tags.split(',').map(normalizeTag);
   if (tagList.some((t) => t === '')) return 'Tags are not a comma-separated list of words';
   if (tagList.length > MEMORY_LIMITS.tags) return `more than ${MEMORY_LIMITS.tags} Tags`;

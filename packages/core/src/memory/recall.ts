@@ -2,7 +2,8 @@
  * Recall: the few memories relevant to an issue, by lexical relevance (BM25 over each memory's text and tags against
  * the query, typically the issue's title and body), within an entry cap and a character budget. A memory that shares
  * no word with the query is not recalled: a preference about one topic must not steer another. The text reaching the
- * model is sanitized as untrusted (anyone with write access can edit the file) and framed as notes, not instructions.
+ * model is sanitized as untrusted (anyone with write access can edit the file; GitHub renders it as markdown, so what
+ * it hides, such as an HTML comment, is dropped) and framed as notes, not instructions.
  */
 import { sanitizeUntrusted } from '../text/sanitize';
 import { MEMORY_LIMITS, memoryDay, type MemoryEntry } from './entry';
@@ -18,7 +19,12 @@ const STOPWORDS = new Set(
 
 /** The words of `text` that carry meaning: lower-case, stopwords out, a plural's `s` off. */
 export function memoryTerms(text: string): string[] {
-  return (text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  )
     .filter((w) => w.length > 1 && !STOPWORDS.has(w))
     .map((w) => (w.length > 4 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
 }
@@ -38,16 +44,12 @@ export interface Recalled {
 }
 
 /** The memories relevant to `query`, most relevant first, at most `entries` of them in `chars` characters. */
-export function recallMemories(
-  entries: readonly MemoryEntry[],
-  query: string,
-  options: RecallOptions,
-): Recalled[] {
+export function recallMemories(entries: readonly MemoryEntry[], query: string, options: RecallOptions): Recalled[] {
   const today = memoryDay(options.now);
   const docs = entries
     .filter((e) => !isExpired(e, today, options.maxAgeDays))
     .map((entry) => {
-      const text = sanitizeUntrusted(entry.text, MEMORY_LIMITS.text, { markdown: false }).replace(/\s+/g, ' ');
+      const text = sanitizeUntrusted(entry.text, MEMORY_LIMITS.text).replace(/\s+/g, ' ');
       return { entry, text, terms: memoryTerms(`${text} ${entry.tags.join(' ').replace(/[_-]/g, ' ')}`) };
     })
     .filter((d) => d.text !== '');
