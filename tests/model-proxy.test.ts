@@ -3,26 +3,40 @@
  * it, in front of the test world's model server: the key never reaches an environment or a command line, only model
  * calls with the run's token are forwarded, and the proxy stops when asked.
  */
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIST_ENTRY, startModelServer, type ModelServer } from '@hydraflow/testkit';
 import { launchModelProxy, startProxyStep, stopModelProxy, type ProxyHandle } from '../src/agents/model-proxy';
 
 const KEY = 'sk-ant-proxy-test-key-5b7e1c9d2f';
+/**
+ * The runner's process-tracking id, which the launcher passes on: it tells this file's proxies from those of tests
+ * running beside it (the lifecycle tests start proxies too) or of other work on the machine.
+ */
+const TRACKING_ID = `hydraflow-model-proxy-test-${randomUUID()}`;
 let models: ModelServer;
+let trackingBefore: string | undefined;
 beforeAll(async () => {
+  trackingBefore = process.env.RUNNER_TRACKING_ID;
+  process.env.RUNNER_TRACKING_ID = TRACKING_ID;
   models = await startModelServer({ script: { '*': { text: 'pong' } }, apiKeys: [KEY] });
 });
-afterAll(() => models.close());
+afterAll(() => {
+  if (trackingBefore === undefined) delete process.env.RUNNER_TRACKING_ID;
+  else process.env.RUNNER_TRACKING_ID = trackingBefore;
+  return models.close();
+});
 
-/** Every process whose command line names the proxy, with what /proc shows of it. */
+/** Every proxy process this file started (by its tracking id), with what /proc shows of it. */
 function proxyProcesses(): { pid: number; environ: string; cmdline: string }[] {
   const out = [];
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmdline.includes('serve-model-proxy'))
-        out.push({ pid: Number(pid), cmdline, environ: readFileSync(`/proc/${pid}/environ`, 'utf8') });
+      if (!cmdline.includes('serve-model-proxy')) continue;
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      if (environ.includes(TRACKING_ID)) out.push({ pid: Number(pid), cmdline, environ });
     } catch {
       // gone meanwhile
     }
