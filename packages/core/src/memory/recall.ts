@@ -6,7 +6,7 @@
  * it hides, such as an HTML comment, is dropped) and framed as notes, not instructions.
  */
 import { sanitizeUntrusted } from '../text/sanitize';
-import { MEMORY_LIMITS, memoryDay, type MemoryEntry } from './entry';
+import { MEMORY_LIMITS, memoryDay, normalizeTag, type MemoryEntry } from './entry';
 import { isExpired } from './merge';
 
 export const RECALL_LIMITS = { entries: 5, chars: 1_500 } as const;
@@ -27,6 +27,21 @@ export function memoryTerms(text: string): string[] {
   )
     .filter((w) => w.length > 1 && !STOPWORDS.has(w))
     .map((w) => (w.length > 4 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
+}
+
+/**
+ * Topic tags for a memory from the text it was learnt on (an issue's title): its first meaningful words, so that a
+ * preference stated in one issue is recalled for a later issue on the same topic even when the preference's own words
+ * ("just the MVP") name no topic.
+ */
+export function topicTags(text: string, max = 5): string[] {
+  return [
+    ...new Set(
+      memoryTerms(text)
+        .map(normalizeTag)
+        .filter((t) => t.length > 2),
+    ),
+  ].slice(0, max);
 }
 
 export interface RecallOptions {
