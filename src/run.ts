@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import './zod-jitless'; // first: before any module builds a schema
 import {
   CreditExhaustedError,
   RateLimitedError,
@@ -23,10 +23,6 @@ import { beginEarlyCall } from './phases/early-calls';
 import { phaseSpansBlock, type PhaseOutcome } from './phases/phase-context';
 import { readRunnerContext, remoteUrlOf } from './runner/context';
 import { createRunnerIO, type RunnerIO } from './runner/io';
-
-// zod compiles a fast parser for an object schema the first time it parses one: a gain for a server that parses the
-// same schema thousands of times, a cost (~10 ms) for a run that parses each schema a few times.
-z.config({ jitless: true });
 
 export interface RunOptions {
   io?: RunnerIO;

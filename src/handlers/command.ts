@@ -1,4 +1,4 @@
-import { isBuiltPhase, permissionAtLeast, phaseAtStage, renderHelp, stageOf, type Decision } from '@hydraflow/core';
+import { isBuiltPhase, permissionAtLeast, phaseAtStage, renderHelp, type Decision } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { IssueSession } from '../session/issue-session';
@@ -98,7 +98,8 @@ async function phaseToRetry(app: App, issueNumber: number): Promise<string | und
   const { lastError, claim } = session.state;
   if (lastError?.phase) return lastError.phase;
   if (app.runner.runAttempt > 1 && claim?.runId === app.runner.runId) return claim.phase;
-  const stage = issue.labels.map(stageOf).find((s) => s !== undefined);
+  // The session's stage: the one pipeline label, or with two (a move cut short) the one the state records
+  const stage = session.currentStage ?? undefined;
   // ready without an accepted plan (a human set the label, or a dead attempt did before recording the plan): plan it
   if (stage === 'ready' && session.state.plan?.status !== 'accepted') return 'plan';
   // at hitl without a recorded failure: triage again; a stage without a phase (fixed) is named in the reply

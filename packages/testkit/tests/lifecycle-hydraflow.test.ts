@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGitHubEmulator, type GitHubEmulator } from '../src/github/index';
+import { runGit } from '../src/github/git';
 import { createLifecycle, formatTimeline, type JobRecord, type Lifecycle } from '../src/lifecycle/index';
 import { startModelServer, type ModelServer } from '../src/models/index';
 import { commitToBranch, createSampleRepo, type SampleRepo } from '../src/sample-repo/index';
@@ -103,6 +104,19 @@ describe('the sample repository under the simulator', () => {
     const check = [...gh.world.checkRuns.values()].find((c) => c.head_sha === good);
     expect(check).toMatchObject({ name: 'test', conclusion: 'success' });
 
+    // GitHub makes the test merge commit again only when the base or the head moved: closed and reopened with neither
+    // moved, CI runs on the same commit
+    const testMerge = () => runGit(['--git-dir', sample.bareRepo, 'rev-parse', `refs/pull/${pr.data.number}/merge`]);
+    const openedMerge = testMerge().stdout.trim();
+    const devApi = octokit(gh.url, dev.token).rest.pulls;
+    await devApi.update({ owner: 'acme', repo: 'widgets', pull_number: pr.data.number, state: 'closed' });
+    await devApi.update({ owner: 'acme', repo: 'widgets', pull_number: pr.data.number, state: 'open' });
+    jobs = await sim.runUntilQuiet();
+    expect(jobs.filter((j) => j.workflow === 'ci.yml').map((j) => [j.action, j.status])).toEqual([
+      ['reopened', 'success'],
+    ]);
+    expect(testMerge().stdout.trim()).toBe(openedMerge);
+
     // a push that breaks the tests: synchronize → CI fails on the new head
     const bad = commitToBranch(
       sample.bareRepo,
@@ -119,6 +133,12 @@ describe('the sample repository under the simulator', () => {
       ['hydraflow.yml', 'completed', 'skipped'],
     ]);
     expect([...gh.world.checkRuns.values()].find((c) => c.head_sha === bad)?.conclusion).toBe('failure');
+    // the head moved: a new test merge commit, of the base and the new head
+    const syncMerge = testMerge().stdout.trim();
+    expect(syncMerge).not.toBe(openedMerge);
+    expect(
+      runGit(['--git-dir', sample.bareRepo, 'rev-parse', `${syncMerge}^1`, `${syncMerge}^2`]).stdout.split('\n'),
+    ).toEqual([sample.initialSha, bad, '']);
 
     // merging moves main: a push to main runs CI again (the merge was made with the user's token)
     await octokit(gh.url, dev.token).rest.pulls.merge({

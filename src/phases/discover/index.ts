@@ -89,7 +89,10 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
       next: 'A human completes the brief (or the issue), then comments /retry, or moves the issue on by label.',
     });
   }
-  const stage = await session.moveTo('shape', 'research brief posted');
+  // Add-first, and hydraflow-discover comes off only once the state is published (as triage does, ADR 0014): a run cut
+  // short in between leaves both labels and the state at discover, so its re-run discovers again (the brief is updated
+  // in place), never a stage label whose brief the state does not know (property test: a /retry that died there).
+  const stage = await session.moveTo('shape', 'research brief posted', { removeLater: true });
   const shown = `[the discovery brief](${comment.htmlUrl})`;
   if (stage !== 'shape') {
     await endPhase(session, {

@@ -118,6 +118,9 @@ function identityEnv(author: GitIdentity, committer: GitIdentity): Record<string
 }
 
 export class GitRepo {
+  /** mergeTree's answers, by "ours theirs" commit ids */
+  private readonly merges = new Map<string, { clean: boolean; tree: string; conflicts: string[] }>();
+
   constructor(readonly dir: string) {}
 
   git(args: string[], opts: { env?: Record<string, string>; input?: string; okCodes?: number[] } = {}) {
@@ -231,13 +234,23 @@ export class GitRepo {
     return out ? out.split('\n') : [];
   }
 
-  /** A three-way merge without a worktree: the resulting tree and whether it is clean. */
+  /**
+   * A three-way merge without a worktree: the resulting tree and whether it is clean. Remembered per commit pair: two
+   * commits always merge to the same tree (written to the object database the first time), and a pull request's
+   * mergeability, its test merge and its merge each ask for the same pair while a workflow step waits on the answer.
+   */
   mergeTree(ours: string, theirs: string): { clean: boolean; tree: string; conflicts: string[] } {
+    const key = `${ours} ${theirs}`;
+    const known = this.merges.get(key);
+    if (known) return { ...known, conflicts: [...known.conflicts] };
     const r = this.git(['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs], {
       okCodes: [1],
     });
     const lines = r.stdout.split('\n').filter(Boolean);
-    return { clean: r.status === 0, tree: lines[0] ?? '', conflicts: lines.slice(1) };
+    const merged = { clean: r.status === 0, tree: lines[0] ?? '', conflicts: lines.slice(1) };
+    // only full commit ids name the same commits forever (a branch name or short id could move)
+    if (/^[0-9a-f]{40}$/.test(ours) && /^[0-9a-f]{40}$/.test(theirs)) this.merges.set(key, merged);
+    return { ...merged, conflicts: [...merged.conflicts] };
   }
 
   commitTree(tree: string, parents: string[], message: string, author: GitIdentity, committer: GitIdentity): string {

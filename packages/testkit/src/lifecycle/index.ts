@@ -356,11 +356,21 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     };
   }
 
-  /** GitHub runs pull_request workflows on a test merge commit (refs/pull/N/merge); none when it conflicts. */
+  /** refs/pull/N/merge as last made, by pull request: the base and head it merged, and its commit */
+  const testMerges = new Map<number, { key: string; sha: string }>();
+
+  /**
+   * GitHub runs pull_request workflows on a test merge commit (refs/pull/N/merge); none when it conflicts. Like GitHub,
+   * it is made again only when the base or the head moved (an event such as ready_for_review reuses it); this runs
+   * inside the request that caused the event, which a workflow step may be waiting on.
+   */
   function testMerge(number: number): { sha?: string; conflict: boolean } {
     const pull = w.pulls.get(number);
     const git = w.git;
     if (!pull || !git) return { conflict: false };
+    const key = `${pull.base.sha} ${pull.head.sha}`;
+    const made = testMerges.get(number);
+    if (made?.key === key) return { sha: made.sha, conflict: false }; // refs/pull/ is read-only to pushes
     const merged = git.mergeTree(pull.base.sha, pull.head.sha);
     if (!merged.clean) return { conflict: true };
     const who = { name: 'GitHub', email: 'noreply@github.com', date: Math.floor(w.clock() / 1000) };
@@ -372,6 +382,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       who,
     );
     git.updateRef(`refs/pull/${number}/merge`, sha);
+    testMerges.set(number, { key, sha });
     return { sha, conflict: false };
   }
 
