@@ -112,6 +112,7 @@ async function decide(
           actor: decision.actor || undefined,
           dispatched: decision.dispatched === true,
           forced,
+          ...(decision.comment !== undefined ? { commandId: decision.comment } : {}),
         },
         early,
       );

@@ -8,6 +8,8 @@ const ISSUE_ACTIONS = new Set(['opened', 'labeled', 'unlabeled', 'closed', 'edit
 const STATE_MARKER = '<!-- hydraflow:state';
 /** GitHub Actions' own identity: HydraFlow's writes with GITHUB_TOKEN; never a trigger (no self-loops). */
 const ACTIONS_BOT = 'github-actions[bot]';
+/** The stages where a plain comment is read: grooming's answers, shape's replies. */
+const CONVERSING = new Set(['hydraflow-groom', 'hydraflow-shape']);
 
 export function quickSkip(
   eventName: string,
@@ -29,11 +31,12 @@ export function quickSkip(
         ? undefined
         : `issue_comment.${payload.action} is not handled`;
     const firstLine = (payload.comment?.body ?? '').trimStart().split('\n', 1)[0] ?? '';
-    // A plain comment matters only on an issue waiting in grooming (it may answer a question).
-    const grooming = (payload.issue?.labels ?? []).some(
-      (l) => (typeof l === 'string' ? l : l?.name)?.toLowerCase() === 'hydraflow-groom',
+    // A plain comment matters only on an issue waiting in grooming (it may answer a question) or in shape (a choice
+    // of direction, or a turn of the conversation).
+    const waiting = (payload.issue?.labels ?? []).some((l) =>
+      CONVERSING.has((typeof l === 'string' ? l : l?.name)?.toLowerCase() ?? ''),
     );
-    if (!firstLine.startsWith('/') && !grooming) return 'the comment is not a slash command';
+    if (!firstLine.startsWith('/') && !waiting) return 'the comment is not a slash command';
     return undefined;
   }
   if (eventName === 'issues' && !ISSUE_ACTIONS.has(payload.action ?? ''))

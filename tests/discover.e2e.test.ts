@@ -97,6 +97,8 @@ describe('discover', () => {
       attempts: 1,
     });
     expect(progress(world, issue.number)).toMatch(/Discovery brief posted/);
+    // shape starts in a run of its own (tests/shape.e2e.test.ts follows it)
+    expect(world.gh.world.dispatches.at(-1)?.inputs).toMatchObject({ phase: 'shape', issue: String(issue.number) });
     // read-only: the agent was offered no tool that writes or runs anything (web_search runs on Anthropic's side)
     const offered = world.models.calls.find((c) => c.role === 'discover')!.request!;
     expect([...offered.tools].sort()).toEqual([
@@ -111,7 +113,8 @@ describe('discover', () => {
     expect(roles(world)).toEqual(['triage', 'discover', 'discover']);
 
     const before = world.gh.world.commentsOn(issue.number).map((c) => [c.id, c.body]);
-    const redelivered = await world.runDispatch();
+    const discoverDispatch = world.gh.world.dispatches.findIndex((d) => d.inputs.phase === 'discover');
+    const redelivered = await world.runDispatch(discoverDispatch);
     expect(redelivered.exitCode, redelivered.stdout).toBe(0);
     expect(world.gh.world.commentsOn(issue.number).map((c) => [c.id, c.body])).toEqual(before);
     expect(roles(world)).toEqual(['triage', 'discover', 'discover']);

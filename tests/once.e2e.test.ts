@@ -132,6 +132,7 @@ describe('a command is done once per comment, re-runs included', () => {
     const issue = await openIssue(world);
     expect((await world.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
     expect((await world.runDispatch()).exitCode).toBe(0); // discover: the brief, then hydraflow-shape
+    expect((await world.runDispatch()).exitCode).toBe(0); // shape: the directions
     const command = world.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
     const first = await world.run(
       'issue_comment',
@@ -141,7 +142,8 @@ describe('a command is done once per comment, re-runs included', () => {
     );
     expect(first.exitCode, first.stdout).toBe(0);
     expect((await world.runDispatch()).exitCode).toBe(0); // GitHub runs the phase it dispatched
-    expect(roles(world)).toEqual(['triage', 'discover', 'triage', 'discover']);
+    expect((await world.runDispatch()).exitCode).toBe(0); // and the shape that one dispatched
+    expect(roles(world)).toEqual(['triage', 'discover', 'shape', 'triage', 'discover', 'shape']);
     const before = {
       dispatches: world.gh.world.dispatches.length,
       progress: progress(world, issue.number).body,
@@ -156,7 +158,7 @@ describe('a command is done once per comment, re-runs included', () => {
       { runId: '5100', runAttempt: 2 },
     );
     expect(rerun.exitCode, rerun.stdout).toBe(0);
-    expect(roles(world)).toEqual(['triage', 'discover', 'triage', 'discover']);
+    expect(roles(world)).toEqual(['triage', 'discover', 'shape', 'triage', 'discover', 'shape']);
     expect({
       dispatches: world.gh.world.dispatches.length,
       progress: progress(world, issue.number).body,

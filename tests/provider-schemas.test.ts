@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
+  decompositionSchema,
+  specReviewVerdictSchema,
   engineerVerdictSchema,
   groomSummarySchema,
   planReviewSchema,
@@ -40,7 +42,11 @@ const STRUCTURED: Record<string, z.ZodType> = {
   plan: planSchema,
   plan_review: planReviewSchema,
   review: reviewVerdictSchema,
+  decomposition: decompositionSchema,
 };
+
+/** Sent under a name above, in another shape: the review of a product-track pull request (spec-match). */
+const VARIANTS: Record<string, z.ZodType> = { 'review (spec-match)': specReviewVerdictSchema };
 
 /** Grooming's submit tools: every agent submits an engineer-shaped verdict, the summary agent the summary. */
 const SUBMIT_TOOLS: Record<string, z.ZodType> = {
@@ -57,6 +63,7 @@ afterAll(async () => {
 
 const sent: [string, JsonObject][] = [
   ...Object.entries(STRUCTURED).map(([name, s]): [string, JsonObject] => [name, toStrictJsonSchema(s)]),
+  ...Object.entries(VARIANTS).map(([name, s]): [string, JsonObject] => [name, toStrictJsonSchema(s)]),
   ...Object.entries(SUBMIT_TOOLS).map(([name, s]): [string, JsonObject] => [name, providerJsonSchema(s)]),
   ...workspace.tools.map((t): [string, JsonObject] => [t.name, providerJsonSchema(t.input)]),
 ];

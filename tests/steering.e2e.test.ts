@@ -245,7 +245,7 @@ describe('commands and chains', () => {
     for (const name of ['/triage', '/retry', '/groom', '/ship-it', '/help']) expect(replies[0]!.body).toContain(name);
   });
 
-  it('a dispatched phase not in this version (shape) says so and leaves the stage', async () => {
+  it('the shape phase discover dispatches posts its directions and keeps the other labels', async () => {
     world = await createWorld({ script: { triage: { json: vague }, ...discoverScript } });
     const issue = await triaged(world);
     expect((await world.runDispatch()).exitCode).toBe(0); // discover: the brief, then hydraflow-shape
@@ -257,8 +257,7 @@ describe('commands and chains', () => {
     expect(next.exitCode, next.stdout).toBe(0);
     expect(next.outputs.decision).toBe('shape');
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-shape', 'ux']);
-    expect(progress(world, issue.number).body).toContain('The shape phase is not available');
-    expect(progress(world, issue.number).body).toContain('the discovery brief'); // discover's details are kept
+    expect(progress(world, issue.number).body).toContain('product directions posted');
     expect(world.gh.world.reactionsFor({ type: 'issue', number: issue.number })).toHaveLength(0);
   });
 });

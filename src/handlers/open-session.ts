@@ -142,6 +142,7 @@ export async function openPhase(
     dispatched: boolean;
     forced: boolean;
     swept?: boolean;
+    comment?: number | undefined;
     early?: EarlyCall | undefined;
     /** The issue's comments, if they are being read already (loadIssueAndComments). */
     comments?: Promise<IssueComment[]> | undefined;
@@ -172,6 +173,7 @@ export function phaseContext(
     actor: string | undefined;
     forced: boolean;
     swept?: boolean;
+    comment?: number | undefined;
     early?: EarlyCall | undefined;
   },
 ): PhaseContext {
@@ -190,6 +192,7 @@ export function phaseContext(
     actor: args.actor,
     forced: args.forced,
     ...(args.swept ? { swept: true } : {}),
+    ...(args.comment !== undefined ? { comment: args.comment } : {}),
     workspace: app.runner.workspace,
     issues: app.issues,
     pulls: app.pulls,

@@ -40,7 +40,10 @@ export interface PhaseRequest {
   forced: boolean;
   /** Started by the hourly sweep (handlers/sweep.ts): see PhaseContext.swept. */
   swept?: boolean;
-  /** The comment whose command started it: done once per comment, whatever the deliveries or re-runs. */
+  /**
+   * The comment that started it (a command, or a reply routed to the phase): done once per comment, whatever the
+   * deliveries or re-runs.
+   */
   commandId?: number;
 }
 
@@ -72,7 +75,7 @@ export async function handlePhase(app: App, request: PhaseRequest, early?: Early
   }
   if (issue.isPullRequest) return { summary: `#${issue.number} is a pull request, not an issue`, stage: null };
   const startedAt = Date.now();
-  const ctx = await openPhase(app, { ...request, issue, early, comments, locked });
+  const ctx = await openPhase(app, { ...request, comment: request.commandId, issue, early, comments, locked });
   try {
     return await runPhase(app, request, ctx, startedAt);
   } finally {

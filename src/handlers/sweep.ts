@@ -6,6 +6,7 @@ import { IssueSession } from '../session/issue-session';
 import { sessionOptions } from './open-session';
 import { handlePhase } from './phase';
 import { resumePaused } from './resume-paused';
+import { sweepShapeTimeouts } from './shape-timeouts';
 
 /** Requests a swept triage makes at most: the issue and its comments read, then the triage itself. */
 const SWEPT_TRIAGE_REQUESTS = TRIAGE_REQUESTS + 2;
@@ -47,6 +48,8 @@ export async function handleSweep(app: App): Promise<PhaseOutcome> {
   const left = () => (app.rate.core ? app.rate.core.remaining - reserve - owed.count : Number.POSITIVE_INFINITY);
   const stale = await resumeStaleLocks(app, left, owed);
   const sweeping: App = { ...app, chain: false };
+  // shape conversations waiting for a human past shape_timeout_minutes go to a human (no model call)
+  const shape = await sweepShapeTimeouts(sweeping, left);
   const triaged: number[] = [];
   const failed: string[] = [];
   let stopped: string | undefined;
@@ -97,11 +100,16 @@ export async function handleSweep(app: App): Promise<PhaseOutcome> {
       ? [`resumed ${stale.resumed.length} phase(s) whose run stopped holding the lock: ${stale.resumed.join(', ')}`]
       : []),
     ...(stale.freed.length ? [`freed ${stale.freed.length} stale lock(s): ${stale.freed.join(', ')}`] : []),
+    ...(shape.escalated.length
+      ? [
+          `escalated ${shape.escalated.length} shape conversation(s) past shape_timeout_minutes: ${shape.escalated.map((n) => `#${n}`).join(', ')}`,
+        ]
+      : []),
     triaged.length === 0 && !stopped && failed.length === 0
       ? 'no issue waits for triage'
       : `swept ${triaged.length} issue(s) waiting for triage${triaged.length ? `: ${triaged.map((n) => `#${n}`).join(', ')}` : ''}`,
   ];
-  stopped ??= stale.stopped;
+  stopped ??= stale.stopped ?? shape.stopped;
   if (stopped)
     parts.push(`stopped: ${stopped}; ${remainingIssues || 'the'} remaining issue(s) wait for the next hour's sweep`);
   if (failed.length) parts.push(`failed: ${failed.join('; ')}`);

@@ -30,6 +30,11 @@ export interface PhaseContext {
    * could not start (GitHub's rate limit) or could not finish. Not a human's go: untrusted state stays held.
    */
   swept?: boolean;
+  /**
+   * The comment that started this run (a slash command, or a reply the router sent to the phase, such as a reply to
+   * shape's directions): handled once per comment (handlers/phase.ts); the phase reads it from `session.comments`.
+   */
+  comment?: number;
   /** The checked-out repository (GITHUB_WORKSPACE): the plan phase reads its context from here. */
   workspace: string;
   /** Issue comments beyond the progress comment (the plan comment): plan and review need it. */

@@ -9,6 +9,7 @@ import {
   planHash,
   planReviewSchema,
   planSettingsFrom,
+  productTrackSelection,
   renderPlanComment,
   type IssueState,
   type Plan,
@@ -24,6 +25,7 @@ import { checkoutBranchAhead, prefetchBranch } from './implement';
 import { draftCall, issueMessage, planStands, type Attempt } from './plan-draft';
 import { readRepositoryContext, type RepositoryContext } from './repository-context';
 import { endPhase } from './end-phase';
+import { runProductPlan } from './product-plan';
 
 const REVIEW_INSTRUCTIONS = `HydraFlow plan_review agent.
 You review an implementation plan for one GitHub issue before anyone implements it. Score each dimension 0-10
@@ -142,6 +144,9 @@ function details(attempt: Attempt, revisions: number, url: string): string {
  */
 export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
+  // A product-track issue, by its signed state only (never a comment's text): split into sub-issues (product-plan.ts).
+  const selected = productTrackSelection(session.state);
+  if (selected) return runProductPlan(ctx, selected);
   const done = session.state.plan;
   const issueHash = issueTextHash(issue);
   if (planStands(done, issueHash) && !ctx.forced) {

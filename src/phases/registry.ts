@@ -22,6 +22,7 @@ const RUNNERS: { readonly [P in BuiltPhase]: PhaseRunner } = {
   groom: async (ctx) => (await import('./groom')).runGroom(ctx),
   // Loaded on demand, like grooming: only product-track issues need it.
   discover: async (ctx) => (await import('./discover')).runDiscover(ctx),
+  shape: async (ctx) => (await import('./shape')).runShape(ctx),
   epic: runEpic,
   plan: runPlan,
   review: (ctx) => runReviewPhase(ctx),

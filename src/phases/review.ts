@@ -8,7 +8,6 @@ import {
   isHydraflowReview,
   ModelOutputError,
   newFindings,
-  normalizeFindingPath,
   placeFindings,
   planAsMarkdown,
   readReviewFindings,
@@ -18,6 +17,8 @@ import {
   reviewExit,
   reviewSettingsFrom,
   reviewVerdictSchema,
+  specReviewVerdictSchema,
+  verdictFindings,
   roundOf,
   sanitizeUntrusted,
   unseenCount,
@@ -29,6 +30,7 @@ import {
   type ReviewRecord,
   type ReviewRoundRecord,
   type ReviewVerdict,
+  type SpecReviewVerdict,
 } from '@hydraflow/core';
 import type { Issue, PullFile, PullRequest, Review, ReviewEvent } from '@hydraflow/github';
 import type { EarlyCall, StructuredCall } from '../agents/model-gateway';
@@ -36,6 +38,16 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { acceptedPlan } from './accepted-plan';
 import { escalate } from './escalate';
 import { stopSpending } from './pause';
+import { directionText } from './product-plan';
+import { specDirection, type SpecDirection } from './spec-match';
+
+/** The reviewer's second brief, for a product-track pull request only (spec-match: spec-match.ts). */
+const SPEC_INSTRUCTIONS = `This pull request belongs to an issue that took the product track: a human chose the product
+direction shown with the issue (its scope: what is in and what is out; its trade-offs). Besides the code's findings,
+report in spec_mismatches every way the change departs from that direction: it builds what the scope leaves out, misses
+what the scope promises, or goes against the trade-offs chosen. Severity as for findings: high when the change
+builds something the direction excludes or misses a part it promises. An empty list when it matches. A pull request of
+one phase of the work covers only that phase: what later phases will build is not a mismatch.`;
 
 const INSTRUCTIONS = `HydraFlow review agent.
 You review one pull request against the issue it resolves and the accepted plan. Report every problem that is still
@@ -122,17 +134,19 @@ interface ReviewSubject {
   edited: boolean;
   /** The findings still open after the previous round, if there was one. */
   earlier: readonly Finding[] | undefined;
+  /** The product direction to match (a product-track issue, or its epic's); undefined on the engineering track. */
+  direction?: SpecDirection | undefined;
 }
 
 /** The reviewer's call: runReview makes it, and the publish step begins the same one ahead (beginReview). */
-function reviewCall(issue: Issue, subject: ReviewSubject): StructuredCall<ReviewVerdict> {
+function reviewCall(issue: Issue, subject: ReviewSubject): StructuredCall<ReviewVerdict | SpecReviewVerdict> {
   return {
     role: 'review',
-    schema: reviewVerdictSchema,
+    schema: subject.direction ? specReviewVerdictSchema : reviewVerdictSchema,
     schemaName: 'review',
     request: {
       issue: issue.number,
-      system: [{ text: INSTRUCTIONS, cache: true }],
+      system: [{ text: INSTRUCTIONS, cache: true }, ...(subject.direction ? [{ text: SPEC_INSTRUCTIONS }] : [])],
       messages: [{ role: 'user', content: reviewMessage(issue, subject) }],
       maxOutputTokens: 4_000,
       temperature: 0,
@@ -161,12 +175,15 @@ export interface ReviewHead {
 export async function beginReview(ctx: PhaseContext, pending: Promise<ReviewHead>): Promise<EarlyCall | undefined> {
   const plan = planText(ctx);
   plan.catch(() => undefined); // awaited below, unless the head never comes
+  const spec = specDirection(ctx);
+  spec.catch(() => undefined);
   const head = await pending;
   const record = ctx.session.state.review;
   const rounds = head.pull !== undefined && record?.pull === head.pull ? record.rounds : [];
   const last = rounds[rounds.length - 1];
-  const [accepted, reviews] = await Promise.all([
+  const [accepted, { spec: direction }, reviews] = await Promise.all([
     plan,
+    spec,
     last?.reviewId !== undefined && head.pull !== undefined ? ctx.pulls.listReviews(head.pull) : [],
   ]);
   // The same view of the diff runReview makes from GitHub's list, so a call begun here is adopted only when both match.
@@ -178,6 +195,7 @@ export async function beginReview(ctx: PhaseContext, pending: Promise<ReviewHead
       plan: accepted,
       edited: editedSincePlan(ctx.session.state.plan, ctx.issue),
       earlier: findingsOfRound(ctx, reviews, last),
+      direction,
     }),
   );
   const sha = await head.headSha.catch((error: unknown) => {
@@ -239,11 +257,13 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
     };
   }
 
-  const [files, reviews, plan] = await Promise.all([
+  const [files, reviews, plan, spec] = await Promise.all([
     pulls.listFiles(pull.number),
     pulls.listReviews(pull.number),
     planText(ctx),
+    specDirection(ctx),
   ]);
+  const direction = spec.spec;
   const ours = reviews.filter((r) => isOurs(ctx, r));
   const earlier = findingsOfRound(ctx, ours, record.rounds[record.rounds.length - 1]);
   // Posted for this very commit by a run that died before recording it: reuse it instead of reviewing again.
@@ -264,10 +284,13 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
         plan,
         edited: editedSincePlan(ctx.session.state.plan, ctx.issue),
         earlier,
+        direction,
       };
       const verdict = await ctx.models.structured({ ...reviewCall(ctx.issue, subject), early: ctx.early });
       summary = verdict.summary;
-      open = verdict.findings.map((f) => ({ ...f, path: normalizeFindingPath(f.path) }));
+      // Said where the human who decides on the pull request reads it (the progress comment moves on with the merge gate).
+      if (spec.unreadable !== undefined) summary = `${summary}\n\n${unreadableNote(spec.unreadable)}`;
+      open = verdictFindings(verdict);
     } catch (error) {
       const round = record.rounds.length + 1;
       if (error instanceof ModelOutputError) {
@@ -330,6 +353,7 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
         score: round.score,
         findingKeys: [...round.findingKeys],
         criticalHighKeys: [...round.criticalHighKeys],
+        ...(specKeys(open).length ? { specMismatchKeys: specKeys(open) } : {}),
         ...(round.needsHuman ? { needsHuman: true } : {}),
         ...(round.unseen ? { unseen: round.unseen } : {}),
         reviewId: review.id,
@@ -341,12 +365,22 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
     raised: [...new Set([...record.raised, ...fresh.map(findingKey)])].slice(-REVIEW_LIMITS.raised),
     outcome: exit.exit,
     ...(exit.exit === 'escalate' ? { reason: exit.reason } : {}),
+    ...(direction ? { spec: { issue: direction.issue, hash: direction.hash } } : {}),
   };
   session.update((s) => ({ ...s, review: next, ...(exit.exit === 'escalate' ? {} : { lastError: undefined }) }));
-  return conclude(ctx, pull, next, exit, open, ready);
+  return conclude(ctx, pull, next, exit, open, ready, spec.unreadable);
 }
 
-function reviewMessage(issue: Issue, { title, diff, plan, edited, earlier }: ReviewSubject): string {
+function unreadableNote(issue: number): string {
+  return `The product direction chosen on #${issue} could not be read back (its comment was deleted or edited since HydraFlow wrote it): this round was not checked against it.`;
+}
+
+/** Keys of the spec-mismatch findings among `open` (recorded per round in the signed state). */
+function specKeys(open: readonly Finding[]): string[] {
+  return open.filter((f) => f.kind === 'spec-mismatch').map(findingKey);
+}
+
+function reviewMessage(issue: Issue, { title, diff, plan, edited, earlier, direction }: ReviewSubject): string {
   return [
     `Issue #${issue.number}`,
     ...(edited
@@ -359,6 +393,13 @@ function reviewMessage(issue: Issue, { title, diff, plan, edited, earlier }: Rev
       ? `Accepted plan:\n${sanitizeUntrusted(plan, 20_000)}`
       : 'No accepted plan is available: review against the issue.',
     '',
+    ...(direction
+      ? [
+          `The product direction a human chose${direction.issue === issue.number ? '' : ` for the parent issue #${direction.issue}, of which this issue is one phase`}; the change must match it:`,
+          directionText(direction.direction),
+          '',
+        ]
+      : []),
     // No pull request number nor head commit: the publish step begins this call before either exists.
     `Pull request: ${untrustedTitle(title)}`,
     ...(earlier && earlier.length
@@ -382,11 +423,16 @@ async function conclude(
   exit: ReviewExit,
   open: Finding[],
   ready: Promise<void> | undefined,
+  unreadable?: number,
 ): Promise<ReviewOutcome> {
   const { session } = ctx;
   const last = record.rounds[record.rounds.length - 1]!;
   const n = record.rounds.length;
-  const details = progressDetails(record, pull);
+  const details = [
+    progressDetails(record, pull),
+    ...(record.spec ? ['', `Checked against the product direction chosen on #${record.spec.issue} (spec-match).`] : []),
+    ...(unreadable !== undefined ? ['', unreadableNote(unreadable)] : []),
+  ].join('\n');
   if (exit.exit === 'escalate' && exit.reason === 'unseen') {
     // A refinement cannot make a binary file readable to the reviewer: a human reads what it could not (ADR 0002).
     const phase = await escalate(ctx, {

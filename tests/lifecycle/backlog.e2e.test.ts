@@ -33,7 +33,7 @@ afterEach(async () => {
 
 describe('a backlog labelled at once', () => {
   it('24 issues at 60 requests an hour and 6 writes a minute: every issue triaged exactly once, over the hours the budget takes, nothing half-done', async () => {
-    run = await runBacklog({ n: 24, primary: 60, writesPerMinute: 6, maxSweeps: 16 });
+    run = await runBacklog({ n: 24, primary: 60, writesPerMinute: 6, maxSweeps: 24 });
     const { world, clock, issues, jobs } = run;
     const timeline = formatTimeline(jobs, { steps: true });
     expect(waiting(world, issues), timeline).toEqual([]);

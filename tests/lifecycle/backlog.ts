@@ -3,7 +3,7 @@
  * (bench/lib/backlog.ts): open issues nobody triaged, labelled `hydraflow-find` at once by a maintainer, under both of
  * GitHub's rate limits on a simulated clock, then the template's hourly schedule until nothing is left.
  */
-import { BOT_LOGIN, SimulatedClock, type JobRecord } from '@hydraflow/testkit';
+import { BOT_LOGIN, SAMPLE_CONFIG, SimulatedClock, type JobRecord } from '@hydraflow/testkit';
 import { discoverScript } from '../support/briefs';
 import { lifecycleWorld, type LifecycleWorld } from './scenario';
 
@@ -11,8 +11,9 @@ export const HOUR = 3_600_000;
 
 /**
  * Each backlog item is vague product intent: triage routes it to product discovery, a dispatched run of its own whose
- * research agent posts a complete brief at once (tests/support/briefs.ts) and moves the issue on to shape — a second
- * run and a second model call per issue, also under the limits.
+ * research agent posts a complete brief at once (tests/support/briefs.ts) and moves the issue on to shape, whose
+ * dispatched run posts the directions and waits for a human — two more runs and model calls per issue, also under the
+ * limits.
  */
 export const triageVague = {
   json: {
@@ -95,6 +96,8 @@ export async function runBacklog(options: {
     {},
     {
       clock,
+      // the issues end waiting in shape for a human, over the many hours the budget takes: no shape timeout meanwhile
+      sample: { extraFiles: { '.github/hydraflow.yml': `${SAMPLE_CONFIG}shape_timeout_minutes: 43200\n` } },
       rateLimit: options.primary,
       maxJobs: options.n * 20,
       ...(options.validate === false ? { validate: false } : {}),

@@ -2,7 +2,7 @@
  * The discover phase's recorded answers for worlds that follow a vague triage into discovery: the research agent
  * submits a complete brief at once (it asks nothing of an issue whose text asks no question).
  */
-import type { DiscoverBrief } from '@hydraflow/core';
+import type { DiscoverBrief, ShapeDirection } from '@hydraflow/core';
 
 export const completeBrief: DiscoverBrief = {
   summary: 'New users install the CLI and do not know which command to run first, so many give up early.',
@@ -19,5 +19,27 @@ export const completeBrief: DiscoverBrief = {
   sources: [{ title: 'README quick start section', where: 'README.md' }],
 };
 
-/** Script entries for the discovery that follows a vague triage: one turn, the brief. */
-export const discoverScript = { discover: { toolCalls: [{ name: 'submit_brief', input: completeBrief }] } };
+const direction = (letter: 'A' | 'B' | 'C', name: string, size: ShapeDirection['size']): ShapeDirection => ({
+  letter,
+  name,
+  scope: `${name}: the first-run experience of the CLI, nothing else.`,
+  tradeoffs: `${name}: quick to ship against how much it helps.`,
+  size,
+  defer: false,
+});
+
+/** The shape agent's directions after that brief (tests/shape.e2e.test.ts has the conversation). */
+export const shapedDirections: ShapeDirection[] = [
+  direction('A', 'First-Run Hint', 'S'),
+  direction('B', 'Quick & Focused', 'M'),
+  direction('C', 'Guided Tour', 'L'),
+];
+
+/**
+ * Script entries for the product track that follows a vague triage: discovery in one turn (the brief), then shape's
+ * directions (the issue then waits at hydraflow-shape for a human).
+ */
+export const discoverScript = {
+  discover: { toolCalls: [{ name: 'submit_brief', input: completeBrief }] },
+  shape: { json: { reply: '', directions: shapedDirections } },
+};

@@ -3,6 +3,7 @@ export * from './pipeline/labels';
 export * from './pipeline/transitions';
 export * from './pipeline/doc';
 export * from './pipeline/phases';
+export * from './pipeline/track';
 export * from './state/index';
 export * from './triage/index';
 export * from './plan/index';

@@ -39,6 +39,8 @@ describe('loadConfig defaults', () => {
       provider: 'anthropic',
       models: { default: 'claude-sonnet-4-6' },
       clarity_threshold: 7,
+      max_shape_turns: 10,
+      shape_timeout_minutes: 60,
       budgets: { per_run: { usd: 2, tokens: 2_000_000 }, per_issue: { usd: 10, tokens: 10_000_000 }, per_day: {} },
       auto_triage: true,
       outsider_issues: 'wait',

@@ -5,6 +5,7 @@ import {
   briefHash,
   discoverBriefSchema,
   openQuestionsOf,
+  readBriefData,
   renderBriefComment,
   type DiscoverBrief,
 } from '../src/index';
@@ -45,9 +46,19 @@ describe('the discovery brief', () => {
       },
     );
     expect(body.startsWith(BRIEF_MARKER)).toBe(true);
-    expect(body).not.toContain('@alice');
-    expect(body).not.toContain('<!-- hydraflow:state');
+    // the visible text; the hidden data block (an HTML comment GitHub renders nothing of) keeps the brief as written
+    const visible = body.replace(/<!-- hydraflow:brief-data [^\n]*-->/, '');
+    expect(visible).not.toContain('@alice');
+    expect(visible).not.toContain('<!-- hydraflow:state');
+    expect(body.match(/<!-- hydraflow:state/g) ?? []).toEqual([]);
     expect(body).toContain('redone once');
+  });
+
+  it('carries the brief in a hidden data block that shape reads back through the hash in the signed state', () => {
+    const body = renderBriefComment(brief, { attempts: 1, gaps: [] });
+    expect(readBriefData(body, briefHash(brief))).toEqual(brief);
+    expect(readBriefData(body, briefHash({ ...brief, summary: 'other' }))).toBeUndefined();
+    expect(readBriefData(body.replaceAll('interactive tour', 'interactive tout'), briefHash(brief))).toBeUndefined();
   });
 
   it('is hashed canonically and validated strictly', () => {

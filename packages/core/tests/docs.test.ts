@@ -18,6 +18,22 @@ describe('docs/state-machine.md', () => {
     expect(rows).toHaveLength(TRANSITION_EDGES.length);
     expect(renderStateMachineTables()).toContain('| review | ready | review requested changes (refine) |');
   });
+
+  it('draws the fork at triage and the rejoin at plan, from the tracks and edges of the code', () => {
+    const region = readFileSync(DOC, 'utf8');
+    // the fork: find → discover (product) and find → plan (direct); the rejoin: shape → plan; then plan → ready for
+    // an engineering-track issue, plan → epic for a product-track one (its phases each go plan → ready → …)
+    for (const edge of [
+      'find --> discover',
+      'find --> plan',
+      'discover --> shape',
+      'shape --> plan',
+      'plan --> ready',
+      'plan --> epic',
+    ])
+      expect(region).toContain(`  ${edge}\n`);
+    expect(region).toMatch(/subgraph product\n {4}discover\["discover"\]\n {4}shape\["shape"\]\n {2}end/);
+  });
 });
 
 describe('docs/configuration.md', () => {

@@ -27,7 +27,7 @@ const ctx: RouterContext = { botLogins: ['github-actions[bot]'], config: loadCon
 
 describe('the phase table (packages/core/src/pipeline/phases.ts)', () => {
   it('derives the model phases, the stage a dispatch expects and the phase of a stage', () => {
-    expect([...MODEL_PHASES]).toEqual(['triage', 'discover', 'groom', 'plan', 'review']);
+    expect([...MODEL_PHASES]).toEqual(['triage', 'discover', 'shape', 'groom', 'plan', 'review']);
     expect(ISSUE_PHASES.map(dispatchStage)).toEqual([
       'find',
       'discover',
@@ -71,7 +71,7 @@ describe('the phase table (packages/core/src/pipeline/phases.ts)', () => {
     for (const c of BUILTIN_COMMANDS)
       if (c.phase !== null && c.phase !== 'retry' && c.phase !== 'doctor') expect(isPhaseName(c.phase)).toBe(true);
     expect(isBuiltPhase('plan')).toBe(true);
-    expect(isBuiltPhase('shape')).toBe(false); // not built yet: it says so on the issue
+    expect(isBuiltPhase('shape')).toBe(true);
     expect(isBuiltPhase('agent')).toBe(false); // a step of the implement jobs
     expect(isPhaseName('constructor')).toBe(false);
   });

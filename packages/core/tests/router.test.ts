@@ -541,3 +541,33 @@ describe('permissionAtLeast', () => {
     expect(permissionAtLeast('weird', 'read')).toBe(false);
   });
 });
+
+describe('replies to shape’s directions (docs/adr/0016-shape.md)', () => {
+  const onShapeIssue = (text: string, user = human) => {
+    const e = comment(text, { user });
+    e.payload.issue.labels = [{ name: 'hydraflow-shape' }];
+    return e;
+  };
+
+  it('a plain comment at hydraflow-shape goes to shape with its id and no permission floor (the phase says why)', () => {
+    const e = onShapeIssue('B');
+    expect(route(e, ctx)).toEqual({
+      kind: 'phase',
+      phase: 'shape',
+      issue: e.payload.issue.number,
+      actor: human.login,
+      comment: e.payload.comment.id,
+    });
+  });
+
+  it('HydraFlow’s own comments and other bots’ never reach it; a command stays a command; elsewhere a reply is nothing', () => {
+    expect(route(onShapeIssue('B', bot), ctx).kind).toBe('skip');
+    expect(route(onShapeIssue('B', { login: 'renovate[bot]', type: 'Bot' }), ctx).kind).toBe('skip');
+    expect(route(onShapeIssue('/ship-it B'), ctx)).toMatchObject({
+      kind: 'command',
+      command: 'ship-it',
+      phase: 'shape',
+    });
+    expect(route(comment('B'), ctx)).toEqual({ kind: 'skip', reason: 'not a command' });
+  });
+});

@@ -22,7 +22,7 @@ describe('transition table', () => {
     expect(TRANSITIONS.epic).toEqual(['fixed']);
     expect(TRANSITIONS.discover).toEqual(['shape', 'hitl']);
     expect(TRANSITIONS.shape).toEqual(['plan', 'hitl']);
-    expect(TRANSITIONS.plan).toEqual(['ready', 'hitl']);
+    expect(TRANSITIONS.plan).toEqual(['ready', 'epic', 'hitl']); // epic: a product-track issue split into sub-issues
     expect(TRANSITIONS.ready).toEqual(['review', 'hitl', 'plan']); // plan: edited after its plan was accepted (ADR 0004)
     expect([...TRANSITIONS.review].sort()).toEqual(['fixed', 'hitl', 'ready']);
     expect([...TRANSITIONS.hitl].sort()).toEqual(stages.filter((s) => s !== 'hitl').sort());

@@ -35,6 +35,11 @@ export interface Issue {
   authorAssociation: string;
   isPullRequest: boolean;
   htmlUrl: string;
+  /**
+   * The parent issue's number when this issue is a sub-issue (GitHub's `parent_issue_url`, part of the issue it already
+   * sends: knowing that an issue is no sub-issue costs no request). Undefined when GitHub did not say.
+   */
+  parent?: number;
 }
 
 export type Permission = 'admin' | 'write' | 'read' | 'none';

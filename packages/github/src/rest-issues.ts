@@ -106,6 +106,7 @@ type RawIssue = {
   pull_request?: unknown;
   html_url: string;
   reactions?: { eyes?: number };
+  parent_issue_url?: string | null;
 };
 
 function toIssue(data: RawIssue): Issue {
@@ -119,7 +120,14 @@ function toIssue(data: RawIssue): Issue {
     authorAssociation: data.author_association ?? 'NONE',
     isPullRequest: Boolean(data.pull_request),
     htmlUrl: data.html_url,
+    ...parentOf(data.parent_issue_url),
   };
+}
+
+/** `…/issues/<n>` → `{ parent: n }`; nothing for no parent (or a URL that is not an issue's). */
+function parentOf(url: string | null | undefined): { parent?: number } {
+  const n = /\/issues\/(\d+)$/.exec(url ?? '')?.[1];
+  return n ? { parent: Number(n) } : {};
 }
 
 /** The IssuesPort over GitHub's REST API. `self` is the login HydraFlow writes as (to find its own comments). */

@@ -19,6 +19,7 @@ import {
 import type { IssueComment } from '@hydraflow/github';
 import type { PhaseContext, PhaseOutcome } from '../phase-context';
 import { endPhase } from '../end-phase';
+import { startNextPhase } from '../next-phase';
 import { escalate } from '../escalate';
 import { stopSpending } from '../pause';
 import { humanComments } from '../groom/context';
@@ -102,14 +103,20 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
     });
     return { summary: `brief posted; human override to ${stage} honoured`, stage };
   }
-  await endPhase(session, {
-    headline: `Discovery brief posted: ${counts(last.brief)}${attempts > 1 ? ' (redone once to fill its gaps)' : ''}`,
-    next: isBuiltPhase('shape')
-      ? 'Shape starts next: product directions to choose from.'
-      : `Shape (directions to choose from) is not in this HydraFlow version yet: the issue waits at \`${labelFor('shape')}\` for a human to choose a direction, then set \`${labelFor('plan')}\`.`,
-    details: `See ${shown}.`,
-  });
-  return { summary: `discovery brief posted (${counts(last.brief)}) → shape`, stage: 'shape' };
+  const headline = `Discovery brief posted: ${counts(last.brief)}${attempts > 1 ? ' (redone once to fill its gaps)' : ''}`;
+  if (!isBuiltPhase('shape')) {
+    await endPhase(session, {
+      headline,
+      next: `Shape (directions to choose from) is not in this HydraFlow version: the issue waits at \`${labelFor('shape')}\` for a human to choose a direction, then set \`${labelFor('plan')}\`.`,
+      details: `See ${shown}.`,
+    });
+    return { summary: `discovery brief posted (${counts(last.brief)}) → shape`, stage: 'shape' };
+  }
+  // shape runs in a run of its own (phases.ts: ownRun), which takes this run's lock over
+  const next = await startNextPhase(ctx, 'shape', 'Shape (product directions to choose from)');
+  await session.publish({ headline, next: next.note, details: `See ${shown}.` });
+  await session.finishMove(); // hydraflow-discover goes once the state that says shape is published (as triage does)
+  return { summary: `discovery brief posted (${counts(last.brief)}) → shape`, stage: 'shape', ...next.outcome };
 }
 
 function counts(brief: DiscoverBrief): string {
@@ -124,7 +131,8 @@ function counts(brief: DiscoverBrief): string {
 function record(ctx: PhaseContext, brief: DiscoverBrief, comment: IssueComment, attempts: number): void {
   const at = ctx.session.options.now().toISOString();
   const discover = { commentId: comment.id, hash: briefHash(brief), attempts, issueHash: issueTextHash(ctx.issue), at };
-  ctx.session.update((s) => ({ ...s, discover, lastError: undefined }));
+  // a new brief starts shaping over: the directions of an earlier one (its comment is updated in place) no longer apply
+  ctx.session.update((s) => ({ ...s, discover, shape: undefined, lastError: undefined }));
 }
 
 /**

@@ -5,7 +5,7 @@
  * GitHub requests of a run (budget: 8 + 1 per sub-issue batch): the issue (dispatched runs only), the comments
  * (state), the 👀 lock, ONE GraphQL read of sub-issues + related issues + label ids, the issue again just before
  * writing, ONE PATCH of body + labels, then the progress comment and the dispatch (ready); sub-issues are created in
- * one batched GraphQL mutation and the first phase is dispatched.
+ * one GraphQL mutation each (../sub-issues.ts, shared with a product-track plan) and the first phase is dispatched.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -28,13 +28,9 @@ import {
   openQuestions,
   parseQuestionsSection,
   readGroomData,
-  reconcileSubIssues,
-  stageInfo,
   renderGroomData,
-  renderSubIssueBody,
   sanitizeUntrusted,
   stabilizeQuestionIds,
-  subIssueTitle,
   upsertPhasesSection,
   upsertQuestionsSection,
   weighVerdicts,
@@ -45,7 +41,7 @@ import {
   type PipelineStage,
   type SubIssueSpec,
 } from '@hydraflow/core';
-import { UncertainWriteError, type GroomContext, type NewSubIssue } from '@hydraflow/github';
+import type { GroomContext } from '@hydraflow/github';
 import type { PhaseContext, PhaseOutcome } from '../phase-context';
 import { escalate } from '../escalate';
 import { stopSpending } from '../pause';
@@ -54,6 +50,7 @@ import { runAgent, runSummary, type AgentRun, type LoopSetup } from './agents';
 import { humanComments, RELATED_LIMIT, relatedSearch, sharedContext } from './context';
 import { groomRoles, SHARED_INSTRUCTIONS, SUMMARY_BRIEF } from './prompts';
 import { endPhase } from '../end-phase';
+import { createPhaseSubIssues } from '../sub-issues';
 
 /** Stages /groom may start from: not once a pull request is open, the work split, or done. */
 const GROOMABLE: ReadonlySet<PipelineStage | null> = new Set([
@@ -213,7 +210,10 @@ async function groom(
   let subIssues: { phase: number; number: number; title: string }[] = [];
   let started: number | undefined;
   if (split) {
-    const created = await createPhases(ctx, found, phases.phases, grooming.max_sub_issues);
+    const created = await createPhaseSubIssues(ctx, found, phases.phases, {
+      cap: grooming.max_sub_issues,
+      labels: [GROOMED_LABEL],
+    });
     subIssues = created.all;
     started = created.started;
     body = upsertPhasesSection(
@@ -368,67 +368,6 @@ function summaryTask(
       : // The Questions section is in the issue body: anyone who can edit the issue writes these titles.
         open.map((q) => `- ${q.checked ? '[x]' : '[ ]'} ${sanitizeUntrusted(q.title, 200)} (id: ${q.id})`).join('\n'),
   ].join('\n');
-}
-
-/**
- * Phase sub-issues: the ones already linked (a re-run, or a run that died after creating some) are reused, the rest
- * created in phase order, one request each, so a phase's "Depends on" can link the issues of the phases before it.
- * At most `cap` are created per run. The first phase with no dependency gets `hydraflow-plan` and is started; the
- * others wait (docs/grooming.md: one phase at a time, the next when one is done).
- */
-async function createPhases(
-  ctx: PhaseContext,
-  found: GroomContext,
-  phases: SubIssueSpec[],
-  cap: number,
-): Promise<{ all: { phase: number; number: number; title: string }[]; started: number | undefined }> {
-  const parent = ctx.issue.number;
-  const plan = reconcileSubIssues(phases, found.subIssues, cap);
-  const numbers = new Map(plan.existing.map((e) => [e.phase, e.number]));
-  const first = phases.find((p) => !(p.depends_on ?? []).length) ?? phases[0]!;
-  const firstExisted = numbers.has(first.phase_number);
-  if (plan.create.length > 0) {
-    const labelIds = await ensureLabelIds(ctx, found);
-    for (const spec of plan.create) {
-      const issue = {
-        title: subIssueTitle(spec),
-        body: renderSubIssueBody(spec, { parent, issueOfPhase: (p) => numbers.get(p) }),
-        labelIds: [labelIds[GROOMED_LABEL.name]!, ...(spec === first ? [labelIds[labelFor('plan')]!] : [])],
-      };
-      numbers.set(spec.phase_number, await createOnce(ctx, found, spec, issue));
-    }
-  }
-  const all = phases
-    .filter((p) => numbers.has(p.phase_number))
-    .map((p) => ({ phase: p.phase_number, number: numbers.get(p.phase_number)!, title: subIssueTitle(p) }));
-  return { all, started: firstExisted ? undefined : numbers.get(first.phase_number) };
-}
-
-/** Creates one sub-issue; when GitHub's answer is lost, reads the sub-issues back first so it is never made twice. */
-async function createOnce(
-  ctx: PhaseContext,
-  found: GroomContext,
-  spec: SubIssueSpec,
-  issue: NewSubIssue,
-): Promise<number> {
-  try {
-    return (await ctx.grooming.createSubIssue(found.issueNodeId, found.repositoryId, issue)).number;
-  } catch (error) {
-    if (!(error instanceof UncertainWriteError)) throw error;
-    const again = await ctx.grooming.groomContext(ctx.issue.number, { search: '', relatedLimit: 0, labels: [] });
-    const made = reconcileSubIssues([spec], again.subIssues, 1).existing[0];
-    if (made) return made.number;
-    return (await ctx.grooming.createSubIssue(found.issueNodeId, found.repositoryId, issue)).number;
-  }
-}
-
-/** Node ids of the labels sub-issues get; the ones a new repository lacks are created (one request, once). */
-async function ensureLabelIds(ctx: PhaseContext, found: GroomContext): Promise<Record<string, string>> {
-  const plan = stageInfo('plan');
-  const wanted = [{ ...GROOMED_LABEL }, { name: plan.label, color: plan.color, description: plan.description }];
-  const missing = wanted.filter((l) => !found.labelIds[l.name]);
-  if (missing.length === 0) return found.labelIds;
-  return { ...found.labelIds, ...(await ctx.grooming.createLabels(found.repositoryId, missing)) };
 }
 
 function headline(

@@ -120,6 +120,24 @@ export const configSchema = z
         .describe(
           'Triage routes an issue to discover (product track) when its clarity score is below this (ADR-0031).',
         ),
+      max_shape_turns: z
+        .number(e('a whole number from 0 to 50'))
+        .int(e('a whole number from 0 to 50'))
+        .min(0, e('a whole number from 0 to 50'))
+        .max(50, e('a whole number from 0 to 50'))
+        .default(10)
+        .describe(
+          'Shape: conversation turns (a model call answering a human reply) at most; past them a human is asked to pick a direction (docs/adr/0016-shape.md).',
+        ),
+      shape_timeout_minutes: z
+        .number(e('a whole number of minutes from 5 to 43200'))
+        .int(e('a whole number of minutes from 5 to 43200'))
+        .min(5, e('a whole number of minutes from 5 to 43200'))
+        .max(43_200, e('a whole number of minutes from 5 to 43200'))
+        .default(60)
+        .describe(
+          'Shape: minutes without a human reply before the hourly sweep escalates the conversation to hydraflow-hitl (no model call; docs/adr/0016-shape.md).',
+        ),
       budgets: z
         .strictObject(
           {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../state/codec';
-import { neutralizeModelText } from '../plan/render';
+import { neutralizeModelText, readDataBlock, renderDataBlock } from '../plan/render';
 
 export const BRIEF_MARKER = '<!-- hydraflow:brief -->';
 
@@ -48,6 +48,20 @@ export function briefHash(brief: DiscoverBrief): string {
   return createHash('sha256').update(canonicalJson(brief)).digest('hex');
 }
 
+const BRIEF_DATA = 'brief-data';
+
+/**
+ * The brief of the comment `body` if its hidden data block is intact and is the brief of hash `hash` (from the signed
+ * state): how shape reads the brief back (an edited or forged block is refused, never used). The block's hash is
+ * `briefHash` (both hash the brief's canonical JSON).
+ */
+export function readBriefData(body: string | null | undefined, hash: string): DiscoverBrief | undefined {
+  const found = readDataBlock(body, BRIEF_DATA);
+  if (!found || found.hash !== hash) return undefined;
+  const parsed = discoverBriefSchema.safeParse(found.value);
+  return parsed.success && briefHash(parsed.data) === hash ? parsed.data : undefined;
+}
+
 const bullet = (text: string) => `- ${neutralizeModelText(text).replace(/\s+/g, ' ').trim()}`;
 
 /** The brief comment; model text neutralised (nothing GitHub acts on, no HydraFlow marker). */
@@ -76,5 +90,6 @@ export function renderBriefComment(brief: DiscoverBrief, meta: { attempts: numbe
       brief.sources.map((s) => `${s.title} (${s.where})`),
     ),
     `<sub>Written by HydraFlow's research agent (read-only)${meta.attempts > 1 ? `, redone once: ${meta.gaps.length} gap(s) in the first brief` : ''}. Shape starts from it.</sub>`,
+    renderDataBlock(BRIEF_DATA, brief).block,
   ].join('\n');
 }

@@ -12,6 +12,31 @@ import { BUILTIN_COMMANDS } from '../router/commands';
 export const DOC_START = '<!-- generated:state-machine:start (do not edit; see packages/core/src/pipeline/doc.ts) -->';
 export const DOC_END = '<!-- generated:state-machine:end -->';
 
+/**
+ * The fork and the rejoin (docs/adr/0012-product-track.md), as a mermaid flowchart drawn from the same facts: one
+ * subgraph per track (labels.ts), HydraFlow's edges (transitions.ts) except the escalations to and resumptions from
+ * `hitl`, which every stage has (one line says so). A product-track issue rejoins at plan and, its chosen direction in
+ * its signed state, goes on to epic: its phase sub-issues each take the engineering track from plan.
+ */
+export function renderTrackDiagram(): string {
+  const tracks = ['junction', 'product', 'engineering'] as const;
+  const edges = TRANSITION_EDGES.filter((e) => e.from !== 'hitl' && e.to !== 'hitl' && e.from !== e.to);
+  return [
+    '```mermaid',
+    'flowchart LR',
+    ...tracks.flatMap((track) => [
+      `  subgraph ${track}`,
+      ...PIPELINE_STAGES.filter((s) => s.track === track).map((s) => `    ${s.stage}["${s.stage}"]`),
+      '  end',
+    ]),
+    ...edges.map((e) => `  ${e.from} --> ${e.to}`),
+    '  epic -. "each phase sub-issue: plan → ready → review → fixed" .-> plan',
+    '```',
+    '',
+    'Every stage may go to `hitl` (escalation); from `hitl` a human resumes the issue at any stage.',
+  ].join('\n');
+}
+
 export function renderStateMachineTables(): string {
   const labels = [
     '| Stage | Label | Track | Meaning |',
@@ -48,6 +73,10 @@ export function renderStateMachineTables(): string {
   ];
   return [
     DOC_START,
+    '',
+    '### Tracks: the fork and the rejoin',
+    '',
+    renderTrackDiagram(),
     '',
     '### Labels',
     '',

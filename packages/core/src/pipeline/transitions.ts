@@ -37,6 +37,11 @@ export const TRANSITION_EDGES: readonly TransitionEdge[] = [
   { from: 'groom', to: 'hitl', when: 'grooming found a blocker, or failed' },
   { from: 'epic', to: 'fixed', when: 'every phase sub-issue was completed' },
   { from: 'plan', to: 'ready', when: 'plan posted' },
+  {
+    from: 'plan',
+    to: 'epic',
+    when: 'a product-track issue (a chosen direction in its signed state) was planned into 3–8 phase sub-issues',
+  },
   { from: 'plan', to: 'hitl', when: 'planning failed' },
   { from: 'ready', to: 'review', when: 'pull request opened' },
   { from: 'ready', to: 'hitl', when: 'implementation failed (e.g. zero commits)' },

@@ -4,3 +4,4 @@ export * from './gate';
 export * from './context';
 export * from './render';
 export * from './issue-text';
+export * from './decomposition';

@@ -36,3 +36,17 @@ export const planRecordSchema = z.object({
 });
 
 export type PlanRecord = z.infer<typeof planRecordSchema>;
+
+/**
+ * A product-track issue's plan (plan/decomposition.ts): the phase sub-issues made for the chosen direction whose hash
+ * is `selectedHash` — numbers only, the text lives in the sub-issues. A re-run for the same direction makes nothing
+ * again.
+ */
+export const decompositionRecordSchema = z.object({
+  selectedHash: sha256Hex,
+  subIssues: z.array(z.object({ phase: z.number().int().min(1).max(20), number: z.number().int().positive() })).max(8),
+  /** Revisions after the first answer (0 or 1: one revision when the count or a phase was wrong). */
+  revisions: z.number().int().min(0).max(1),
+  at: isoTime,
+});
+export type DecompositionRecord = z.infer<typeof decompositionRecordSchema>;

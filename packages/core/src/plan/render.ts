@@ -63,7 +63,10 @@ export function readDataBlock(
   if (start < 0) return undefined;
   const end = body.indexOf('-->', start + marker.length);
   if (end < 0) return undefined;
-  const m = /^ sha256=([0-9a-f]{64}) (\{[\x20-\x7e]*\}) $/.exec(body.slice(start + marker.length, end));
+  // An object (the plan, grooming's verdicts) or an array (shape's directions: shape/direction.ts).
+  const m = /^ sha256=([0-9a-f]{64}) (\{[\x20-\x7e]*\}|\[[\x20-\x7e]*\]) $/.exec(
+    body.slice(start + marker.length, end),
+  );
   if (!m) return undefined;
   try {
     return { hash: m[1]!, value: JSON.parse(m[2]!) };

@@ -28,13 +28,57 @@ export const findingSchema = z.strictObject({
   recommendation: z.string().min(1).max(2000).describe('The concrete fix.'),
   needs_human_decision: z.boolean().describe('True only when fixing it needs a product or design decision by a human.'),
 });
-export type Finding = z.infer<typeof findingSchema>;
+
+/**
+ * A finding as HydraFlow keeps it (the review's data block): the reviewer's, plus its kind when it is not about the
+ * code's own quality — `spec-mismatch`: the change departs from the product direction a human chose in shape
+ * (docs/adr/0017-product-track-plan-and-spec-match.md). No kind: an ordinary finding (so blocks written before kinds
+ * existed read back with the same hash).
+ */
+export const FINDING_KINDS = ['spec-mismatch'] as const;
+export const storedFindingSchema = findingSchema.extend({ kind: z.enum(FINDING_KINDS).optional() });
+export type Finding = z.infer<typeof storedFindingSchema>;
 
 export const reviewVerdictSchema = z.strictObject({
   summary: z.string().max(2000).describe('Two or three sentences on the change as a whole.'),
   findings: z.array(findingSchema).max(25).describe('Every problem still open in this diff, most severe first.'),
 });
 export type ReviewVerdict = z.infer<typeof reviewVerdictSchema>;
+
+/** Where a spec-mismatch finding points: at the chosen direction, not at a line (it goes in the review's body). */
+export const SPEC_FINDING_PATH = '(chosen direction)';
+
+export const specMismatchSchema = z.strictObject({
+  severity: z
+    .enum(SEVERITIES)
+    .describe(
+      'critical/high: the change builds something the direction excludes, or misses what it promises; medium: a drift worth fixing; low: a nit.',
+    ),
+  title: z.string().min(1).max(200).describe('The mismatch in a few words; repeat it verbatim if it is still open.'),
+  recommendation: z.string().min(1).max(2000).describe('What to change so the pull request matches the direction.'),
+  needs_human_decision: z.boolean().describe('True only when the direction itself must be decided again by a human.'),
+});
+
+/**
+ * The reviewer's answer for a pull request of a product-track issue (itself or its epic parent): the ordinary findings
+ * and the ways the change departs from the chosen direction's scope and trade-offs.
+ */
+export const specReviewVerdictSchema = reviewVerdictSchema.extend({
+  spec_mismatches: z
+    .array(specMismatchSchema)
+    .max(10)
+    .describe('Where the change departs from the chosen direction (scope, trade-offs); an empty list when it matches.'),
+});
+export type SpecReviewVerdict = z.infer<typeof specReviewVerdictSchema>;
+
+/** The reviewer's findings, spec mismatches among them as findings of their own kind. */
+export function verdictFindings(verdict: ReviewVerdict | SpecReviewVerdict): Finding[] {
+  const mismatches = 'spec_mismatches' in verdict ? verdict.spec_mismatches : [];
+  return [
+    ...verdict.findings.map((f) => ({ ...f, path: normalizeFindingPath(f.path) })),
+    ...mismatches.map((m) => ({ ...m, path: SPEC_FINDING_PATH, line: null, kind: 'spec-mismatch' as const })),
+  ];
+}
 
 /** A path as GitHub writes it in a pull request's files: no leading `./` or `/`. */
 export function normalizeFindingPath(path: string): string {

@@ -18,6 +18,8 @@ export const reviewRoundRecordSchema = z.object({
   score: z.number().min(0).max(10),
   findingKeys: z.array(findingKeySchema).max(REVIEW_LIMITS.keysPerRound),
   criticalHighKeys: z.array(findingKeySchema).max(REVIEW_LIMITS.keysPerRound),
+  /** Keys of the round's spec-mismatch findings (a product-track pull request checked against its chosen direction). */
+  specMismatchKeys: z.array(findingKeySchema).max(REVIEW_LIMITS.keysPerRound).optional(),
   needsHuman: z.boolean().optional(),
   /** Files of the diff the reviewer did not see whole: the round never approves (a replay decides the same). */
   unseen: z.number().int().positive().max(1_000_000).optional(),
@@ -39,6 +41,11 @@ export const reviewRecordSchema = z.object({
   /** Keys of every finding already posted, so none is ever posted twice. */
   raised: z.array(findingKeySchema).max(REVIEW_LIMITS.raised),
   outcome: z.enum(['approve', 'refine', 'escalate']).optional(),
+  /**
+   * The chosen direction the pull request was checked against (spec-match): the issue whose signed state holds it (the
+   * issue itself, or its epic parent) and the direction's hash. Absent: an engineering-track pull request.
+   */
+  spec: z.object({ issue: z.number().int().positive(), hash: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
   reason: z.enum(['needs-human', 'diverging', 'repeating', 'max-rounds', 'unseen']).optional(),
 });
 

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson, escapeForComment } from '../state/codec';
 import { neutralizeModelText } from '../plan/render';
-import { findingSchema, type Finding } from './finding';
+import { storedFindingSchema, type Finding } from './finding';
 import type { ReviewExit } from './converge';
 import { oneLine, type DiffView, type UnseenWhy } from './diff-view';
 
@@ -29,9 +29,14 @@ function flat(text: string, max: number): string {
 }
 
 /** An inline review comment for one finding. */
+/** `high`, or `high spec-mismatch` for a finding of its own kind. */
+function severityText(f: Finding): string {
+  return f.kind ? `${f.severity} ${f.kind}` : f.severity;
+}
+
 export function renderFindingComment(f: Finding): string {
   return [
-    `${ICON[f.severity]} **${f.severity}: ${flat(f.title, 200)}**`,
+    `${ICON[f.severity]} **${severityText(f)}: ${flat(f.title, 200)}**`,
     '',
     neutralizeModelText(f.recommendation),
     ...(f.needs_human_decision ? ['', '_Needs a decision by a human._'] : []),
@@ -94,7 +99,7 @@ function diffNotes(diff: Pick<DiffView, 'unseen' | 'listed' | 'unlisted' | 'hidd
   return lines;
 }
 
-export const reviewDataSchema = z.array(findingSchema).max(25);
+export const reviewDataSchema = z.array(storedFindingSchema).max(25);
 
 export function findingsHash(findings: readonly Finding[]): string {
   return createHash('sha256').update(canonicalJson(findings)).digest('hex');
@@ -143,7 +148,7 @@ function render(input: ReviewBodyInput, summaryMax: number, recommendationMax: n
     lines.push('#### Findings outside the diff lines', '');
     for (const f of input.bodyFindings) {
       lines.push(
-        `- ${ICON[f.severity]} **${f.severity}: ${flat(f.title, 200)}** — ${location(f)}  `,
+        `- ${ICON[f.severity]} **${severityText(f)}: ${flat(f.title, 200)}** — ${location(f)}  `,
         `  ${flat(f.recommendation, recommendationMax)}${f.needs_human_decision ? ' _Needs a decision by a human._' : ''}`,
       );
     }

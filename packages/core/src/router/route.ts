@@ -17,6 +17,9 @@
  *   and the author is the issue's author or holds commands.min_permission (the decision's `minPermission`, asked of
  *   the permission API before any work: author_association is not access, and strangers cannot make the repository
  *   pay for model calls).
+ * - issue_comment.created, not a command, on an issue waiting in shape (hydraflow-shape) → shape, with the comment's id
+ *   (a choice of direction or a conversation turn; the phase checks the author's permission, so a stranger's reply
+ *   gets a visible reason: docs/adr/0016-shape.md).
  * - workflow_dispatch with inputs {issue, phase, actor} → that phase; phase doctor, resume-paused or sweep needs no
  *   issue.
  * - schedule (the template's hourly run) → sweep: resume the issues budgets.per_day paused on an earlier UTC day, then
@@ -64,6 +67,8 @@ export type Decision =
       pull?: number;
       /** The actor must hold this permission (checked before any work; below it nothing happens, not even a reply). */
       minPermission?: Permission;
+      /** The comment that started it (a reply to shape's directions): the phase reads it and handles it once. */
+      comment?: number;
     }
   | {
       kind: 'command';
@@ -228,7 +233,7 @@ const routeIssueComment: EventHandler = (event, ctx) => {
   const untrusted = isUntrustedAutomation(p.sender, ctx) ?? isUntrustedAutomation(p.comment?.user, ctx);
   if (untrusted) return skip(untrusted);
   const parsed = parseCommand(p.comment?.body);
-  if (!parsed) return onPull ? skip('not a command') : groomOnAnswer(p, issue, ctx);
+  if (!parsed) return onPull ? skip('not a command') : (shapeReply(p, issue) ?? groomOnAnswer(p, issue, ctx));
   const commentId = p.comment?.id;
   if (typeof commentId !== 'number') return skip('comment without an id');
   const actor: string = p.comment.user.login;
@@ -325,6 +330,21 @@ function groomOnAnswer(p: any, issue: number, ctx: RouterContext): Decision {
     actor: author,
     ...(byAuthor ? {} : { minPermission: ctx.config.commands.min_permission }),
   };
+}
+
+const SHAPE_LABEL = 'hydraflow-shape';
+
+/**
+ * A plain comment on an issue waiting in shape (hydraflow-shape): shape reads it as a choice of direction or a turn of
+ * the conversation. No permission floor here: the phase checks it (the issue's author, or commands.min_permission) so
+ * that a stranger's reply gets a visible reason — and no model call (docs/adr/0016-shape.md).
+ */
+function shapeReply(p: any, issue: number): Decision | undefined {
+  if (!labelNames(p.issue?.labels ?? []).some((l) => l.toLowerCase() === SHAPE_LABEL)) return undefined;
+  const commentId = p.comment?.id;
+  const author: unknown = p.comment?.user?.login;
+  if (typeof commentId !== 'number' || typeof author !== 'string') return skip('comment without an id or author');
+  return { kind: 'phase', phase: 'shape', issue, actor: author, comment: commentId };
 }
 
 const routeWorkflowDispatch: EventHandler = (event, ctx) => {

@@ -5,7 +5,7 @@
  *     <!-- hydraflow:progress -->
  *     ### HydraFlow · <stage>
  *     **<headline>**
- *     | Stage | Next | Cost so far |            (a small table)
+ *     | Stage | Track | Next | Cost so far |    (a small table; the track: pipeline/track.ts)
  *     > [!CAUTION] why HydraFlow stopped trusting its state, if it did (ADR 0007; a [!NOTE] once restarted)
  *     > [!WARNING] the real error, when the last step failed
  *     <details> details </details>               (optional, e.g. the triage enrichment)
@@ -15,6 +15,7 @@
  * The body stays under GitHub's 65,536-character limit: history is trimmed first, then details, then the error text.
  */
 import { labelFor, stageInfo, type PipelineStage } from '../pipeline/labels';
+import { issueTrack, trackCell } from '../pipeline/track';
 import { encodeStateBlock, PROGRESS_MARKER, STATE_MARKER, type StateKeyOptions } from './codec';
 import type { HistoryEntry, Incident, IncidentReason, IssueState, LedgerEntry } from './schema';
 import { unpricedNote } from '../cost/cost';
@@ -190,6 +191,7 @@ function render(
     '| | |',
     '|---|---|',
     `| Stage | ${stageCell(stage)} |`,
+    `| Track | ${trackCell(issueTrack(state, stage))} |`,
     `| Next | ${oneLine(input.next, 300, links).replace(/\|/g, '\\|')} |`,
     `| Cost so far | ${state.incident ? 'at least ' : ''}${formatUsd(usd)} · ${tokens.text} |`,
   ];

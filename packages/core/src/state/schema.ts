@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { PIPELINE_STAGES, type PipelineStage } from '../pipeline/labels';
 import { groomRecordSchema } from '../groom/record';
-import { planRecordSchema } from '../plan/record';
+import { decompositionRecordSchema, planRecordSchema } from '../plan/record';
 import { reviewRecordSchema } from '../review/record';
 import { shapeRecordSchema } from '../shape/record';
 
@@ -270,6 +270,8 @@ export const issueStateSchema = z.object({
   groom: groomRecordSchema.optional(),
   /** The accepted (or rejected) plan: its comment id, hash, scores, revisions — no plan text (plan/record.ts). */
   plan: planRecordSchema.optional(),
+  /** A product-track issue's phase sub-issues, made for its chosen direction (plan/record.ts, plan/decomposition.ts). */
+  decomposition: decompositionRecordSchema.optional(),
   /** Review rounds of the issue's pull request: shas, scores, finding keys — no finding text (review/record.ts). */
   review: reviewRecordSchema.optional(),
   implement: implementRecordSchema.optional(),

@@ -1,0 +1,48 @@
+import { labelFor, RateLimitedError } from '@hydraflow/core';
+import type { App } from '../app';
+import { handlePhase } from './phase';
+
+/**
+ * Requests one issue waiting in shape costs the sweep at most: the issue and its comments read (state), and when its
+ * conversation timed out the lock (2), the label move (2), the progress comment and the lock freed.
+ */
+export const SHAPE_TIMEOUT_REQUESTS = 8;
+/** Pages of issues waiting in shape (100 each) one sweep looks at most. */
+const MAX_PAGES = 5;
+
+/**
+ * The shape timeout (docs/adr/0016-shape.md), part of the hourly sweep (sweep.ts, ADR 0014): every open issue
+ * waiting at hydraflow-shape is looked at through the shape phase in its swept mode, which escalates a conversation
+ * with no human reply for shape_timeout_minutes to hydraflow-hitl — no model call — and writes nothing otherwise.
+ * Within the hour's budget the sweep leaves (`left`); what does not fit waits for the next hour.
+ */
+export async function sweepShapeTimeouts(
+  app: App,
+  left: () => number,
+): Promise<{ escalated: number[]; stopped?: string }> {
+  const escalated: number[] = [];
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    if (left() < 1 + SHAPE_TIMEOUT_REQUESTS) return { escalated, stopped: 'the hour’s GitHub budget is spent' };
+    const issues = await app.issues.listOpenIssues({ label: labelFor('shape'), page });
+    for (const issue of issues) {
+      if (issue.isPullRequest) continue;
+      if (left() < SHAPE_TIMEOUT_REQUESTS) return { escalated, stopped: 'the hour’s GitHub budget is spent' };
+      try {
+        const outcome = await handlePhase(app, {
+          phase: 'shape',
+          issue: issue.number,
+          actor: app.config.bot_logins[0],
+          dispatched: false,
+          forced: false,
+          swept: true,
+        });
+        if (outcome.stage === 'hitl') escalated.push(issue.number);
+      } catch (error) {
+        if (error instanceof RateLimitedError) return { escalated, stopped: `GitHub's rate limit: ${error.message}` };
+        throw error;
+      }
+    }
+    if (issues.length < 100) break;
+  }
+  return { escalated };
+}
