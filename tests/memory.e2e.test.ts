@@ -295,3 +295,78 @@ describe('recall into the discover prompt (through dist)', () => {
     expect(world.gh.world.issues.get(issue.number)!.labels).toContain('hydraflow-shape');
   });
 });
+
+describe('shape retains what a human preferred; a later issue on the topic recalls it (through dist)', () => {
+  const direction = (letter: 'A' | 'B' | 'C', name: string, size: 'S' | 'M' | 'L') => ({
+    letter,
+    name,
+    scope: `${name}: what is in and what is out.`,
+    tradeoffs: `${name}: what it gains and what it costs.`,
+    size,
+    defer: false,
+  });
+  const FIRST = [
+    direction('A', 'First-Run Hint', 'S'),
+    direction('B', 'Quick & Focused', 'M'),
+    direction('C', 'Guided Tour', 'L'),
+  ];
+  const REVISED = [
+    direction('A', 'First-Run Hint', 'S'),
+    direction('B', 'Hint Plus Docs', 'M'),
+    direction('C', 'Guided Tour', 'L'),
+  ];
+  const shaper = (request: ParsedRequest): ScriptEntry =>
+    request.messages[0]!.content.includes('# Conversation so far')
+      ? { json: { reply: 'A cheaper mix of hint and docs.', directions: REVISED } }
+      : { json: { reply: '', directions: FIRST } };
+
+  async function toShape(w: World, title: string, body: string): Promise<number> {
+    const issue = w.gh.world.issue({ title, body, author: 'lee' });
+    expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    expect((await w.runDispatch()).exitCode).toBe(0); // discover
+    const shape = await w.runDispatch();
+    expect(shape.exitCode, shape.stdout).toBe(0);
+    return issue.number;
+  }
+  async function reply(w: World, n: number, body: string) {
+    const c = w.gh.world.comment(n, { author: 'lee', body });
+    const run = await w.run('issue_comment', 'created', { issue: n, comment: c.id, sender: 'lee' });
+    expect(run.exitCode, run.stdout).toBe(0);
+  }
+
+  it('"just the MVP" on one onboarding issue is in the next onboarding issue’s shape request; an unrelated memory is not', async () => {
+    world = await createWorld({
+      script: {
+        triage: { json: vague },
+        discover: { toolCalls: [{ name: 'submit_brief', input: brief }] },
+        shape: shaper,
+      },
+    });
+    world.gh.addUser({ login: 'lee', permission: 'write' });
+    const seed = new Memory(
+      new MemoryBranch(createRestClient({ token: world.gh.botToken, baseUrl: world.gh.url }), repo),
+      {
+        config,
+        now: () => new Date(world!.gh.world.clock()),
+        warn: () => {},
+      },
+    );
+    await seed.retain([pref('Billing pages must show invoices in euros', 4)], 'memory: earlier issue');
+
+    const first = await toShape(world, 'Make onboarding better', 'New users of the CLI get lost after installing it.');
+    await reply(world, first, 'B or C? Just the MVP please, a tour sounds expensive.');
+    await reply(world, first, 'ok, hint plus docs');
+    expect(world.gh.world.issues.get(first)!.labels).toContain('hydraflow-plan');
+    const retained = parseMemoryFile(file(world.gh)).entries.filter((e) => e.source === first);
+    expect(retained.length).toBeGreaterThan(0);
+    expect(retained.some((e) => e.text.includes('Just the MVP please') && e.tags.includes('scope_narrow'))).toBe(true);
+    expect(retained.every((e) => e.tags.includes('onboarding'))).toBe(true);
+
+    const second = await toShape(world, 'Onboarding for plugin authors', 'Plugin authors do not know where to start.');
+    const shapeRequest = world.models.calls.filter((c) => c.role === 'shape').at(-1)!.request!.messages[0]!.content;
+    expect(shapeRequest).toContain('Just the MVP please');
+    expect(shapeRequest).toContain(`(from #${first})`);
+    expect(shapeRequest).not.toContain('invoices');
+    expect(second).toBeGreaterThan(first);
+  });
+});
