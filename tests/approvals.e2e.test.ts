@@ -28,7 +28,7 @@ async function setup(opts: {
   merge?: IssueState['merge'];
   approvals?: number;
   /** Who opened the pull request and on which branch (default: HydraFlow, on the issue's branch). */
-  pullBy?: { author: string; head?: string };
+  pullBy?: { author: string; head?: string; headRepo?: string };
   policy?: 'human' | 'auto';
   /** No state key: the state block is written unsigned and the runs get none. */
   unsigned?: boolean;
@@ -47,6 +47,7 @@ async function setup(opts: {
     title: 'Use the input',
     author: opts.pullBy?.author ?? BOT_LOGIN,
     head: opts.pullBy?.head ?? branch,
+    ...(opts.pullBy?.headRepo ? { headRepo: opts.pullBy.headRepo } : {}),
     headSha: V1,
   });
   const now = Date.now();
@@ -183,6 +184,9 @@ describe('the gate merges only HydraFlow’s own pull request, whatever the stat
   for (const [what, pullBy] of [
     ['opened by a human on HydraFlow’s branch name', { author: 'mallory' }],
     ['on another branch', { author: BOT_LOGIN, head: 'feature/other' }],
+    // issue #17 item 6, "in this repository": HydraFlow's recorded branch name, opened by one of bot_logins (a push
+    // account can own a fork), but the head lives in another repository — the name alone proves nothing
+    ['from a fork, on HydraFlow’s branch name', { author: BOT_LOGIN, headRepo: 'mallory/widgets' }],
   ] as const) {
     it(`a pull request ${what} is handed to a human, not merged`, async () => {
       const { w, issue, pull, moveHead, gate } = await setup({ reviewedAgoMs: 10_000, pullBy });
@@ -192,6 +196,12 @@ describe('the gate merges only HydraFlow’s own pull request, whatever the stat
       expect(run.exitCode, run.stdout).toBe(0);
       expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(false);
       expect(w.gh.world.issues.get(issue.number)!.labels).toContain('hydraflow-hitl');
+      // the human is told why, on the issue
+      const said = w.gh.world
+        .commentsOn(issue.number)
+        .map((c) => c.body)
+        .join('\n');
+      expect(said).toMatch(pullBy.headRepo ? /mallory\/widgets/ : /not HydraFlow|not by HydraFlow|opened by/);
     });
   }
 });

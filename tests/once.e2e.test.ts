@@ -9,6 +9,7 @@ import { decodeStateBlock } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
 import { discoverScript } from './support/briefs';
+import { groomReady, STATS_ISSUE } from './lifecycle/grooming';
 
 const clear = {
   clarity_score: 9,
@@ -201,5 +202,114 @@ describe('a command is done once per comment, re-runs included', () => {
     expect(roles(w).filter((r) => r === 'triage')).toHaveLength(2);
     expect(roles(w).filter((r) => r === 'plan_review')).toHaveLength(1);
     expect(w.gh.world.dispatches.map((d) => d.inputs.phase).at(-1)).toBe('implement');
+  });
+
+  /** What a duplicate delivery or a re-run must leave as it was: the models' record and every trace on GitHub. */
+  const worldOf = (w: World, n: number) => ({
+    models: roles(w),
+    dispatches: w.gh.world.dispatches.map((d) => d.inputs),
+    labels: labelsOf(w, n),
+    body: w.gh.world.issues.get(n)!.body,
+    comments: w.gh.world.commentsOn(n).map((c) => `${c.user}: ${c.body}`),
+    issues: w.gh.world.issues.size,
+    lock: lockOf(w, n).map((r) => r.id),
+  });
+
+  it('/groom delivered three times, then its run re-run: grooms once, posts nothing twice, dispatches the plan once', async () => {
+    world = await createWorld({ script: { ...groomReady(), ...planScript } });
+    const w = world;
+    w.gh.addUser({ login: 'lee', permission: 'write' });
+    const issue = w.gh.world.issue({ ...STATS_ISSUE, author: 'lee' });
+    const command = w.gh.world.comment(issue.number, { author: 'lee', body: '/groom' });
+    const deliver = (runId: string, runAttempt?: number) =>
+      w.run(
+        'issue_comment',
+        'created',
+        { issue: issue.number, comment: command.id },
+        { runId, ...(runAttempt ? { runAttempt } : {}) },
+      );
+    const first = await deliver('6100');
+    expect(first.exitCode, first.stdout).toBe(0);
+    const groomed = roles(w);
+    expect(groomed.filter((r) => r?.startsWith('groom'))).not.toEqual([]);
+    expect(labelsOf(w, issue.number)).toEqual(['groomed', 'hydraflow-plan']);
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['plan']);
+    const before = worldOf(w, issue.number);
+
+    // GitHub delivers the same webhook twice more (a redelivery is a new run of the workflow)
+    for (const runId of ['6101', '6102']) {
+      const again = await deliver(runId);
+      expect(again.exitCode, again.stdout).toBe(0);
+    }
+    expect(worldOf(w, issue.number)).toEqual(before);
+
+    // the plan GitHub was asked for runs; then a human re-runs the /groom run
+    expect((await w.runDispatch()).exitCode).toBe(0);
+    expect(roles(w)).toEqual([...groomed, 'plan', 'plan_review']);
+    const planned = worldOf(w, issue.number);
+    const rerun = await deliver('6100', 2);
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    expect(worldOf(w, issue.number)).toEqual(planned);
+    expect(w.gh.world.dispatches.filter((d) => d.inputs.phase === 'plan')).toHaveLength(1);
+  });
+
+  it('/retry delivered three times, and its run re-run: the phases run once, one reply at most', async () => {
+    world = await createWorld({
+      script: { triage: [{ fault: 'junk' }, { fault: 'junk' }, { json: vague }], ...discoverScript },
+    });
+    const w = world;
+    const issue = await openIssue(w);
+    expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-hitl']);
+    const escalated = roles(w).length;
+    const command = w.gh.world.comment(issue.number, { author: 'lee', body: '/retry' });
+    const deliver = (runId: string, runAttempt?: number) =>
+      w.run(
+        'issue_comment',
+        'created',
+        { issue: issue.number, comment: command.id },
+        { runId, ...(runAttempt ? { runAttempt } : {}) },
+      );
+    const first = await deliver('6200');
+    expect(first.exitCode, first.stdout).toBe(0);
+    expect(roles(w).slice(escalated)).toEqual(['triage']);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover']);
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['discover']);
+    const before = worldOf(w, issue.number);
+
+    for (const runId of ['6201', '6202']) {
+      const again = await deliver(runId);
+      expect(again.exitCode, again.stdout).toBe(0);
+    }
+    expect(worldOf(w, issue.number)).toEqual(before);
+
+    // a re-run before the discover run started: it cannot know whether GitHub performed the dispatch, so it may send it
+    // again (src/session/issue-session.ts, sendDispatches); it triages nothing and writes nothing else
+    const rerun = await deliver('6200', 2);
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    const { dispatches: _d, ...rest } = before;
+    const { dispatches: sent, ...restAfter } = worldOf(w, issue.number);
+    expect(restAfter).toEqual(rest);
+    expect(sent.every((d) => d.phase === 'discover')).toBe(true);
+    expect(sent.length).toBeLessThanOrEqual(2);
+
+    // GitHub runs every dispatch it got, in order (the discover run dispatches shape): each phase runs once
+    for (let i = 0; i < w.gh.world.dispatches.length; i++) expect((await w.runDispatch(i)).exitCode).toBe(0);
+    expect(roles(w).slice(escalated)).toEqual(['triage', 'discover', 'shape']);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-shape']);
+    expect(lockOf(w, issue.number)).toEqual([]);
+
+    // and a re-run after all that changes nothing at all
+    const shaped = worldOf(w, issue.number);
+    const late = await deliver('6200', 3);
+    expect(late.exitCode, late.stdout).toBe(0);
+    expect(worldOf(w, issue.number)).toEqual(shaped);
+    // the phases' comments once each, and at most one reply to the command (any other comment of HydraFlow's)
+    const mine = w.gh.world.commentsOn(issue.number).filter((c) => c.user === BOT_LOGIN);
+    const marked = (marker: string) => mine.filter((c) => c.body.includes(`<!-- hydraflow:${marker}`));
+    expect(marked('progress')).toHaveLength(1);
+    expect(marked('brief -->')).toHaveLength(1);
+    expect(marked('shape-directions')).toHaveLength(1);
+    expect(mine.length - 3).toBeLessThanOrEqual(1);
   });
 });

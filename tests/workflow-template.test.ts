@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { exampleEvent, interpolate } from '@hydraflow/testkit';
 import {
   type ActionMetadata,
   agentStepInputs,
@@ -720,5 +721,67 @@ runs:
       'jobs.agent.steps[3]: the agent step gets github-token',
       'jobs.agent.steps[3].with.github-token: the agent job gets a GitHub token, the state key or the push token (${{ secrets.GITHUB_TOKEN }})',
     ]);
+  });
+});
+
+/**
+ * Issue #17 item 7: a fork cannot enter an issue's concurrency group (and so cannot queue behind, or hold up, an
+ * issue's runs). The template's `group:` is evaluated as GitHub does (@actions/expressions, via the lifecycle
+ * simulator's `interpolate`) on real @octokit/webhooks-examples payloads, once as HydraFlow's own branch in this
+ * repository and once with the same branch name in a fork.
+ */
+describe('the concurrency group of a fork’s event (issue #17 item 7)', () => {
+  const REPO = 'Codertocat/Hello-World'; // the examples' repository
+  const FORK = 'mallory/Hello-World';
+  const RUN_ID = '987654321';
+  const group = String((parse(template) as { concurrency: { group: string } }).concurrency.group);
+  const groupOf = (event: string, payload: Record<string, unknown>) =>
+    interpolate(group, {
+      github: { event_name: event, event: payload, repository: REPO, run_id: RUN_ID },
+      inputs: {},
+    });
+  type Json = Record<string, any>;
+  /** A pull_request-bearing example with HydraFlow's branch name for issue 7, its head in `headRepo`. */
+  const onBranch = (name: string, action: string, headRepo: string): Json => {
+    const e = exampleEvent(name, action) as Json;
+    e.pull_request.head.ref = 'hydraflow/issue-7';
+    e.pull_request.head.repo = { ...e.repository, full_name: headRepo, fork: headRepo !== REPO };
+    return e;
+  };
+
+  for (const [name, action] of [
+    ['pull_request', 'opened'],
+    ['pull_request', 'synchronize'],
+    ['pull_request_review', 'submitted'],
+  ] as const) {
+    it(`${name}.${action}: HydraFlow’s own branch is its issue’s group; the same name in a fork is a group of its own`, () => {
+      expect(groupOf(name, onBranch(name, action, REPO))).toBe('hydraflow-hydraflow/issue-7');
+      expect(groupOf(name, onBranch(name, action, FORK))).toBe(`hydraflow-fork-${RUN_ID}`);
+    });
+  }
+
+  it('workflow_run: a CI run on the fork’s lookalike branch is a group of its own', () => {
+    const e = exampleEvent('workflow_run', 'completed') as Json;
+    e.workflow_run.head_branch = 'hydraflow/issue-7';
+    e.workflow_run.head_repository = { ...e.repository, full_name: REPO };
+    expect(groupOf('workflow_run', e)).toBe('hydraflow-hydraflow/issue-7');
+    e.workflow_run.head_repository = { ...e.repository, full_name: FORK, fork: true };
+    expect(groupOf('workflow_run', e)).toBe(`hydraflow-fork-${RUN_ID}`);
+  });
+
+  it('issue_comment on a fork’s pull request: the pull request’s own number, never the issue its branch names', () => {
+    const e = exampleEvent('issue_comment', 'created') as Json;
+    e.issue.number = 12; // the fork's pull request, on hydraflow/issue-7 (a comment's payload carries no head)
+    e.issue.pull_request = { url: `https://api.github.com/repos/${REPO}/pulls/12` };
+    e.comment.id = 555;
+    e.comment.body = 'looks good';
+    expect(groupOf('issue_comment', e)).toBe('hydraflow-hydraflow/issue-12');
+    e.comment.body = '/ship-it';
+    expect(groupOf('issue_comment', e)).toBe('hydraflow-hydraflow/issue-12-comment-555');
+    // the issue's own group, for contrast
+    e.issue.number = 7;
+    delete e.issue.pull_request;
+    e.comment.body = 'a reply';
+    expect(groupOf('issue_comment', e)).toBe('hydraflow-hydraflow/issue-7');
   });
 });

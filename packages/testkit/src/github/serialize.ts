@@ -246,7 +246,28 @@ export function reactionJson(w: GitHubWorld, r: EmulatedReaction) {
   return { id: r.id, node_id: r.node_id, user: userJson(w, r.user), content: r.content, created_at: r.created_at };
 }
 
-function branchJson(w: GitHubWorld, ref: string, sha: string) {
+function branchJson(w: GitHubWorld, ref: string, sha: string, fork?: string) {
+  if (fork) {
+    // a fork: the same shape, another owner and repository (what a fork pull request's head carries)
+    const [owner = fork, name = fork] = fork.split('/');
+    const own = repoJson(w);
+    return {
+      label: `${owner}:${ref}`,
+      ref,
+      sha,
+      user: userJson(w, owner),
+      repo: {
+        ...own,
+        id: own.id + 1_000_000,
+        node_id: w.nodeId('R', own.id + 1_000_000),
+        name,
+        full_name: fork,
+        owner: userJson(w, owner),
+        fork: true,
+        html_url: `https://github.com/${fork}`,
+      },
+    };
+  }
   return {
     label: `${w.owner}:${ref}`,
     ref,
@@ -291,7 +312,7 @@ export function pullJson(w: GitHubWorld, p: EmulatedPull) {
     assignees: i.assignees.map((a) => userJson(w, a)),
     requested_reviewers: [],
     requested_teams: [],
-    head: branchJson(w, p.head.ref, p.head.sha),
+    head: branchJson(w, p.head.ref, p.head.sha, p.head.repo),
     base: branchJson(w, p.base.ref, p.base.sha),
     _links: {
       self: { href: url },

@@ -110,7 +110,8 @@ export interface EmulatedPull {
   number: number;
   id: number;
   node_id: string;
-  head: { ref: string; sha: string };
+  /** `repo`: the head branch's repository (owner/name) when it is not this one — a fork's pull request. */
+  head: { ref: string; sha: string; repo?: string };
   base: { ref: string; sha: string };
   draft: boolean;
   merged: boolean;
@@ -753,6 +754,8 @@ export class GitHubWorld {
     body?: string | null;
     author?: string;
     head: string;
+    /** The head branch's repository (owner/name), for a pull request from a fork; default: this repository. */
+    headRepo?: string;
     base?: string;
     headSha?: string;
     draft?: boolean;
@@ -768,14 +771,17 @@ export class GitHubWorld {
     });
     issue.isPullRequest = true;
     const base = p.base ?? this.defaultBranch;
-    const headSha = p.headSha ?? this.refs.get(`refs/heads/${p.head}`) ?? fakeSha(`${p.head}#${issue.number}`);
-    if (!this.refs.has(`refs/heads/${p.head}`)) this.refs.set(`refs/heads/${p.head}`, headSha);
+    const fork = p.headRepo !== undefined && p.headRepo !== `${this.owner}/${this.repo}`;
+    const headSha =
+      p.headSha ?? (fork ? undefined : this.refs.get(`refs/heads/${p.head}`)) ?? fakeSha(`${p.head}#${issue.number}`);
+    // a fork's branch lives in the fork: this repository's refs do not get it
+    if (!fork && !this.refs.has(`refs/heads/${p.head}`)) this.refs.set(`refs/heads/${p.head}`, headSha);
     const id = this.nextId('pull');
     const pull: EmulatedPull = {
       number: issue.number,
       id,
       node_id: this.nodeId('PR', id),
-      head: { ref: p.head, sha: headSha },
+      head: fork ? { ref: p.head, sha: headSha, repo: p.headRepo! } : { ref: p.head, sha: headSha },
       base: { ref: base, sha: this.refs.get(`refs/heads/${base}`) ?? fakeSha(base) },
       draft: p.draft ?? false,
       merged: false,
