@@ -31,7 +31,18 @@
  *                           issue), backlog500_limited_answers (403s and 429s, each waited out or ending its run green
  *                           with the rate-limit warning), backlog500_waits, backlog500_failed_jobs and _left_over (0)
  *
- * BENCH_ONLY=backlog runs the backlog scenario alone and updates its metrics in bench/results.json, keeping the others.
+ *   discover_overhead_ratio the product track (bench/lib/product-track.ts, issue #18): a vague issue → triage → the
+ *                           dispatched discover run → hydraflow-shape under the lifecycle simulator; the discover phase's
+ *                           wall time (the triage run's dispatch request → quiet) ÷ its scripted model latency (3 calls
+ *                           of one agent, LIFECYCLE_LATENCY_MS each; median of PRODUCT_RUNS)
+ *   github_requests_discover  HydraFlow's GitHub requests in the discover phase (attributed as for the lifecycle)
+ *   shape_turn_overhead_ratio, github_requests_shape_turn  one shape turn (a human's unmatched reply answered by one
+ *                           agent turn); null with a note (`absent`) while actions/shape is not built in this checkout
+ *   product_track_*         model calls, tokens and cost of the product track up to plan (triage, discover, shape) from
+ *                           the issue's signed ledger, priced by packages/core/src/cost/prices.ts
+ *
+ * BENCH_ONLY=<scenario> runs one scenario alone and updates its metrics in bench/results.json, keeping the others:
+ * `backlog` (backlog500_*), `product` (discover_*, shape_turn_*, github_requests_discover/_shape_turn, product_track_*).
  * Does not build: run `pnpm build` first if dist/ is stale (meta.dist notes how old it is).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -56,6 +67,7 @@ import {
   runClearLifecycle,
 } from '../bench/lib/lifecycle';
 import { backlogBench, type BacklogMetrics } from '../bench/lib/backlog';
+import { costByPhase, productTrackOnce, shapeBuilt, type ProductTrackSample } from '../bench/lib/product-track';
 import {
   billableInputTokens,
   criticalPathMs,
@@ -77,11 +89,19 @@ const PROVIDER = 'anthropic' as const;
 const LIFECYCLE_RUNS = 5;
 const LIFECYCLE_LATENCY_MS = 1500;
 const GROOM_RUNS = 3;
+const PRODUCT_RUNS = 5;
+/** the product track's phases up to plan, in order (their model cost is product_track_cost_usd) */
+const PRODUCT_PHASES = ['triage', 'discover', 'shape'] as const;
 
 interface Metric {
-  value: number;
+  /** null: not measured in this checkout, `absent` says why (never a made-up number) */
+  value: number | null;
   unit: string;
+  absent?: string | undefined;
 }
+/** A metric that misses its target (an absent one misses nothing: its note says why it is absent). */
+const misses = (name: string, m: Metric) =>
+  TARGETS[name] !== undefined && m.value !== null && m.value > TARGETS[name].max;
 type Target = { max: number };
 const TARGETS: Record<string, Target> = {
   cold_start_s: { max: 0.3 },
@@ -98,6 +118,9 @@ const TARGETS: Record<string, Target> = {
   // 9 + 1 per sub-issue; the split run makes 2
   groom_github_requests_split: { max: 11 },
   groom_billable_input_ratio: { max: 0.4 },
+  // issue #18: the product track's phases against their scripted model latency, like the lifecycle
+  discover_overhead_ratio: { max: 1.1 },
+  shape_turn_overhead_ratio: { max: 1.1 },
   // one triage per issue, nothing failed, nothing left waiting or locked
   backlog500_triage_calls: { max: 500 },
   backlog500_triaged_not_once: { max: 0 },
@@ -533,6 +556,90 @@ async function grooming() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The product track up to plan (bench/lib/product-track.ts, issue #18): triage → discover → shape.
+
+const discoverRatio = (s: ProductTrackSample) => s.discoverWallMs / ((s.calls.discover ?? 0) * LIFECYCLE_LATENCY_MS);
+const turnRatio = (s: ProductTrackSample) =>
+  s.turnWallMs === undefined ? Number.NaN : s.turnWallMs / (s.turnCalls * LIFECYCLE_LATENCY_MS);
+/** The run with the median of `ratio` (counts and cost are those of every run: the scenario is deterministic). */
+const medianBy = (runs: ProductTrackSample[], ratio: (s: ProductTrackSample) => number) =>
+  [...runs].sort((a, b) => ratio(a) - ratio(b))[Math.floor(runs.length / 2)]!;
+
+const SHAPE_ABSENT =
+  'absent: the shape phase (actions/shape) is not built in this checkout yet; shape_turn_overhead_ratio, github_requests_shape_turn and the shape part of product_track_cost_usd are measured once it is';
+
+async function productTrack() {
+  // One unmeasured run first, as for the lifecycle: the emulator compiles each route's OpenAPI validators on first use.
+  await productTrackOnce(LIFECYCLE_LATENCY_MS);
+  const runs: ProductTrackSample[] = [];
+  for (let i = 0; i < PRODUCT_RUNS; i++) runs.push(await productTrackOnce(LIFECYCLE_LATENCY_MS));
+  const r = medianBy(runs, discoverRatio);
+  const shaped = shapeBuilt();
+  const t = shaped ? medianBy(runs, turnRatio) : undefined;
+  const discoverLatencyMs = (r.calls.discover ?? 0) * LIFECYCLE_LATENCY_MS;
+  const toShapeCalls = Object.values(r.calls).reduce((a, b) => a + b, 0);
+  const toShapeLatencyMs = toShapeCalls * LIFECYCLE_LATENCY_MS;
+  const absent = shaped ? undefined : SHAPE_ABSENT;
+  const ledger = r.ledger.filter((e) => (PRODUCT_PHASES as readonly string[]).includes(e.phase));
+  const totals = ledgerTotals(ledger);
+  const metrics: Record<string, Metric> = {
+    discover_overhead_ratio: { value: round(discoverRatio(r), 3), unit: 'ratio' },
+    discover_wall_s: { value: round(r.discoverWallMs / 1000, 3), unit: 's' },
+    discover_model_latency_s: { value: discoverLatencyMs / 1000, unit: 's' },
+    discover_model_calls: { value: r.calls.discover ?? 0, unit: 'calls' },
+    github_requests_discover: { value: r.perPhase.discover ?? 0, unit: 'requests' },
+    shape_turn_overhead_ratio: { value: t ? round(turnRatio(t), 3) : null, unit: 'ratio', absent },
+    shape_turn_wall_s: { value: t?.turnWallMs !== undefined ? round(t.turnWallMs / 1000, 3) : null, unit: 's', absent },
+    shape_turn_model_calls: { value: t ? t.turnCalls : null, unit: 'calls', absent },
+    github_requests_shape_turn: { value: t ? t.turnRequests.length : null, unit: 'requests', absent },
+    product_track_model_calls: { value: totals.calls, unit: 'calls' },
+    product_track_input_tokens: {
+      value: totals.inputTokens + totals.cachedInputTokens + totals.cacheWriteTokens,
+      unit: 'tokens',
+    },
+    product_track_output_tokens: { value: totals.outputTokens, unit: 'tokens' },
+    product_track_cost_usd: { value: round(totals.usd, 6), unit: 'USD' },
+  };
+  const meta = {
+    scenario: `bench/lib/product-track.ts: a vague issue opened by alice → triage (route discover; the template’s routing step) → the dispatched discover run (research agent: a server-side web search with an issue search, read_file README.md, then the complete brief) → hydraflow-shape${shaped ? ' → the dispatched shape run posts three directions and waits → alice replies with a question that names no direction → one shape turn answers it with revised directions' : ''}; recorded answers, each taking the scripted latency; the real workflow template, dist/, the lifecycle simulator`,
+    runs: PRODUCT_RUNS,
+    scripted_latency_ms_per_model_call: LIFECYCLE_LATENCY_MS,
+    discover_wall_measured:
+      'from the triage run’s workflow_dispatch request (the hand-off) to the end of the discover job’s last step: the simulator routing the dispatch, the job’s setup and checkout, HydraFlow’s step; critical path: the discover calls, one after another (one agent)',
+    discover_wall_ms_samples: runs.map((x) => round(x.discoverWallMs, 1)),
+    discover_ratio_samples: runs.map((x) => round(discoverRatio(x), 3)),
+    discover_run_steps_ms: r.discoverSteps,
+    shape_turn: t
+      ? {
+          measured:
+            'alice’s reply (issue_comment.created, naming no direction) dispatched → the simulator quiet after shape’s turn; critical path: the turn’s one model call',
+          wall_ms_samples: runs.map((x) => round(x.turnWallMs ?? Number.NaN, 1)),
+          ratio_samples: runs.map((x) => round(turnRatio(x), 3)),
+          github_requests: t.turnRequests,
+        }
+      : absent,
+    target_note:
+      'discover_overhead_ratio ≤ 1.10 leaves 0.45 s beside 4.5 s of model time (3 calls × 1.5 s) for routing the dispatch, the job’s setup and checkout, a fresh node process and the discovery’s requests; shape_turn_overhead_ratio ≤ 1.10 leaves 0.15 s beside its one 1.5 s call for a whole job (the reply’s run: setup, checkout, node start, the turn’s requests), which the lifecycle’s per-step numbers suggest is out of reach without a longer model call; both are scripted latencies, not a real model’s',
+    opened_to_shape: {
+      wall_ms: round(r.wallMs, 1),
+      model_calls: r.calls,
+      model_latency_ms: toShapeLatencyMs,
+      overhead_ratio: round(r.wallMs / toShapeLatencyMs, 3),
+      note: `issues.opened dispatched → quiet in hydraflow-shape: the triage run and the discover run${shaped ? ' and shape’s first turn (its directions)' : ''}, with the simulator’s routing between them`,
+    },
+    github_requests_by_phase: r.perPhase,
+    github_requests_discover: r.discoverRequests,
+    github_requests_note:
+      'HydraFlow’s requests attributed to the step (and phase span) they arrived in, as for the lifecycle; the first discovery in a repository also gives hydraflow-shape its colour and description (one PATCH of the label)',
+    cost_by_phase: costByPhase(ledger),
+    cost_note: `from the issue’s signed ledger at the end (each call priced by the project’s price table, packages/core/src/cost/prices.ts, at the default Anthropic model; the web search at its per-search price): the product track up to plan — triage, discover${shaped ? ', shape’s first directions and one turn; choosing a direction costs no model call' : ' (shape absent: not built in this checkout)'}`,
+    jobs: r.jobs,
+    emulator_violations: runs.reduce((n, s) => n + s.violations, 0),
+  };
+  return { metrics, meta };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // A backlog at once (bench/lib/backlog.ts).
 
 function backlogMetrics(b: BacklogMetrics): Record<string, Metric> {
@@ -562,23 +669,43 @@ function backlogMeta(b: BacklogMetrics) {
   };
 }
 
-/** BENCH_ONLY=backlog: the backlog scenario alone, its metrics updated in bench/results.json beside the others. */
-async function backlogOnly(): Promise<void> {
-  const b = await backlogBench();
+/** BENCH_ONLY=<scenario>: that scenario alone, its metrics and meta updated in bench/results.json beside the others. */
+async function only(
+  key: string,
+  run: () => Promise<{ metrics: Record<string, Metric>; meta: unknown }>,
+): Promise<void> {
+  const loadBefore = loadavg().map((x) => round(x, 2));
+  const result = await run();
   const previous = existsSync(OUT)
     ? (JSON.parse(readFileSync(OUT, 'utf8')) as { metrics: Record<string, Metric>; meta: Record<string, unknown> })
     : { metrics: {}, meta: {} };
-  const metrics = { ...previous.metrics, ...backlogMetrics(b) };
-  const meta = { ...previous.meta, backlog: { date: new Date().toISOString(), ...backlogMeta(b) } };
+  const metrics = { ...previous.metrics, ...result.metrics };
+  const loadAfter = loadavg().map((x) => round(x, 2));
+  const meta = {
+    ...previous.meta,
+    [key]: {
+      date: new Date().toISOString(),
+      loadavg_1_5_15_before: loadBefore,
+      loadavg_1_5_15_after: loadAfter,
+      ...(result.meta as object),
+    },
+  };
   mkdirSync(dirname(OUT), { recursive: true });
   writeFileSync(OUT, JSON.stringify({ metrics, meta }, null, 2) + '\n');
-  for (const [name, m] of Object.entries(backlogMetrics(b))) console.log(`${name}  ${m.value} ${m.unit}`);
-  const missed = Object.entries(backlogMetrics(b)).filter(([name, m]) => TARGETS[name] && m.value > TARGETS[name]!.max);
+  for (const [name, m] of Object.entries(result.metrics))
+    console.log(`${name}  ${m.value === null ? (m.absent ?? 'absent') : `${m.value} ${m.unit}`}`);
+  console.log(`load average before ${loadBefore.join(' ')}, after ${loadAfter.join(' ')}`);
+  const missed = Object.entries(result.metrics).filter(([name, m]) => misses(name, m));
   if (missed.length > 0) {
     console.error(`\nmissed targets: ${missed.map(([name]) => name).join(', ')}`);
     process.exitCode = 1;
   }
 }
+
+const backlogOnly = async () => {
+  const b = await backlogBench();
+  return { metrics: backlogMetrics(b), meta: backlogMeta(b) };
+};
 
 async function main(): Promise<void> {
   const loadBefore = loadavg().map((x) => round(x, 2));
@@ -595,6 +722,7 @@ async function main(): Promise<void> {
   await (await runClearLifecycle({ latencyMs: LIFECYCLE_LATENCY_MS })).world.close();
   for (let i = 0; i < LIFECYCLE_RUNS; i++) lcRuns.push(await lifecycleOnce());
   const groom = await grooming();
+  const product = await productTrack();
   const backlog = await backlogBench();
 
   const steady = tri.steady;
@@ -640,6 +768,7 @@ async function main(): Promise<void> {
     triage_cost_usd: { value: totals.usd, unit: 'USD' },
     ...lifecycleMetrics(lcRuns),
     ...groom.metrics,
+    ...product.metrics,
     ...backlogMetrics(backlog),
   };
 
@@ -687,6 +816,7 @@ async function main(): Promise<void> {
     },
     lifecycle: lifecycleMeta(lcRuns, round(median(baseline), 1)),
     grooming: groom.meta,
+    product_track: product.meta,
     backlog: backlogMeta(backlog),
     targets: Object.fromEntries(Object.entries(TARGETS).map(([k, t]) => [k, `<= ${t.max}`])),
   };
@@ -696,8 +826,8 @@ async function main(): Promise<void> {
 
   const rows = Object.entries(metrics).map(([name, m]) => {
     const t = TARGETS[name];
-    const status = t ? (m.value <= t.max ? 'ok' : 'MISS') : '';
-    return [name, String(m.value), m.unit, t ? `<= ${t.max}` : '', status];
+    const status = m.value === null ? 'absent' : t ? (misses(name, m) ? 'MISS' : 'ok') : '';
+    return [name, m.value === null ? '-' : String(m.value), m.unit, t ? `<= ${t.max}` : '', status];
   });
   const header = ['metric', 'value', 'unit', 'target', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -721,5 +851,12 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.env.BENCH_ONLY === 'backlog') await backlogOnly();
+const ONLY: Record<string, () => Promise<{ metrics: Record<string, Metric>; meta: unknown }>> = {
+  backlog: backlogOnly,
+  product: productTrack,
+};
+const chosen = process.env.BENCH_ONLY;
+if (chosen && !ONLY[chosen])
+  throw new Error(`BENCH_ONLY=${chosen}: no such scenario (one of ${Object.keys(ONLY).join(', ')})`);
+if (chosen) await only(chosen, ONLY[chosen]!);
 else await main();

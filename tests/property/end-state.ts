@@ -4,7 +4,16 @@
  * lock; who may steer; what a human approved).
  */
 import { expect } from 'vitest';
-import { decodeStateBlock, GROOMED_LABEL, PROGRESS_MARKER, stageOf } from '@hydraflow/core';
+import {
+  answerMarker,
+  BRIEF_MARKER,
+  decodeStateBlock,
+  DIRECTIONS_MARKER,
+  FINAL_MARKER,
+  GROOMED_LABEL,
+  PROGRESS_MARKER,
+  stageOf,
+} from '@hydraflow/core';
 import { BOT_LOGIN, TEST_STATE_KEY } from '@hydraflow/testkit';
 import { levelOf, PEOPLE, steers } from './people';
 import { isPipeline, spendOf, WRITES, type Ctx } from './world';
@@ -119,6 +128,31 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
         model.spentBeforeTamper - 1e-9,
       );
 
+    // 9. The product track posts nothing twice (issue #18): one discovery brief per issue, updated in place by a re-run
+    //    or a redelivery, and the one the signed state names.
+    const briefs = botComments.filter((c) => c.body.startsWith(BRIEF_MARKER));
+    expect(briefs.length, `${where}: discovery briefs`).toBeLessThanOrEqual(1);
+    if (state?.discover && issue.state === 'open' && !model.closeRaced)
+      expect(
+        briefs.map((c) => c.id),
+        `${where}: the brief the state names (${state.discover.commentId})`,
+      ).toEqual([state.discover.commentId]);
+
+    //    Shape likewise: one directions comment (revised in place by a turn), at most one finalization, at most one
+    //    answer to each human reply, whatever re-runs and redeliveries.
+    expect(
+      botComments.filter((c) => c.body.startsWith(DIRECTIONS_MARKER)).length,
+      `${where}: directions comments`,
+    ).toBeLessThanOrEqual(1);
+    expect(
+      botComments.filter((c) => c.body.startsWith(FINAL_MARKER)).length,
+      `${where}: finalization comments`,
+    ).toBeLessThanOrEqual(1);
+    for (const human of world.commentsOn(n).filter((c) => c.user !== BOT_LOGIN)) {
+      const answers = botComments.filter((c) => c.body.startsWith(answerMarker(human.id)));
+      expect(answers.length, `${where}: answers to ${human.user}'s reply ${human.id}`).toBeLessThanOrEqual(1);
+    }
+
     // 7. The outsider rule (issue #17): an issue whose author may not steer is triaged, and nothing after triage
     //    spends on it — no plan, no coding agent — before someone who may steer gave it a go.
     const goAt = model.goAt ?? Infinity;
@@ -132,6 +166,24 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
     expect(implementations.length, `${who}: implement dispatched before anyone who may steer said go`).toBe(0);
     const agents = ctx.agentStarts.filter((s) => s.issue === n && early(s.at));
     expect(agents.length, `${who}: coding agent started before anyone who may steer said go`).toBe(0);
+  }
+
+  // 10. Some runs never cost a model call (issue #18): the hourly sweep calls none but the triage of issues left at
+  //     hydraflow-find (ADR 0014; shape's timeout, discover and shape's hand-offs cost nothing), and a comment by
+  //     someone who may not steer on an issue they did not open — a command, an answer, a choice of direction —
+  //     costs none (strangers cannot make the repository pay). Counted on runs no other run overlapped (the model
+  //     server's record is shared).
+  for (const r of ctx.log) {
+    if (!r.alone || r.modelCalls === 0) continue;
+    const roles = r.modelRoles.join(', ');
+    if (r.event.name === 'schedule' && r.modelRoles.some((role) => role !== 'triage'))
+      throw new Error(`${r.label}: the sweep called the model for more than triage (${roles})`);
+    const comment =
+      r.event.name === 'issue_comment' ? (r.event.payload.comment as { user?: { login?: string } }) : undefined;
+    const level = comment?.user?.login ? levelOf(comment.user.login) : undefined;
+    const author = ctx.model(r.event.issue)?.author;
+    if (r.event.payload.action === 'created' && level !== undefined && !steers(level) && level !== author)
+      throw new Error(`${r.label}: a comment by ${comment!.user!.login} (${level}) cost model calls (${roles})`);
   }
 
   // 8. Under merge.policy human, HydraFlow merges only a head that its own review approved and that a person with

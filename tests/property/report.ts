@@ -1,5 +1,6 @@
 /** What a property run prints: the runs of a failing history (and its requests, on demand), and how long it took. */
-import { BOT_LOGIN } from '@hydraflow/testkit';
+import { BRIEF_MARKER, decodeStateBlock, PROGRESS_MARKER } from '@hydraflow/core';
+import { BOT_LOGIN, TEST_STATE_KEY } from '@hydraflow/testkit';
 import { steers } from './people';
 import type { Ctx } from './world';
 
@@ -54,6 +55,27 @@ export class Coverage {
     if (ctx.events.some((e) => e.name === 'issue_comment' && e.payload.action !== 'created'))
       seen.add('a changed progress comment');
     if (ctx.agentStarts.length > 0) seen.add('the coding agent');
+    const discovers = ctx.log.filter((r) => r.label.startsWith('workflow_dispatch.discover'));
+    if (discovers.length > 0) seen.add('a discover run');
+    if (discovers.some((r) => r.crashed)) seen.add('a discover run crashed');
+    if (discovers.length > 1) seen.add('discover run twice');
+    if (ctx.events.some((e) => e.name === 'schedule')) seen.add('a sweep');
+    for (const model of ctx.issues) {
+      if (!model) continue;
+      const progress = world
+        .commentsOn(model.number)
+        .find((c) => c.user === BOT_LOGIN && c.body.includes(PROGRESS_MARKER));
+      const decoded = progress && decodeStateBlock(progress.body, { key: TEST_STATE_KEY, issue: model.number });
+      const shape = decoded?.status === 'valid' ? decoded.state.shape : undefined;
+      if (!shape) continue;
+      seen.add('shape directions');
+      if (shape.turns > 0) seen.add('a shape turn');
+      if (shape.selected) seen.add('a direction chosen');
+      if (shape.replies.some((r) => r.outcome === 'refused')) seen.add('a refused reply');
+      if (shape.timedOutAt) seen.add('a shape timeout');
+    }
+    if (ctx.issues.some((m) => m && world.commentsOn(m.number).some((c) => c.body.startsWith(BRIEF_MARKER))))
+      seen.add('a brief');
     const pulls = [...world.pulls.values()];
     if (pulls.length > 0) seen.add('a pull request');
     if (ctx.heads.length > 1) seen.add('a superseded head');

@@ -7,7 +7,7 @@ import type { Script, ScriptEntry } from '@hydraflow/testkit';
 import { planCreatingFiles } from '../support/plans';
 import { groomReady } from '../lifecycle/grooming';
 import { planAccepted } from '../lifecycle/scenario';
-import { discoverScript } from '../support/briefs';
+import { completeBrief } from '../support/briefs';
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -25,6 +25,14 @@ const CLEAR = {
   complexity_score: 2,
   needs_discovery: false,
   enrichment: 'Touches the users endpoint.',
+  reasons: ['Scored by the property test.'],
+};
+
+const VAGUE = {
+  clarity_score: 3,
+  complexity_score: 5,
+  needs_discovery: true,
+  enrichment: 'Product intent; needs research.',
   reasons: ['Scored by the property test.'],
 };
 
@@ -100,16 +108,64 @@ function reviewScript(seed: number): () => ScriptEntry {
   };
 }
 
+/**
+ * The research agent: mostly the complete brief at once; sometimes a brief with gaps (redone once with the gaps named:
+ * then complete, or still short, which goes to a human); sometimes junk (no brief: a human). Discovery's own cases are
+ * tests/discover.e2e.test.ts.
+ */
+function discoverScript(seed: number): (request: { messages: { content: string }[] }) => ScriptEntry {
+  const random = mulberry32(seed ^ 0xd15c0);
+  const submit = (brief: unknown): ScriptEntry => ({ toolCalls: [{ name: 'submit_brief', input: brief }] });
+  const gappy = { ...completeBrief, opportunities: [] };
+  return (request) => {
+    const redo = request.messages.some((m) => m.content.includes('It falls short'));
+    const r = random();
+    if (redo) return submit(r < 0.6 ? completeBrief : gappy);
+    return r < 0.75 ? submit(completeBrief) : r < 0.9 ? submit(gappy) : { fault: 'junk' };
+  };
+}
+
+const direction = (letter: string, name: string, size: string, defer = false) => ({
+  letter,
+  name,
+  scope: `${name}: what is in and what is out.`,
+  tradeoffs: `${name}: what it gains and what it costs.`,
+  size,
+  defer,
+});
+/** The names a history's replies choose by (people.ts' replies: "B", "Direction B", "go with Quick & Focused"). */
+const FIRST = [
+  direction('A', 'First-Run Hint', 'S'),
+  direction('B', 'Quick & Focused', 'M'),
+  direction('C', 'Guided Tour', 'L'),
+];
+const REVISED = [
+  direction('A', 'First-Run Hint', 'S'),
+  direction('B', 'Quick & Focused', 'M'),
+  direction('C', 'Not Now', 'XS', true),
+];
+
+/**
+ * The shape agent: three directions on the first turn; an answer and revised directions (B keeps its name) on a turn
+ * that answers a human's reply (its prompt carries the conversation). Shape's own cases are tests/shape.e2e.test.ts.
+ */
+function shapeScript(): (request: { messages: { content: string }[] }) => ScriptEntry {
+  return (request) =>
+    request.messages[0]?.content.includes('# Conversation so far')
+      ? { json: { reply: 'A tour costs a lot; here is a cheaper mix.', directions: REVISED } }
+      : { json: { reply: '', directions: FIRST } };
+}
+
 /** Every role a history's runs may call. `clear`: every issue is clear and every plan accepted (pull request worlds). */
-export function historyScript(seed: number, options: { clear?: boolean } = {}): Script {
+export function historyScript(seed: number, options: { clear?: boolean; vague?: boolean } = {}): Script {
   return {
-    triage: options.clear ? { json: CLEAR } : triageScript(seed),
+    triage: options.clear ? { json: CLEAR } : options.vague ? { json: VAGUE } : triageScript(seed),
     ...planScripts(seed, options.clear ? 0 : 0.2),
     implement: implementScript(),
     review: reviewScript(seed),
     // /groom: every agent finds the issue ready (grooming's own histories are tests/lifecycle/grooming)
     ...groomReady(),
-    // discover: a complete brief at once (discovery's own cases are tests/discover.e2e)
-    ...discoverScript,
+    shape: shapeScript(),
+    discover: options.clear ? { toolCalls: [{ name: 'submit_brief', input: completeBrief }] } : discoverScript(seed),
   };
 }

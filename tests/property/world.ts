@@ -13,7 +13,8 @@
  * dispatched implement, `/retry`, `/fix`); any other gets the config file alone, which is all it reads.
  *
  * Time: `Date` is faked (timers are real) so a history can let time pass: a step may come "seconds" after the previous
- * one (GitHub's timestamps have whole seconds) or "long" after it (more than the 30-minute claim/lock TTL). When the
+ * one (GitHub's timestamps have whole seconds), "long" after it (more than the 30-minute claim/lock TTL) or an "hour"
+ * after it (past shape's 60-minute timeout). When the
  * only live run gets 200 on the 👀 lock (the lock is held by a run that died), nothing but time can free it, so the
  * test's clock jumps 121 s — what a 2-minute wait would see.
  *
@@ -22,8 +23,11 @@
  * HydraFlow's error handling go on writing, which a dead process does not do). A re-run starts again at the job that
  * died (GitHub's "Re-run failed jobs": the agent's artifact is kept).
  *
- * Dispatches: in a world that runs them (`runsDispatches`), every workflow_dispatch HydraFlow sends becomes an event
- * that a later step (or the end of the history) delivers; otherwise it is recorded, not run.
+ * Dispatches: in a world that runs them (`runsDispatches`: all, or the phases listed), every workflow_dispatch HydraFlow
+ * sends becomes an event that a later step (or the end of the history) delivers; otherwise it is recorded, not run.
+ *
+ * Sweep: the template's hourly `schedule` (a `sweep` action) — it resumes hand-offs whose claim expired and triages
+ * issues left at hydraflow-find, by dispatch.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +54,8 @@ import { CONFIG, type HistoryRepository } from './repository';
 
 export const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const LONG_GAP_MS = 31 * 60 * 1000;
+/** Past shape_timeout_minutes (60 by default): a sweep then escalates a conversation nobody answered. */
+const HOUR_GAP_MS = 61 * 60 * 1000;
 /** Past the next whole second, at least: a /ship-it "seconds" after a push is written after HydraFlow saw it. */
 const SECONDS_GAP_MS = 2_500;
 export const isPipeline = (l: string) => (PIPELINE_LABELS as readonly string[]).includes(l);
@@ -62,17 +68,20 @@ const GO_COMMANDS = new Set(['triage', 'retry', 'groom']);
 // The history model
 
 export type IssueRef = 0 | 1;
-export type Gap = 'short' | 'seconds' | 'long';
+export type Gap = 'short' | 'seconds' | 'long' | 'hour';
 export type Delivery = 'now' | 'later';
 export type Action =
   /** `by` opens it (default: write); `labels` are applied as an issue form applies them, whoever opens it. */
   | { kind: 'open'; issue: IssueRef; labels: string[]; by?: Level }
   | { kind: 'label'; issue: IssueRef; op: 'add' | 'remove'; label: string; deliver: Delivery; by?: Level }
-  | { kind: 'deliver'; pick: number }
+  /** A pending event (only HydraFlow's dispatches, with `dispatch`) is delivered now. */
+  | { kind: 'deliver'; pick: number; dispatch?: boolean }
   | { kind: 'rerun'; pick: number; mode: 'attempt' | 'redelivery' }
   /** On the issue, or (`on: 'pull'`) on HydraFlow's pull request for it. */
   | { kind: 'comment'; issue: IssueRef; body: string; by?: Level; on?: 'issue' | 'pull'; deliver?: Delivery }
   | { kind: 'close'; issue: IssueRef }
+  /** The template's hourly schedule fires (the sweep). */
+  | { kind: 'sweep' }
   /** A review of HydraFlow's pull request for issue 0, on its head or on the head before it (a superseded one). */
   | {
       kind: 'review';
@@ -104,6 +113,8 @@ export interface Step {
 export interface History {
   seed: number;
   provider: 'anthropic' | 'openai';
+  /** `product`: triage finds the issue vague every time (the product track's histories). */
+  track?: 'product';
   steps: Step[];
   quiesce: { gap: Gap; order: 'crashed-first' | 'pending-first' };
 }
@@ -208,14 +219,27 @@ export interface RunLog {
   issue: number;
   label: string;
   crashed: boolean;
+  /** The event it ran (its name, and for a comment who wrote it). */
+  event: EventRecord;
+  /** Model calls the model server answered while it ran; `alone`: no other run of the history overlapped it. */
+  modelCalls: number;
+  /** Their roles (the model server's record: triage, discover, shape, ...). */
+  modelRoles: string[];
+  alone: boolean;
   /** Each job's result, in order (routing, agent, publish). */
   results: (RunResult & { job: string })[];
 }
 
 export interface WorldOptions {
-  /** Deliver HydraFlow's workflow_dispatch events (else they are recorded, not run). */
-  runsDispatches: boolean;
+  /**
+   * Deliver HydraFlow's workflow_dispatch events (else they are recorded, not run): all of them, or those of the phases
+   * listed (the pipeline histories run the product track's, and the sweep's triage, but no coding agent).
+   */
+  runsDispatches: boolean | readonly string[];
 }
+
+/** The issue number of an event about no issue (the schedule). */
+export const NO_ISSUE = 0;
 
 export class Ctx {
   readonly issues: (IssueModel | undefined)[] = [undefined, undefined];
@@ -230,6 +254,8 @@ export class Ctx {
   /** Comments a writer deleted (`tamper`), with every version of them: what HydraFlow had written there. */
   readonly deletedComments: EmulatedComment[] = [];
   liveRuns = 0;
+  /** The runs alive now (a run that starts beside another marks both as not alone). */
+  readonly live = new Set<RunLog>();
   private nextRunId = 5_000;
   private runDirs = 0;
   private dispatchesSeen = 0;
@@ -308,8 +334,9 @@ export class Ctx {
   collectDispatches(): void {
     const all = this.gh.world.dispatches;
     for (; this.dispatchesSeen < all.length; this.dispatchesSeen++) {
-      if (!this.options.runsDispatches) continue;
       const d = all[this.dispatchesSeen]!;
+      const runs = this.options.runsDispatches;
+      if (runs === false || (Array.isArray(runs) && !runs.includes(String(d.inputs.phase)))) continue;
       const payload = buildEvent(this.gh, 'workflow_dispatch', undefined, {
         inputs: d.inputs,
         ref: d.ref,
@@ -442,9 +469,16 @@ async function deliver(
     issue: event.issue,
     label: `${event.name}.${String(event.payload.action ?? (event.payload.inputs as { phase?: string })?.phase)} #${event.issue} run ${runId}/${attempt}${resume ? ' (publish)' : ''}`,
     crashed: false,
+    event,
+    modelCalls: 0,
+    modelRoles: [],
+    alone: ctx.live.size === 0,
     results: [],
   };
   ctx.log.push(entry);
+  for (const other of ctx.live) other.alone = false;
+  ctx.live.add(entry);
+  const callsBefore = models.calls.length;
   const record: RunAttempt = { runId, attempt, outcome: 'ok' };
   event.runs.push(record);
   const step = async (env: NodeJS.ProcessEnv, name: string, githubSide: boolean) => {
@@ -522,6 +556,9 @@ async function deliver(
     }
   } finally {
     ctx.liveRuns--;
+    ctx.live.delete(entry);
+    entry.modelCalls = models.calls.length - callsBefore;
+    entry.modelRoles = models.calls.slice(callsBefore).map((c) => c.role ?? '?');
     ctx.collectDispatches();
   }
 }
@@ -682,6 +719,17 @@ async function humanAct(ctx: Ctx, action: Action): Promise<EventRecord[]> {
     }
     case 'tamper':
       return tamper(ctx, action);
+    case 'sweep': {
+      if (!ctx.issues.some(Boolean)) return [];
+      const base = buildEvent(ctx.gh, 'issues', 'opened', { sender: PEOPLE.write.login });
+      const payload = {
+        schedule: '17 * * * *',
+        workflow: '.github/workflows/hydraflow.yml',
+        repository: base.repository,
+        sender: base.sender,
+      };
+      return [ctx.record(NO_ISSUE, 'schedule', payload)];
+    }
     case 'review': {
       const pull = ctx.pull();
       if (!pull || pull.merged || ctx.gh.world.issues.get(pull.number)!.state !== 'open') return [];
@@ -807,7 +855,9 @@ async function tamper(ctx: Ctx, action: Extract<Action, { kind: 'tamper' }>): Pr
 async function perform(ctx: Ctx, action: Action, control: RunControl = {}): Promise<void> {
   switch (action.kind) {
     case 'deliver': {
-      const pending = ctx.events.filter((e) => e.status === 'pending');
+      const pending = ctx.events.filter(
+        (e) => e.status === 'pending' && (!action.dispatch || e.name === 'workflow_dispatch'),
+      );
       if (pending.length === 0) return;
       const event = pending[action.pick % pending.length]!;
       event.status = 'delivered';
@@ -907,6 +957,7 @@ function crashedRuns(e: EventRecord): RunAttempt[] {
 
 function advance(gap: Gap): void {
   if (gap === 'long') vi.setSystemTime(Date.now() + LONG_GAP_MS);
+  else if (gap === 'hour') vi.setSystemTime(Date.now() + HOUR_GAP_MS);
   else if (gap === 'seconds') vi.setSystemTime(Date.now() + SECONDS_GAP_MS);
 }
 

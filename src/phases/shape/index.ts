@@ -48,9 +48,10 @@ import { shapeCall, type ShapeMessage } from './prompt';
 
 /**
  * Requests a shape run makes at most after reading the issue: the lock (2), the permission, the comment(s) written
- * (2), the label move (2), the progress comment, the lock freed, the dispatch.
+ * (2), the label move (2), the progress comment, the lock freed, the dispatch; and the memory (ADR 0015): its read for
+ * a turn, or the retain of a finalized conversation (a read and a write; four requests when it creates the branch).
  */
-export const SHAPE_REQUESTS = 11;
+export const SHAPE_REQUESTS = 15;
 
 type Trigger =
   | { kind: 'none' }
@@ -70,7 +71,17 @@ export async function runShape(ctx: PhaseContext): Promise<PhaseOutcome> {
     if (record && !ctx.forced) return { summary: `the directions of #${issue.number} are posted already`, stage };
     return firstTurn(ctx);
   }
-  if (stage !== 'shape' || !record || record.selected) {
+  // A re-run whose dead attempt chose a direction and died after moving the label, before publishing the choice and
+  // dispatching plan (its finalization comment is there): the choice is redone from this same comment, which finishes
+  // what the attempt began; without it the issue sat at plan with the state at shape and no plan run (property test
+  // tests/property/pipeline-histories.test.ts, product-track seed -100551279).
+  const deadChoice =
+    session.options.runAttempt > 1 &&
+    stage === 'plan' &&
+    record !== undefined &&
+    !record.selected &&
+    session.comments.some((c) => isOurs(ctx, c) && c.body.startsWith(FINAL_MARKER));
+  if (!deadChoice && (stage !== 'shape' || !record || record.selected)) {
     return {
       summary: `issue #${issue.number} does not wait for a direction (${stage ?? 'no stage'}${record?.selected ? `, ${record.selected.letter} chosen` : ''}): comment ${trigger.comment.id} changes nothing`,
       stage,
