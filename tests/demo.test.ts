@@ -34,7 +34,7 @@ describe('pnpm demo', () => {
     expect(stdout).toContain('signals read from alice’s reply (no model): scope_narrow');
     expect(stdout).toMatch(/sub-issue #2 “\[Phase 1\]: Add average\(numbers\)” · closed · labels: hydraflow-fixed/);
     expect(stdout).toMatch(/pull request #\d+: merged \(squash\) · sub-issue #2: closed/);
-    // Until the memory store is wired into shape, part 4 says that it stops at the second issue's recall.
-    expect(stdout).toMatch(/#\d+ labels: hydraflow-shape · “Shape: 3 product directions posted/);
+    expect(stdout).toMatch(/- On #1, alice said \(scope_narrow\): "B, just the MVP/);
+    expect(stdout).not.toContain('The journey stops here');
   }, 120_000);
 });

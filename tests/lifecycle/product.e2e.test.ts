@@ -16,7 +16,15 @@ import {
   readShapeData,
 } from '@hydraflow/core';
 import { BOT_LOGIN, formatTimeline, type JobRecord } from '@hydraflow/testkit';
-import { PICK_B, productJourneyScript, STATS_DIRECTIONS, STATS_INTENT, STATS_SUB_ISSUES, statsBrief } from './product';
+import {
+  PICK_B,
+  productJourneyScript,
+  STATS_DIRECTIONS,
+  STATS_INTENT,
+  STATS_SUB_ISSUES,
+  statsBrief,
+  STRINGS_INTENT,
+} from './product';
 import { lifecycleWorld, type LifecycleWorld } from './scenario';
 
 let world: LifecycleWorld | undefined;
@@ -44,7 +52,7 @@ const phasesRun = (jobs: JobRecord[]) =>
     .filter((d) => d !== 'skip');
 
 describe('the product track, as a user meets it', () => {
-  it('a vague issue goes from opened to its first sub-issue merged, the human choosing by comment', async () => {
+  it('a vague issue goes from opened to its first sub-issue merged, the human choosing by comment; the next vague issue’s shape request recalls the preference', async () => {
     world = await lifecycleWorld(productJourneyScript());
     const w = world;
     const issue = w.gh.world.issue({ ...STATS_INTENT, author: 'alice' });
@@ -114,9 +122,18 @@ describe('the product track, as a user meets it', () => {
       timeline,
     ).toBe(true);
     void three;
-  }, 300_000);
 
-  it.todo(
-    'the second vague issue’s recorded shape request carries the recalled preference (the memory store: h-memory)',
-  );
+    // A second vague issue: its shape request carries what alice taught on the first (the model server's record).
+    const second = w.gh.world.issue({ ...STRINGS_INTENT, author: 'alice' });
+    w.lc.dispatch('issues', 'opened', { issue: second.number, sender: 'alice' });
+    const later = await w.lc.runUntilQuiet();
+    timeline = formatTimeline(later, { steps: true });
+    expect(labels(w, second.number), timeline).toEqual(['hydraflow-shape']);
+    const shaped = w.models.calls.filter((c) => c.role === 'shape' && c.request?.issue === second.number);
+    expect(shaped, timeline).toHaveLength(1);
+    const prompt = shaped[0]!.request!.messages[0]!.content;
+    expect(prompt).toContain('# Preference memories');
+    expect(prompt).toContain(`#${issue.number}`);
+    expect(prompt).toMatch(/just the MVP/i);
+  }, 300_000);
 });
