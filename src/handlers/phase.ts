@@ -90,6 +90,12 @@ async function runPhase(app: App, request: PhaseRequest, ctx: PhaseContext, star
   // State HydraFlow did not write last is never acted on; a permitted human's explicit go starts the issue over.
   const held = (await reportIncident(ctx, app.sleep)) ?? (await heldForHuman(ctx, request.forced));
   if (held) return held;
+  // A re-run, or the hourly sweep looking at an issue again, first finishes a label move that HydraFlow published
+  // and did not finish (its run was cut after the state and before the old label came off).
+  if (app.runner.runAttempt > 1 || request.swept) await finishCutMove(ctx);
+  // A swept look writes nothing unless something is due, so it takes no lock that would replace the 👀 its dead
+  // attempt left after publishing (no claim names a holder): its re-run frees it, as finishDone does for other runs.
+  if (request.swept && app.runner.runAttempt > 1 && ctx.session.state.claim === undefined) await ctx.session.dropLock();
   const runner = runnerOf(request.phase);
   if (!runner) return phaseUnavailable(ctx.session, request.phase);
   const outcome =

@@ -12,7 +12,10 @@ export async function escalate(
 ): Promise<PhaseOutcome> {
   const { session } = ctx;
   const phase = session.options.phase;
-  const stage = await session.moveTo('hitl', `${phase} escalated: ${args.reason}`.slice(0, 200));
+  // Add-first, the old label off once the state is published (endPhase): a run cut short in between leaves both labels,
+  // never hydraflow-hitl with a state that still says the stage the run escalated from (property test: the hourly
+  // sweep's shape timeout, cut there, left the issue at hitl with its state at shape, where no sweep looks again).
+  const stage = await session.moveTo('hitl', `${phase} escalated: ${args.reason}`.slice(0, 200), { removeLater: true });
   session.update((s) => ({
     ...s,
     lastError: { phase, message: args.reason.slice(0, 1000), at: session.options.now().toISOString() },

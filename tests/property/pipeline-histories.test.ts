@@ -283,6 +283,22 @@ async function playHistory(history: History): Promise<Ctx> {
 
 /** Product-track histories that once failed (shrunk counterexamples of the second property below). */
 const PRODUCT_REGRESSIONS: History[] = [
+  {
+    // Found at 5000 runs (fast-check seed -1931580413): the hourly sweep timed a shape conversation out and died after
+    // moving the label to hydraflow-hitl, before it wrote the state; its re-run no longer found the issue among those
+    // waiting in shape: the state said shape on an issue at hitl. An escalation now adds hydraflow-hitl first and takes
+    // the old label off once the state is published; a re-run finishes a move its dead attempt published.
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      { gap: 'hour', op: { kind: 'crash', inner: { kind: 'sweep' }, k: 6 } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
   // Found on seed -100551279 (with shape from h-shape at c3a308c): a writer's "B" chose a direction and its run died
   // after its 6th write (the label already moved to hydraflow-plan, the state not yet published, plan not dispatched);
   // its re-run found the issue at plan, "does not wait for a direction", and changed nothing: the state says shape, the
