@@ -53,7 +53,8 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   // tests/property/pipeline-histories found one left untriaged): triage, which moves it off that label.
   // hydraflow-find asks for triage even when auto_triage is off.
   const opened = stageOf(change.label) === 'find' || app.config.auto_triage;
-  if (change.added && opened && !state.triage && !state.stage) {
+  // A label already gone was undone before its event came (a re-run, src/phases/refused-moves.ts): not an opened issue.
+  if (change.added && opened && !state.triage && !state.stage && issue.labels.includes(change.label)) {
     return handlePhase(app, {
       phase: 'triage',
       issue: issue.number,

@@ -23,6 +23,8 @@ type Setter =
 export async function honourMovesRefusedByLock(
   ctx: PhaseContext,
   stages: readonly PipelineStage[],
+  /** the dead attempt's own event, a label change, when that is what it ran for (handlers/override.ts) */
+  own?: { stage: PipelineStage | null; actor: string },
 ): Promise<PhaseOutcome> {
   const { session, issue } = ctx;
   const lock = await session.acquire(); // the dead attempt's own lock: same run id
@@ -53,9 +55,31 @@ export async function honourMovesRefusedByLock(
     });
   }
   if (permitted.length === 0) {
-    // Nothing to honour: the issue stays at the state's stage, its label back if someone's change took it.
-    const own = session.state.stage ? labelFor(session.state.stage) : undefined;
-    if (own && !pipelineLabelsOf(labels).includes(own)) await ctx.issues.addLabels(issue.number, [own]);
+    // Nothing to honour. The dead attempt's own label change, found with nothing to do beside the refused labels, now
+    // stands alone (property test, seed 4242: a writer took out the last stage label while a triage-role user's was
+    // set): it is honoured if its author may steer.
+    const left = pipelineLabelsOf(labels);
+    const ownStands =
+      own !== undefined &&
+      (own.stage === null ? left.length === 0 : left.length === 1 && left[0] === labelFor(own.stage)) &&
+      (await belowSteering(ctx, own.actor).catch(() => 'none' as const)) === undefined;
+    if (own && ownStands) {
+      const stage = await session.moveToByHuman(own.stage, own.actor, labels);
+      await endPhase(session, {
+        headline: stage === null ? `Taken out of the pipeline by ${own.actor}` : `Moved to ${stage} by ${own.actor}`,
+        next:
+          stage === null
+            ? 'HydraFlow leaves this issue alone until a pipeline label is set again (hydraflow-find to triage).'
+            : `HydraFlow resumes from ${stage} when that phase runs.`,
+      });
+      return {
+        summary: `human override honoured: ${stage ?? 'out of the pipeline'} (labels set meanwhile by people who may not steer undone)`,
+        stage,
+      };
+    }
+    // Otherwise the issue stays at the state's stage, its label back if someone's change took it.
+    const ownLabel = session.state.stage ? labelFor(session.state.stage) : undefined;
+    if (ownLabel && !left.includes(ownLabel)) await ctx.issues.addLabels(issue.number, [ownLabel]);
     await endPhase(session, {
       headline: 'A stage label set while HydraFlow held the issue was undone',
       next: `HydraFlow resumes from ${session.currentStage ?? 'where it was'} when that phase runs.`,
