@@ -98,6 +98,11 @@ export async function honourMovesRefusedByLock(
   };
 }
 
+/** Whether a permitted human set this stage's label (its latest labeled event); false when not known. */
+export async function setByPermittedHuman(ctx: PhaseContext, stage: PipelineStage): Promise<boolean> {
+  return (await setterOf(ctx, stage)).may === true;
+}
+
 async function setterOf(ctx: PhaseContext, stage: PipelineStage): Promise<Setter> {
   const label = labelFor(stage);
   try {
