@@ -70,7 +70,8 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   const own = stage ? labelFor(stage) : undefined;
   // back to the state's stage, whichever of the person's events this is (a swap of labels sends two)
   if (change.added && change.label !== own) await app.issues.removeLabel(issue.number, change.label);
-  if (own && !issue.labels.includes(own)) await app.issues.addLabels(issue.number, [own]);
+  if (own && !issue.labels.includes(own) && !(await removedByPermittedHuman(app, issue.number, own, change)))
+    await app.issues.addLabels(issue.number, [own]);
   await noteRefusedLabel(app, issue.number, ctx.session.comments, change, permission);
   return {
     summary: `${change.label} ${change.added ? 'set' : 'removed'} by ${change.actor} (${permission}) undone`,
@@ -95,6 +96,24 @@ function trustedStage(state: IssueState, change: LabelChange): PipelineStage | n
     labelFor(stage) === change.label &&
     (last.actor === undefined || last.actor === change.actor);
   return untrusted ? (last.from ?? null) : stage;
+}
+
+/**
+ * The state's own label is gone, and this event is not that person's removal of it: if a permitted human took it out
+ * (their own event, or a dead run's re-run, moves the issue), putting it back would undo their move (property test
+ * tests/property/pipeline-histories, seed 4242: a writer took out the last stage label while a triage-role user's was
+ * set, and the undo of hers put the writer's back). Unknown remover: put back (fails closed).
+ */
+async function removedByPermittedHuman(
+  app: Pick<App, 'config' | 'issues'>,
+  issue: number,
+  own: string,
+  change: LabelChange,
+): Promise<boolean> {
+  if (!change.added && change.label === own) return false;
+  const remover = await app.issues.lastLabeledBy(issue, own, 'unlabeled').catch(() => undefined);
+  if (!remover || remover === change.actor || app.config.bot_logins.includes(remover)) return false;
+  return (await belowSteering(app, remover).catch(() => 'none' as const)) === undefined;
 }
 
 /** The visible note on a refused label change: one per person and issue, updated in place. */

@@ -306,7 +306,11 @@ export class RestIssues implements IssuesPort {
     }
   }
 
-  async lastLabeledBy(issue: number, label: string): Promise<string | undefined> {
+  async lastLabeledBy(
+    issue: number,
+    label: string,
+    event: 'labeled' | 'unlabeled' = 'labeled',
+  ): Promise<string | undefined> {
     // Events are listed oldest first; an issue with more than 100 has its latest on a later page, which the first
     // response's Link header names (one more request, on a rare path).
     const first = await this.octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/events', {
@@ -328,7 +332,7 @@ export class RestIssues implements IssuesPort {
     const wanted = label.toLowerCase();
     for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i] as { event?: string; actor?: { login?: string } | null; label?: { name?: string } };
-      if (e.event === 'labeled' && e.label?.name?.toLowerCase() === wanted) return e.actor?.login ?? undefined;
+      if (e.event === event && e.label?.name?.toLowerCase() === wanted) return e.actor?.login ?? undefined;
     }
     return undefined;
   }
