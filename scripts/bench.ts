@@ -29,7 +29,8 @@
  *                           GitHub performed), backlog500_simulated_hours beside backlog500_floor_hours (requests ÷ 1,000:
  *                           what the hourly limit imposes on any client), backlog500_triage_calls (must be 500, one per
  *                           issue), backlog500_limited_answers (403s and 429s, each waited out or ending its run green
- *                           with the rate-limit warning), backlog500_waits, backlog500_failed_jobs and _left_over (0)
+ *                           with the rate-limit warning), backlog500_waits, backlog500_failed_jobs, _left_over and
+ *                           _not_one_label (issues ending with no pipeline label or several) (0)
  *
  *   discover_overhead_ratio the product track (bench/lib/product-track.ts, issue #18): a vague issue → triage → the
  *                           dispatched discover run → hydraflow-shape under the lifecycle simulator; the discover phase's
@@ -126,6 +127,7 @@ const TARGETS: Record<string, Target> = {
   backlog500_triaged_not_once: { max: 0 },
   backlog500_failed_jobs: { max: 0 },
   backlog500_left_over: { max: 0 },
+  backlog500_not_one_label: { max: 0 },
 };
 
 const clearVerdict = {
@@ -654,6 +656,7 @@ function backlogMetrics(b: BacklogMetrics): Record<string, Metric> {
     backlog500_stopped_runs: { value: b.stoppedRuns, unit: 'jobs' },
     backlog500_failed_jobs: { value: b.failedJobs, unit: 'jobs' },
     backlog500_left_over: { value: b.leftOver, unit: 'issues' },
+    backlog500_not_one_label: { value: b.notOneLabel, unit: 'issues' },
     backlog500_sweeps: { value: b.sweeps, unit: 'runs' },
     backlog500_wall_s: { value: round(b.wallMs / 1000, 1), unit: 's' },
   };

@@ -11,11 +11,23 @@
  * 3. Grooming: `/groom` on an issue with an open question — four agents and a summary, the Questions section in the
  *    issue body, an answer in a comment, the re-run that marks it answered and splits the work into phase sub-issues.
  *    The recorded answers are those of tests/lifecycle/grooming.ts.
+ * 4. The product track: a vague issue through the template again — triage says vague, discover posts the research
+ *    brief, shape proposes directions, a human picks one by comment, plan splits it into sub-issues, phase 1 merges;
+ *    a second vague issue's shape prompt recalls the first one's preference. The recorded answers are those of
+ *    tests/lifecycle/product.ts. It goes as far as this HydraFlow version goes, and says where it stops.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeStateBlock, formatUsd, ledgerTotals } from '@hydraflow/core';
+import {
+  BRIEF_MARKER,
+  decodeStateBlock,
+  DIRECTIONS_MARKER,
+  FINAL_MARKER,
+  formatUsd,
+  labelFor,
+  ledgerTotals,
+} from '@hydraflow/core';
 import {
   BOT_LOGIN,
   createWorld,
@@ -33,6 +45,8 @@ import {
   runClearLifecycle,
 } from '../bench/lib/lifecycle';
 import { groomModeQuestions, MODE_ISSUE, MODE_PHASES, TIES_ANSWER } from '../tests/lifecycle/grooming';
+import { PICK_B, productJourneyScript, STATS_INTENT, STRINGS_INTENT } from '../tests/lifecycle/product';
+import { lifecycleWorld } from '../tests/lifecycle/scenario';
 
 const recordings = JSON.parse(readFileSync(join(REPO_ROOT, 'demo/recorded-model.json'), 'utf8')) as Record<
   string,
@@ -54,7 +68,7 @@ const started = Date.now();
 const clock = () => `${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
 const line = (text: string) => console.log(`${dim(clock())}  ${text}`);
 
-function progressOf(world: World, issue: number) {
+function progressOf(world: Pick<World, 'gh' | 'stateKey'>, issue: number) {
   const comment = world.gh.world
     .commentsOn(issue)
     .find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'));
@@ -117,7 +131,10 @@ function jobLine(n: number, job: JobRecord, calls: { at: number }[]): string {
       ? `workflow_dispatch (${job.viaToken === 'user' ? job.actor : 'GITHUB_TOKEN'})`
       : `${job.event}${job.action ? `.${job.action}` : ''} by ${job.actor}`;
   const parts: string[] = [];
-  for (const step of job.steps.filter((s) => isHydraflowStep(s) && s.outcome !== 'skipped')) {
+  // the model proxy only serves the agent step beside it: it decides nothing
+  for (const step of job.steps.filter(
+    (s) => isHydraflowStep(s) && s.outcome !== 'skipped' && !s.name.includes('actions/model-proxy'),
+  )) {
     const model = calls.filter((c) => c.at >= step.startedAt! && c.at <= step.endedAt!).length;
     const what = step.name.includes('actions/agent')
       ? `agent session (edits the code, runs the sample's tests)`
@@ -245,12 +262,117 @@ async function groomingPart(): Promise<void> {
   }
 }
 
+/** Where part 4 stops when this version lacks a piece of the product track: said, not hidden. */
+function stopsHere(what: string): void {
+  console.log(`\n   ${bold('The journey stops here in this version:')} ${what}`);
+}
+
+async function productPart(): Promise<void> {
+  console.log(
+    bold('\n\n4. The product track') + ' — a vague issue: research, directions, a human’s choice, sub-issues, phase 1.',
+  );
+  console.log(
+    `   The workflow template and the lifecycle simulator again; model answers ${bold('recorded')} (tests/lifecycle/product.ts).\n`,
+  );
+  const t0 = Date.now();
+  const world = await lifecycleWorld(productJourneyScript());
+  const gh = world.gh.world;
+  let n = 0;
+  const jobs = (list: JobRecord[]) => {
+    for (const job of list) if (job.status !== 'skipped') console.log(jobLine(++n, job, world.models.calls));
+  };
+  const status = (issue: number) =>
+    line(
+      `  #${issue} labels: ${gh.issues.get(issue)!.labels.join(', ') || '(none)'} · “${progressOf(world, issue)?.headline ?? '—'}”`,
+    );
+  const ours = (issue: number, marker: string) =>
+    gh.commentsOn(issue).find((c) => c.user === BOT_LOGIN && c.body.startsWith(marker));
+  try {
+    const issue = gh.issue({ ...STATS_INTENT, author: 'alice' });
+    console.log(bold(`#${issue.number} ${issue.title}`) + dim(' (opened by alice)'));
+    console.log(dim(`    “${issue.body}”`));
+    world.lc.dispatch('issues', 'opened', { issue: issue.number, sender: 'alice' });
+    jobs(await world.lc.runUntilQuiet());
+    const brief = ours(issue.number, BRIEF_MARKER);
+    if (brief) {
+      console.log('  the discovery brief (one comment; its hash in the signed state), in part:');
+      for (const l of brief.body
+        .split('\n')
+        .filter((l) => /^### |^- /.test(l))
+        .slice(0, 9))
+        console.log(`    ${l.length > 110 ? `${l.slice(0, 107)}...` : l}`);
+    }
+    const directions = ours(issue.number, DIRECTIONS_MARKER);
+    status(issue.number);
+    if (!directions) return stopsHere(`shape is not built yet, so the issue waits at ${labelFor('shape')}.`);
+    console.log('  the directions comment:');
+    for (const l of directions.body.split('\n').filter((l) => /^### |^\*\*Size/.test(l))) console.log(`    ${l}`);
+
+    console.log(`    ${bold('alice replies')}: “${PICK_B}”`);
+    await world.asAlice('POST', `/repos/acme/widgets/issues/${issue.number}/comments`, { body: PICK_B });
+    jobs(await world.lc.runUntilQuiet());
+    const final = ours(issue.number, FINAL_MARKER);
+    const shape = progressOf(world, issue.number)?.state?.shape;
+    if (final)
+      console.log(
+        `  ${
+          final.body
+            .split('\n')
+            .find((l) => l.startsWith('## '))
+            ?.replace(/^## /, '') ?? ''
+        }`,
+      );
+    if (shape?.replies.length)
+      console.log(
+        `  signals read from alice’s reply (no model): ${shape.replies.at(-1)!.signals.join(', ') || '(none)'}`,
+      );
+    status(issue.number);
+    if (!shape?.selected) return stopsHere('the reply chose nothing.');
+    const subs = gh.subIssuesOf(issue.number);
+    for (const sub of subs)
+      line(`  sub-issue #${sub.number} “${sub.title}” · labels: ${sub.labels.join(', ') || '(none)'}`);
+    if (subs.length === 0) return stopsHere('plan does not split a product-track issue into sub-issues yet.');
+    const first = subs[0]!.number;
+    const pull = [...gh.pulls.values()].find((p) => p.head.ref === `hydraflow/issue-${first}`);
+    if (!pull) return stopsHere(`sub-issue #${first} has no pull request.`);
+    console.log(`    ${bold('alice approves')} pull request #${pull.number} (phase 1): “Ship it.”`);
+    await world.asAlice('POST', `/repos/acme/widgets/pulls/${pull.number}/reviews`, {
+      event: 'APPROVE',
+      body: 'Ship it.',
+    });
+    jobs(await world.lc.runUntilQuiet());
+    line(
+      `  pull request #${pull.number}: ${gh.pulls.get(pull.number)!.merged ? 'merged (squash)' : 'NOT merged'} · sub-issue #${first}: ${gh.issues.get(first)!.state}`,
+    );
+    for (const sub of gh.subIssuesOf(issue.number))
+      line(`  sub-issue #${sub.number} “${sub.title}” · ${sub.state} · labels: ${sub.labels.join(', ') || '(none)'}`);
+
+    const second = gh.issue({ ...STRINGS_INTENT, author: 'alice' });
+    console.log(bold(`\n#${second.number} ${second.title}`) + dim(' (opened by alice, later)'));
+    world.lc.dispatch('issues', 'opened', { issue: second.number, sender: 'alice' });
+    jobs(await world.lc.runUntilQuiet());
+    status(second.number);
+    const asked = world.models.calls.find((c) => c.role === 'shape' && c.request?.issue === second.number);
+    const prompt = asked?.request?.messages[0]?.content ?? '';
+    const memories = /^# Preference memories[^\n]*\n(?:.+\n?)*/m.exec(prompt)?.[0]?.trimEnd();
+    if (!memories) return stopsHere('no shape request was recorded for the second issue.');
+    console.log('  its shape request, as the model server recorded it — the memories part:');
+    for (const l of memories.split('\n')) console.log(`    ${l.length > 150 ? `${l.slice(0, 147)}...` : l}`);
+    if (!memories.includes(`#${issue.number}`))
+      stopsHere('nothing is recalled into shape yet (the memory store is not wired in).');
+    console.log(dim(`  ${((Date.now() - t0) / 1000).toFixed(1)} s for the product track, world setup included.`));
+  } finally {
+    await world.close();
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(DIST_ENTRY)) throw new Error('dist/index.js is missing: run `pnpm build` first');
   console.log(bold('HydraFlow demo') + ' — everything runs on this machine; model answers are recorded, not live.\n');
   await triagePart();
   await lifecyclePart();
   await groomingPart();
+  await productPart();
 }
 
 await main();

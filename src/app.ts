@@ -7,12 +7,14 @@ import {
   RestIssues,
   RestPulls,
   RestSetup,
+  MemoryBranch,
   SpendLedgerBranch,
   type GroomingPort,
   type IssuesPort,
   type PullsPort,
 } from '@hydraflow/github';
 import { DaySpend } from './budget/day-spend';
+import { Memory } from './memory/memory';
 import type { ActionInputs } from './inputs';
 import { createModels, type Models } from './models';
 import type { RunnerContext } from './runner/context';
@@ -38,6 +40,8 @@ export interface App extends Models {
   workflow: string;
   /** The repository's day (budgets.per_day), when a daily limit is set: read and written once per step. */
   daySpend: DaySpend | undefined;
+  /** The repository's memory (memory.enabled): recalled into discover and shape, written by the routing job only. */
+  memory: Memory | undefined;
   now: () => Date;
   /** Waits on the clock `now` reads (a test's fake clock advances instead of waiting). */
   sleep: (ms: number) => Promise<void>;
@@ -115,6 +119,14 @@ export function createApp(
           previousKey: inputs.previousStateKey,
           limits: config.budgets.per_day,
           runId: runner.runId,
+        })
+      : undefined,
+    // the workflow's token, like the spend ledger: its commits start no workflow
+    memory: config.memory.enabled
+      ? new Memory(new MemoryBranch(octokit, repo), {
+          config,
+          now: () => new Date(clock.now()),
+          warn: options.io.warning,
         })
       : undefined,
     now: () => new Date(clock.now()),

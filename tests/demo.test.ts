@@ -5,7 +5,7 @@ import { REPO_ROOT } from '@hydraflow/testkit';
 
 // The README's first quick-start command: `pnpm demo` must run to the end on a fresh clone and tell the whole story.
 describe('pnpm demo', () => {
-  it('triages the three samples, takes one issue from opened to a squash-merged pull request, and grooms one', async () => {
+  it('triages the three samples, takes one issue from opened to a squash-merged pull request, grooms one, and takes a vague issue down the product track', async () => {
     // Not a TTY, so the demo prints no colour codes.
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
       cwd: REPO_ROOT,
@@ -22,5 +22,19 @@ describe('pnpm demo', () => {
     expect(stdout).toContain('- [ ] **What does mode() return on ties?**');
     expect(stdout).toContain('- [x] ~~What does mode() return on ties?~~');
     expect(stdout).toMatch(/sub-issue #\d+ “\[Phase 1\]: Add mode\(numbers\)” · labels: groomed, hydraflow-plan/);
+    // The product track: a vague issue researched, shaped, chosen by comment, planned into sub-issues, phase 1 merged;
+    // the next vague issue's recorded shape request recalls alice's preference.
+    expect(stdout).toContain('4. The product track');
+    expect(stdout).toMatch(/discover → stage shape/);
+    expect(stdout).toContain(
+      '- Add average() and median() next to sum(), reusing it, with the empty-list rule of sum().',
+    );
+    expect(stdout).toContain('### B · Quick & Focused');
+    expect(stdout).toContain('Direction chosen: B · Quick & Focused');
+    expect(stdout).toContain('signals read from alice’s reply (no model): scope_narrow');
+    expect(stdout).toMatch(/sub-issue #2 “\[Phase 1\]: Add average\(numbers\)” · closed · labels: hydraflow-fixed/);
+    expect(stdout).toMatch(/pull request #\d+: merged \(squash\) · sub-issue #2: closed/);
+    expect(stdout).toMatch(/- On #1, alice said \(scope_narrow\): "B, just the MVP/);
+    expect(stdout).not.toContain('The journey stops here');
   }, 120_000);
 });

@@ -5,6 +5,7 @@
  * OpenAPI validation is off here (the CI-size test, tests/lifecycle/backlog.e2e.test.ts, keeps it on): it would triple
  * the wall time of ~2,000 jobs.
  */
+import { pipelineLabelsOf } from '@hydraflow/core';
 import { BOT_LOGIN } from '@hydraflow/testkit';
 import { HOUR, locks, runBacklog, stoppedByRateLimit, waiting } from '../../tests/lifecycle/backlog';
 
@@ -30,6 +31,8 @@ export interface BacklogMetrics {
   sweeps: number;
   /** issues left waiting, or with a lock, at the end */
   leftOver: number;
+  /** issues that end with no pipeline label or more than one (the state machine is one label per issue) */
+  notOneLabel: number;
   wallMs: number;
   jobs: number;
 }
@@ -61,6 +64,7 @@ export async function backlogBench(n = 500): Promise<BacklogMetrics> {
       failedJobs: hydraflow.filter((j) => j.status === 'failure').length,
       sweeps: run.sweeps,
       leftOver: waiting(world, issues).length + locks(world, issues).length,
+      notOneLabel: issues.filter((i) => pipelineLabelsOf(world.gh.world.issues.get(i)!.labels).length !== 1).length,
       wallMs,
       jobs: hydraflow.length,
     };

@@ -183,6 +183,7 @@ export function phaseContext(
     session,
     models: ModelGateway.forRun(app, args.phase, session, app.daySpend?.guard(session.options.issue)),
     daySpend: app.daySpend,
+    ...(app.memory ? { memory: app.memory } : {}),
     ...(args.early ? { early: args.early } : {}),
     config: app.config,
     next: { workflow: app.workflow, ref: app.runner.defaultBranch },

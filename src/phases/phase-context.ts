@@ -3,6 +3,7 @@ import type { GroomingPort, Issue, IssuesPort, PullsPort } from '@hydraflow/gith
 import type { EarlyCall, ModelGateway } from '../agents/model-gateway';
 import type { IssueSession } from '../session/issue-session';
 import type { DaySpend } from '../budget/day-spend';
+import type { Memory } from '../memory/memory';
 
 /** Everything a phase needs, built once by the entry and handed in: phases never read the environment themselves. */
 export interface PhaseContext {
@@ -11,6 +12,8 @@ export interface PhaseContext {
   models: ModelGateway;
   /** The repository's day (budgets.per_day), when a daily limit is set. */
   daySpend: DaySpend | undefined;
+  /** The repository's memory (docs/adr/0015-memory-store.md), when memory.enabled; absent in hand-made contexts. */
+  memory?: Memory;
   /** The phase's model call, already started before the session opened (early-calls.ts, or the phase itself), if it was. */
   early?: EarlyCall;
   config: HydraflowConfig;

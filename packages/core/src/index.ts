@@ -10,6 +10,7 @@ export * from './plan/index';
 export * from './groom/index';
 export * from './discover/index';
 export * from './shape/index';
+export * from './memory/index';
 export * from './review/index';
 export * from './cost/index';
 export * from './budget/index';

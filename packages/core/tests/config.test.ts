@@ -60,6 +60,7 @@ describe('loadConfig defaults', () => {
         test_ahead: true,
       },
       review: { max_rounds: 3, threshold: 7 },
+      memory: { enabled: true, max_entries: 200, max_age_days: 90 },
       merge: { policy: 'human', method: 'squash', required_checks: [], required_approvals: 1 },
       grooming: {
         route: 'complex',

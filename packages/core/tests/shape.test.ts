@@ -46,6 +46,10 @@ describe('shape: which direction a reply selects', () => {
     ['We prefer the Guided Tour', 'C'],
     ['C!\n\nIt fits our roadmap.', 'C'],
     ['> Reply with B or C\n\nA', 'A'],
+    ['B — just the MVP', 'B'],
+    ['B - just the MVP for now', 'B'],
+    ['B—just the MVP', 'B'],
+    ['Direction C: the tour, but small', 'C'],
   ])('%j selects %s', (text, letter) => {
     expect(pick(text)).toEqual({ kind: 'selected', letter });
   });

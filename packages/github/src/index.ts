@@ -9,3 +9,5 @@ export * from './graphql-grooming';
 export * from './graphql-actor';
 export * from './rest-setup';
 export * from './spend-ledger';
+export * from './branch-file';
+export * from './memory-store';

@@ -26,10 +26,10 @@ import { humanComments } from '../groom/context';
 import { research, webSearchFor, type ResearchResult } from './research';
 
 /**
- * Requests a discovery makes at most after its start: the lock taken over (2), the brief, the label move (2), the state
- * and progress published, the lock freed.
+ * Requests a discovery makes at most after its start: the lock taken over (2), the memory read, the brief, the label
+ * move (2), the state and progress published, the lock freed.
  */
-export const DISCOVER_REQUESTS = 8;
+export const DISCOVER_REQUESTS = 9;
 
 export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
   const { issue, session } = ctx;
@@ -48,8 +48,12 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
   const lock = await session.acquire({ takeOver: ctx.forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: stageAtStart };
 
+  const text = `${issue.title}\n${issue.body}`;
+  // what earlier issues taught (a human's preferences), by relevance to this one; nothing when memory is off or unread
+  const memories = (await ctx.memory?.recall(text))?.block ?? '';
   const input = {
     gateway: ctx.models,
+    memories,
     issue,
     comments: humanComments(session.comments, ctx.config.bot_logins),
     state: session.state,
@@ -57,7 +61,6 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
     grooming: ctx.grooming,
     webSearch: webSearchFor(ctx.config),
   };
-  const text = `${issue.title}\n${issue.body}`;
   let first: ResearchResult;
   let second: ResearchResult | undefined;
   try {

@@ -48,7 +48,13 @@ export function webSearchFor(config: HydraflowConfig): { maxUses: number } | und
 
 export type ResearchResult = { brief: DiscoverBrief; turns: number } | { failure: string; turns: number };
 
-function context(issue: Issue, comments: readonly IssueComment[], state: IssueState, workspace: string): string {
+function context(
+  issue: Issue,
+  comments: readonly IssueComment[],
+  state: IssueState,
+  workspace: string,
+  memories: string,
+): string {
   const triage = state.triage;
   return [
     `# Issue #${issue.number}`,
@@ -64,6 +70,7 @@ function context(issue: Issue, comments: readonly IssueComment[], state: IssueSt
           (c) => `## Comment by ${c.user?.login ?? 'unknown'}\n${sanitizeUntrusted(c.body, DISCOVER_LIMITS.comment)}`,
         )),
     '',
+    ...(memories ? [memories, ''] : []),
     readRepositoryContext(workspace, issue).text,
   ].join('\n');
 }
@@ -76,6 +83,8 @@ export async function research(args: {
   state: IssueState;
   workspace: string;
   grooming: GroomingPort;
+  /** Recalled memories as a prompt section (src/memory/memory.ts), '' when none. */
+  memories?: string;
   /** The provider's server-side web search, when the config allows it and the provider has one (webSearchFor). */
   webSearch?: { maxUses: number } | undefined;
   redo?: { brief: DiscoverBrief; gaps: readonly string[] };
@@ -113,7 +122,13 @@ export async function research(args: {
       system: [
         { text: INSTRUCTIONS },
         {
-          text: context(args.issue, args.comments.slice(-DISCOVER_LIMITS.comments), args.state, args.workspace),
+          text: context(
+            args.issue,
+            args.comments.slice(-DISCOVER_LIMITS.comments),
+            args.state,
+            args.workspace,
+            args.memories ?? '',
+          ),
           cache: true,
         },
       ],

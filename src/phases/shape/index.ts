@@ -48,9 +48,10 @@ import { shapeCall, type ShapeMessage } from './prompt';
 
 /**
  * Requests a shape run makes at most after reading the issue: the lock (2), the permission, the comment(s) written
- * (2), the label move (2), the progress comment, the lock freed, the dispatch.
+ * (2), the label move (2), the progress comment, the lock freed, the dispatch; and the memory (ADR 0015): its read for
+ * a turn, or the retain of a finalized conversation (a read and a write; four requests when it creates the branch).
  */
-export const SHAPE_REQUESTS = 11;
+export const SHAPE_REQUESTS = 15;
 
 type Trigger =
   | { kind: 'none' }

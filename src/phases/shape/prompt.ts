@@ -98,7 +98,10 @@ export function shapeCall(args: {
     '',
     '# Preference memories (what this team preferred on earlier issues)',
     ...(memories.length
-      ? memories.map((m) => `- ${sanitizeUntrusted(m.text, SHAPE_LIMITS.memory)} (from #${m.source.issue})`)
+      ? memories.map(
+          (m) =>
+            `- ${sanitizeUntrusted(m.text, SHAPE_LIMITS.memory)} (${m.source.issue > 0 ? `from #${m.source.issue}` : 'added by hand'})`,
+        )
       : ['(none recalled)']),
     '',
     ...(args.directions.length ? ['# The directions as they stand', directionsText(args.directions), ''] : []),

@@ -309,6 +309,33 @@ export const configSchema = z
         })
         .prefault({})
         .describe('Discover (the product track): the research agent that writes the brief.'),
+      memory: z
+        .strictObject({
+          enabled: z
+            .boolean(e('true or false'))
+            .default(true)
+            .describe(
+              'Keep a memory of what HydraFlow learns (preferences from shape conversations) in memory.md on the branch hydraflow/memory, and recall the relevant entries into the discover and shape prompts.',
+            ),
+          max_entries: z
+            .number(e('a whole number from 1 to 1000'))
+            .int(e('a whole number from 1 to 1000'))
+            .min(1, e('a whole number from 1 to 1000'))
+            .max(1000, e('a whole number from 1 to 1000'))
+            .default(200)
+            .describe('Memories kept at most; past it, the least recently confirmed go first.'),
+          max_age_days: z
+            .number(e('a whole number of days from 1 to 3650'))
+            .int(e('a whole number of days from 1 to 3650'))
+            .min(1, e('a whole number of days from 1 to 3650'))
+            .max(3650, e('a whole number of days from 1 to 3650'))
+            .default(90)
+            .describe(
+              'A memory not confirmed for this many days is no longer recalled, and dropped on the next write.',
+            ),
+        })
+        .prefault({})
+        .describe('The per-repository memory store (docs/adr/0015-memory-store.md).'),
       plan: planConfigSchema,
       implement: z
         .strictObject({

@@ -88,7 +88,8 @@ function referenceAt(ref: string, directions: readonly Named[]): ShapeLetter | u
 export function matchSelection(text: string, directions: readonly Named[]): ShapeSelection {
   const words = ownWords(text);
   const clauses = words
-    .split(/[\n.!?;,]+(?=\s|$)|\n/)
+    // a dash between words ends a clause as a comma does: "B — just the MVP", "B - just the MVP", "B—just the MVP"
+    .split(/[\n.!?;,:]+(?=\s|$)|\s*[—–]\s*|\s+-+\s+|\n/)
     .map((c) => c.trim())
     .filter(Boolean);
   const selected = new Set<ShapeLetter>();

@@ -1,0 +1,4 @@
+export * from './entry';
+export * from './file';
+export * from './merge';
+export * from './recall';
