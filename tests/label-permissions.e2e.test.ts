@@ -5,7 +5,7 @@
  * outsider's issue still waits for a permitted human.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BOT_LOGIN, createWorld, type World } from '@hydraflow/testkit';
+import { BOT_LOGIN, buildEvent, createWorld, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
 
 const clear = {
@@ -152,6 +152,66 @@ describe('pipeline labels are permission-checked', () => {
     expect(labeled.exitCode, labeled.stdout).toBe(0);
     expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover']);
     expect(w.models.calls.map((c) => c.role)).toEqual(['triage', 'triage']);
+  });
+
+  for (const label of ['hydraflow-ready', 'hydraflow-find']) {
+    it(`${label} a triage-role user set while a dead run held the lock is not honoured by its re-run`, async () => {
+      // Pipeline property test (seed 4242, shrunk): the re-run took tina's label, set while its dead attempt held the
+      // 👀, for a refused human move and honoured it (src/phases/refused-moves.ts); her own labeled event then found the
+      // state at that stage and removed nothing. The re-run now asks the issue's events who set the label.
+      world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+      const w = world;
+      w.gh.addUser({ login: 'tina', permission: 'triage' });
+      w.gh.addUser({ login: 'mallory', permission: 'read' });
+      const issue = w.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'mallory' });
+      // triage publishes its verdict, then dies removing its 👀: the lock stays held
+      // a re-run gets its first attempt's payload: the issue as it was opened, without labels
+      const { issue: opened } = buildEvent(w.gh, 'issues', 'opened', { issue: issue.number }) as { issue: object };
+      w.gh.faults.failNext(100, 502, { methods: ['DELETE'], pathIncludes: '/reactions' });
+      const cut = await w.run('issues', 'opened', { issue: issue.number }, { runId: '7300' });
+      expect(cut.exitCode).toBe(1);
+      expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+      w.gh.faults.reset();
+
+      w.gh.world.setLabelsAs(issue.number, 'tina', { add: [label] });
+      const rerun = await w.run(
+        'issues',
+        'opened',
+        { issue: issue.number, payload: { issue: opened } },
+        { runId: '7300', runAttempt: 2 },
+      );
+      expect(rerun.exitCode, rerun.stdout).toBe(0);
+      const labeled = await w.run('issues', 'labeled', { issue: issue.number, label, sender: 'tina' });
+      expect(labeled.exitCode, labeled.stdout).toBe(0);
+      expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+      expect(bodies(w, issue.number)).toMatch(new RegExp(`\`tina\`.*${label}.*undone`, 's'));
+      expect(w.gh.world.dispatches).toEqual([]);
+      expect(w.models.calls.map((c) => c.role)).toEqual(['triage']);
+    });
+  }
+
+  it('a stage label whose setter cannot be found is not honoured by the re-run: a human is asked', async () => {
+    world = await createWorld({ script: { triage: { json: clear }, ...planScript } });
+    const w = world;
+    w.gh.addUser({ login: 'mallory', permission: 'read' });
+    const issue = w.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'mallory' });
+    const { issue: opened } = buildEvent(w.gh, 'issues', 'opened', { issue: issue.number }) as { issue: object };
+    w.gh.faults.failNext(100, 502, { methods: ['DELETE'], pathIncludes: '/reactions' });
+    expect((await w.run('issues', 'opened', { issue: issue.number }, { runId: '7400' })).exitCode).toBe(1);
+    w.gh.faults.reset();
+
+    w.gh.world.setLabelsAs(issue.number, 'lee', { add: ['hydraflow-ready'] });
+    w.gh.faults.failNext(100, 502, { methods: ['GET'], pathIncludes: `/issues/${issue.number}/events` });
+    const rerun = await w.run(
+      'issues',
+      'opened',
+      { issue: issue.number, payload: { issue: opened } },
+      { runId: '7400', runAttempt: 2 },
+    );
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-hitl']);
+    expect(bodies(w, issue.number)).toMatch(/who set `hydraflow-ready` could not be found/);
+    expect(w.gh.world.dispatches).toEqual([]);
   });
 
   it('a triage-role user’s hydraflow-find does not send an outsider’s issue on', async () => {

@@ -6,7 +6,7 @@
  * to what HydraFlow's signed state says — with a note (one per person and issue, updated in place); an issue opened
  * with a pipeline label by such a person (the form case) is triaged like any opened issue, outsider rule included.
  */
-import { labelFor, permissionAtLeast, stageOf } from '@hydraflow/core';
+import { labelFor, permissionAtLeast, stageOf, type IssueState, type PipelineStage } from '@hydraflow/core';
 import type { Permission } from '@hydraflow/github';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
@@ -23,7 +23,10 @@ export interface LabelChange {
 }
 
 /** The actor's permission when it is below commands.min_permission; undefined when they may steer. */
-export async function belowSteering(app: App, actor: string): Promise<Permission | undefined> {
+export async function belowSteering(
+  app: Pick<App, 'config' | 'issues'>,
+  actor: string,
+): Promise<Permission | undefined> {
   if (app.config.commands.allowed_bots.includes(actor) || app.config.bot_logins.includes(actor)) return undefined;
   const permission = await app.issues.getPermission(actor);
   return permissionAtLeast(permission, app.config.commands.min_permission) ? undefined : permission;
@@ -50,7 +53,8 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   // tests/property/pipeline-histories found one left untriaged): triage, which moves it off that label.
   // hydraflow-find asks for triage even when auto_triage is off.
   const opened = stageOf(change.label) === 'find' || app.config.auto_triage;
-  if (change.added && opened && !state.triage && !state.stage) {
+  // A label already gone was undone before its event came (a re-run, src/phases/refused-moves.ts): not an opened issue.
+  if (change.added && opened && !state.triage && !state.stage && issue.labels.includes(change.label)) {
     return handlePhase(app, {
       phase: 'triage',
       issue: issue.number,
@@ -62,19 +66,69 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   // A re-run whose dead attempt took the other branch (it triaged the issue as opened and died holding the 👀) frees
   // that lock (property test tests/property/pipeline-histories found it left for good).
   await freeLockOfDeadAttempt(app, issue);
-  const own = state.stage ? labelFor(state.stage) : undefined;
+  const stage = trustedStage(state, change);
+  const own = stage ? labelFor(stage) : undefined;
   // back to the state's stage, whichever of the person's events this is (a swap of labels sends two)
   if (change.added && change.label !== own) await app.issues.removeLabel(issue.number, change.label);
-  if (own && !issue.labels.includes(own)) await app.issues.addLabels(issue.number, [own]);
-  const marker = noteMarker(change.actor);
-  const body = `${marker}\n\`${change.actor}\` ${change.added ? 'set' : 'removed'} \`${change.label}\`: that was undone. Moving HydraFlow's pipeline labels needs ${app.config.commands.min_permission} permission on this repository (\`${change.actor}\` has ${permission}); someone who has it can set the label or comment a command.`;
-  const existing = ctx.session.comments.find(
-    (c) => c.user && app.config.bot_logins.includes(c.user.login) && c.body.includes(marker),
-  );
-  if (existing) await app.issues.updateComment(existing.id, body);
-  else await app.issues.createComment(issue.number, body, marker);
+  if (own && !issue.labels.includes(own) && !(await removedByPermittedHuman(app, issue.number, own, change)))
+    await app.issues.addLabels(issue.number, [own]);
+  await noteRefusedLabel(app, issue.number, ctx.session.comments, change, permission);
   return {
     summary: `${change.label} ${change.added ? 'set' : 'removed'} by ${change.actor} (${permission}) undone`,
     stage: state.stage ?? null,
   };
+}
+
+/**
+ * The stage to put the labels back to: the state's, unless the state got there by a human move that is this very
+ * person's (or whose author was not known: a re-run honoured a label set while its dead attempt held the lock, before
+ * src/phases/refused-moves.ts asked who set it). Comparing against that stage would keep the refused label (property
+ * test tests/property/pipeline-histories, seed 4242): the stage before that move is the one to restore.
+ */
+function trustedStage(state: IssueState, change: LabelChange): PipelineStage | null {
+  const stage = state.stage ?? null;
+  const last = state.history?.at(-1);
+  const untrusted =
+    last !== undefined &&
+    last.by === 'human' &&
+    last.to === stage &&
+    stage !== null &&
+    labelFor(stage) === change.label &&
+    (last.actor === undefined || last.actor === change.actor);
+  return untrusted ? (last.from ?? null) : stage;
+}
+
+/**
+ * The state's own label is gone, and this event is not that person's removal of it: if a permitted human took it out
+ * (their own event, or a dead run's re-run, moves the issue), putting it back would undo their move (property test
+ * tests/property/pipeline-histories, seed 4242: a writer took out the last stage label while a triage-role user's was
+ * set, and the undo of hers put the writer's back). Unknown remover: put back (fails closed).
+ */
+async function removedByPermittedHuman(
+  app: Pick<App, 'config' | 'issues'>,
+  issue: number,
+  own: string,
+  change: LabelChange,
+): Promise<boolean> {
+  if (!change.added && change.label === own) return false;
+  const remover = await app.issues.lastLabeledBy(issue, own, 'unlabeled').catch(() => undefined);
+  if (!remover || remover === change.actor || app.config.bot_logins.includes(remover)) return false;
+  return (await belowSteering(app, remover).catch(() => 'none' as const)) === undefined;
+}
+
+/** The visible note on a refused label change: one per person and issue, updated in place. */
+export async function noteRefusedLabel(
+  app: Pick<App, 'config' | 'issues'>,
+  issue: number,
+  comments: readonly { id: number; body: string; user?: { login: string } | null }[],
+  change: Omit<LabelChange, 'issue'>,
+  permission: Permission,
+): Promise<void> {
+  const marker = noteMarker(change.actor);
+  const body = `${marker}\n\`${change.actor}\` ${change.added ? 'set' : 'removed'} \`${change.label}\`: that was undone. Moving HydraFlow's pipeline labels needs ${app.config.commands.min_permission} permission on this repository (\`${change.actor}\` has ${permission}); someone who has it can set the label or comment a command.`;
+  const existing = comments.find(
+    (c) => c.user && app.config.bot_logins.includes(c.user.login) && c.body.includes(marker),
+  );
+  if (existing) await app.issues.updateComment(existing.id, body);
+  else await app.issues.createComment(issue, body, marker);
 }

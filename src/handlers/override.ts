@@ -32,8 +32,7 @@ export async function handleOverride(
           ? 'another pipeline label is still set; nothing to do'
           : undefined;
   if (nothing !== undefined) {
-    if (issue.state === 'open' && app.runner.runAttempt > 1)
-      return settleDeadAttempt(app, issue, request.actor, nothing);
+    if (issue.state === 'open' && app.runner.runAttempt > 1) return settleDeadAttempt(app, issue, request, nothing);
     await freeLockOfDeadAttempt(app, issue);
     return { summary: nothing, stage: null };
   }
@@ -88,14 +87,20 @@ export async function handleOverride(
  * (refused-moves.ts), or frees the lock. Property test tests/property/pipeline-histories found three pipeline labels
  * and a lock left for good.
  */
-async function settleDeadAttempt(app: App, issue: Issue, actor: string, nothing: string): Promise<PhaseOutcome> {
+async function settleDeadAttempt(
+  app: App,
+  issue: Issue,
+  request: { stage: PipelineStage | null; actor: string },
+  nothing: string,
+): Promise<PhaseOutcome> {
+  const { actor } = request;
   const ctx = await openPhase(app, { issue, phase: 'override', actor, dispatched: false, forced: true });
   const held = await reportIncident(ctx, app.sleep);
   if (held) return held;
   const lock = await ctx.session.acquire({ takeOver: true });
   if (!lock.ok) return { summary: nothing, stage: null };
   const refused = stagesBeside(issue.labels, ctx.session.state.stage ?? null);
-  if (refused.length > 0) return honourMovesRefusedByLock(ctx, refused);
+  if (refused.length > 0) return honourMovesRefusedByLock(ctx, refused, request);
   ctx.session.releaseClaim();
   await ctx.session.unlock();
   return { summary: nothing, stage: null };

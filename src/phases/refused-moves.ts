@@ -1,32 +1,120 @@
-import { labelFor, type PipelineStage } from '@hydraflow/core';
+import { labelFor, pipelineLabelsOf, type PipelineStage } from '@hydraflow/core';
+import { belowSteering, noteRefusedLabel } from '../handlers/label-steering';
 import { escalate } from './escalate';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { endPhase } from './end-phase';
 
+/** Who set a stage label honoured without its own event, and whether they may steer. */
+type Setter =
+  | { stage: PipelineStage; may: true; actor: string }
+  | { stage: PipelineStage; may: false; actor: string; permission: Awaited<ReturnType<typeof belowSteering>> & {} }
+  | { stage: PipelineStage; may: 'unknown'; why: string };
+
 /**
  * Stage labels that humans set while the dead attempt this re-run replaces held the lock: their label events found the
- * issue locked and were refused (handlers/override.ts waits for a lock, then gives up), so no run acted on them. One
- * is honoured as the override it was; several conflict, and the re-run cannot know which was set last, so a human
- * chooses (HITL). Property test tests/property/pipeline-histories found three pipeline labels left this way.
+ * issue locked and were refused (handlers/override.ts waits for a lock, then gives up), so no run acted on them. The
+ * label says nothing of who set it, and steering is permission-checked (handlers/label-steering.ts, issue #17): the
+ * issue's events name who set each (GET /issues/{n}/events, one request on this rare path). A label from someone below
+ * commands.min_permission is removed with label steering's note; one whose setter cannot be found is not honoured and a
+ * human is asked (fails closed). One permitted label is honoured as the override it was; several conflict, and the
+ * re-run cannot know which was set last, so a human chooses (HITL). Property test tests/property/pipeline-histories
+ * found three pipeline labels left this way, and (seed 4242) a triage-role user's label honoured.
  */
 export async function honourMovesRefusedByLock(
   ctx: PhaseContext,
   stages: readonly PipelineStage[],
+  /** the dead attempt's own event, a label change, when that is what it ran for (handlers/override.ts) */
+  own?: { stage: PipelineStage | null; actor: string },
 ): Promise<PhaseOutcome> {
   const { session, issue } = ctx;
   const lock = await session.acquire(); // the dead attempt's own lock: same run id
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
-  const labels = stages.map((s) => `\`${labelFor(s)}\``).join(', ');
-  if (stages.length > 1) {
+  const setters = await Promise.all(stages.map((stage) => setterOf(ctx, stage)));
+  let labels = [...issue.labels];
+  for (const s of setters) {
+    if (s.may !== false) continue;
+    const label = labelFor(s.stage);
+    await ctx.issues.removeLabel(issue.number, label);
+    labels = labels.filter((l) => l !== label);
+    await noteRefusedLabel(ctx, issue.number, session.comments, { label, added: true, actor: s.actor }, s.permission);
+  }
+  const unknown = setters.filter((s) => s.may === 'unknown');
+  if (unknown.length > 0) {
+    const which = unknown.map((s) => `\`${labelFor(s.stage)}\``).join(', ');
     return escalate(ctx, {
-      headline: 'Several stage labels were set while HydraFlow held this issue',
-      reason: `${labels} were set while an earlier attempt of this run held the issue (their label events were refused), and which one stands is not known: set the stage label that should`,
+      headline: 'A stage label was set while HydraFlow held this issue, and who set it is not known',
+      reason: `who set ${which} could not be found (${unknown.map((s) => (s.may === 'unknown' ? s.why : '')).join('; ')}), so it was not honoured: labels are steering, and only someone with ${ctx.config.commands.min_permission} permission may move the issue. Set the stage label that should stand`,
     });
   }
-  const stage = await session.moveToByHuman(stages[0]!, undefined, issue.labels);
+  const permitted = setters.filter((s) => s.may === true);
+  const named = permitted.map((s) => `\`${labelFor(s.stage)}\``).join(', ');
+  if (permitted.length > 1) {
+    return escalate(ctx, {
+      headline: 'Several stage labels were set while HydraFlow held this issue',
+      reason: `${named} were set while an earlier attempt of this run held the issue (their label events were refused), and which one stands is not known: set the stage label that should`,
+    });
+  }
+  if (permitted.length === 0) {
+    // Nothing to honour. The dead attempt's own label change, found with nothing to do beside the refused labels, now
+    // stands alone (property test, seed 4242: a writer took out the last stage label while a triage-role user's was
+    // set): it is honoured if its author may steer.
+    const left = pipelineLabelsOf(labels);
+    const ownStands =
+      own !== undefined &&
+      (own.stage === null ? left.length === 0 : left.length === 1 && left[0] === labelFor(own.stage)) &&
+      (await belowSteering(ctx, own.actor).catch(() => 'none' as const)) === undefined;
+    if (own && ownStands) {
+      const stage = await session.moveToByHuman(own.stage, own.actor, labels);
+      await endPhase(session, {
+        headline: stage === null ? `Taken out of the pipeline by ${own.actor}` : `Moved to ${stage} by ${own.actor}`,
+        next:
+          stage === null
+            ? 'HydraFlow leaves this issue alone until a pipeline label is set again (hydraflow-find to triage).'
+            : `HydraFlow resumes from ${stage} when that phase runs.`,
+      });
+      return {
+        summary: `human override honoured: ${stage ?? 'out of the pipeline'} (labels set meanwhile by people who may not steer undone)`,
+        stage,
+      };
+    }
+    // Otherwise the issue stays at the state's stage, its label back if someone's change took it.
+    const ownLabel = session.state.stage ? labelFor(session.state.stage) : undefined;
+    if (ownLabel && !left.includes(ownLabel)) await ctx.issues.addLabels(issue.number, [ownLabel]);
+    await endPhase(session, {
+      headline: 'A stage label set while HydraFlow held the issue was undone',
+      next: `HydraFlow resumes from ${session.currentStage ?? 'where it was'} when that phase runs.`,
+    });
+    return { summary: 'stage labels set meanwhile by people who may not steer undone', stage: session.currentStage };
+  }
+  const [only] = permitted as [Extract<Setter, { may: true }>];
+  const stage = await session.moveToByHuman(only.stage, only.actor, labels);
   await endPhase(session, {
-    headline: `Moved to ${stage} by a human while HydraFlow held the issue`,
+    headline: `Moved to ${stage} by ${only.actor} while HydraFlow held the issue`,
     next: `HydraFlow resumes from ${stage} when that phase runs.`,
   });
-  return { summary: `human override honoured (${labels}, set while an earlier attempt held the issue)`, stage };
+  return {
+    summary: `human override honoured (${named} by ${only.actor}, set while an earlier attempt held the issue)`,
+    stage,
+  };
+}
+
+/** Whether a permitted human set this stage's label (its latest labeled event); false when not known. */
+export async function setByPermittedHuman(ctx: PhaseContext, stage: PipelineStage): Promise<boolean> {
+  return (await setterOf(ctx, stage)).may === true;
+}
+
+async function setterOf(ctx: PhaseContext, stage: PipelineStage): Promise<Setter> {
+  const label = labelFor(stage);
+  try {
+    const actor = await ctx.issues.lastLabeledBy(ctx.issue.number, label);
+    if (!actor) return { stage, may: 'unknown', why: `no labeled event for \`${label}\`` };
+    const permission = await belowSteering(ctx, actor);
+    return permission === undefined ? { stage, may: true, actor } : { stage, may: false, actor, permission };
+  } catch (error) {
+    return {
+      stage,
+      may: 'unknown',
+      why: `GitHub answered: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    };
+  }
 }

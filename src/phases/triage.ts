@@ -14,7 +14,7 @@ import {
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { escalate } from './escalate';
 import { stopSpending } from './pause';
-import { honourMovesRefusedByLock } from './refused-moves';
+import { honourMovesRefusedByLock, setByPermittedHuman } from './refused-moves';
 import { startNextPhase } from './next-phase';
 import { triageCall } from './triage-call';
 import { beginPlanDraft, planStands } from './plan-draft';
@@ -80,8 +80,10 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
         stage: session.currentStage,
       };
     }
-    if (refused.length > 1 || refused[0] !== 'find') return honourMovesRefusedByLock(ctx, refused);
-    forced = true; // hydraflow-find alone: the human asked for a fresh triage
+    // hydraflow-find alone asks for a fresh triage, forced past the outsider wait: only if a permitted human set it
+    if (refused.length > 1 || refused[0] !== 'find' || !(await setByPermittedHuman(ctx, 'find')))
+      return honourMovesRefusedByLock(ctx, refused);
+    forced = true;
   }
 
   // Nothing is written unless the token's hourly budget has room for the whole triage (ADR 0014): a run that could

@@ -331,6 +331,61 @@ const PRODUCT_REGRESSIONS: History[] = [
  * the lock handed to a dispatched phase.
  */
 const REGRESSIONS: History[] = [
+  // Found on seed 4242: a triage-role user opened an issue with hydraflow-discover, a writer set hydraflow-epic, then
+  // took it out; that run died after its first write, and the triage-role user set hydraflow-find meanwhile (event
+  // delivered later). The re-run honoured hydraflow-find as a refused human move, and her own event's undo restored the
+  // state's stage, now find: the issue kept a label from someone who may not steer. The re-run now asks the issue's
+  // events who set the label (src/phases/refused-moves.ts).
+  {
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: ['hydraflow-discover'], by: 'triage' } },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-epic', deliver: 'now', by: 'write' },
+      },
+      {
+        gap: 'long',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-epic', deliver: 'now', by: 'write' },
+          k: 1,
+        },
+      },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later', by: 'triage' },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  // The same on seed 4242 with the triage-role user's event delivered first: the undo of her label put back the stage
+  // label the writer had taken out (label-steering.ts now asks who removed it).
+  {
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: ['hydraflow-discover'], by: 'triage' } },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-epic', deliver: 'now', by: 'write' },
+      },
+      {
+        gap: 'long',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-epic', deliver: 'now', by: 'write' },
+          k: 1,
+        },
+      },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later', by: 'triage' },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'pending-first' },
+  },
   // Found on seed -1932684471 by a first fix of the one below: a re-run of a /triage that escalated again (a move from
   // hydraflow-hitl to hydraflow-hitl) took its one label for a half-finished move's old label and removed it.
   {

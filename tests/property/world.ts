@@ -613,10 +613,8 @@ async function humanAct(ctx: Ctx, action: Action): Promise<EventRecord[]> {
         },
         by,
       );
-      if (viaForm) {
-        const issue = ctx.gh.world.issues.get(data.number)!;
-        for (const l of action.labels) issue.labels.push(ctx.gh.world.label(l).name);
-      }
+      // GitHub records the form's labels as the opener's labeled events (GET /issues/{n}/events names them)
+      if (viaForm) ctx.gh.world.setLabelsAs(data.number, PEOPLE[by].login, { add: action.labels });
       const model: IssueModel = {
         number: data.number,
         author: by,

@@ -93,6 +93,12 @@ export interface IssuesPort {
   describeLabels(labels: LabelSpec[]): Promise<void>;
   /** The collaborator permission, normalised (GitHub reports maintain as write, triage as read). */
   getPermission(login: string): Promise<Permission>;
+  /**
+   * Who last added `label` to the issue (its latest `labeled` event in the issue's events; with `event` 'unlabeled',
+   * who last removed it); undefined when no such event is listed. One request (two past 100 events): only for a stage
+   * label HydraFlow must honour or restore without its own event.
+   */
+  lastLabeledBy(issue: number, label: string, event?: 'labeled' | 'unlabeled'): Promise<string | undefined>;
   reactToComment(commentId: number, reaction: Reaction): Promise<void>;
   /**
    * Adds the caller's reaction to the issue. `created` is false when the caller had already reacted with it: GitHub

@@ -306,6 +306,37 @@ export class RestIssues implements IssuesPort {
     }
   }
 
+  async lastLabeledBy(
+    issue: number,
+    label: string,
+    event: 'labeled' | 'unlabeled' = 'labeled',
+  ): Promise<string | undefined> {
+    // Events are listed oldest first; an issue with more than 100 has its latest on a later page, which the first
+    // response's Link header names (one more request, on a rare path).
+    const first = await this.octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/events', {
+      ...this.repo,
+      issue_number: issue,
+      per_page: 100,
+    });
+    let events = first.data;
+    const last = /<[^>]*[?&]page=(\d+)[^>]*>;\s*rel="last"/.exec(first.headers.link ?? '')?.[1];
+    if (last && last !== '1') {
+      const page = await this.octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/events', {
+        ...this.repo,
+        issue_number: issue,
+        per_page: 100,
+        page: Number(last),
+      });
+      events = [...events, ...page.data];
+    }
+    const wanted = label.toLowerCase();
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i] as { event?: string; actor?: { login?: string } | null; label?: { name?: string } };
+      if (e.event === event && e.label?.name?.toLowerCase() === wanted) return e.actor?.login ?? undefined;
+    }
+    return undefined;
+  }
+
   async reactToComment(commentId: number, reaction: Reaction): Promise<void> {
     await this.octokit.request('POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions', {
       ...this.repo,

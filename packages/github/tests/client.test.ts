@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGitHubEmulator, type GitHubEmulator } from '@hydraflow/testkit';
+import { expectNoViolations, startGitHubEmulator, type GitHubEmulator } from '@hydraflow/testkit';
 import { createRestClient, GraphqlGrooming, RateLimitedError, RestIssues } from '../src/index';
 
 let gh: GitHubEmulator | undefined;
@@ -94,6 +94,26 @@ describe('the GitHub client’s request policy', () => {
     expect(await issues.getPermission('mia')).toBe('write');
     expect(await issues.getPermission('tom')).toBe('read');
     expect(await issues.getPermission('stranger')).toBe('none');
+  });
+
+  it('finds who last set a label in the issue’s events, served as GitHub’s description says', async () => {
+    const { gh, issues, issue } = await setup();
+    gh.addUser({ login: 'tina', permission: 'triage' });
+    gh.addUser({ login: 'lee', permission: 'write' });
+    expect(await issues.lastLabeledBy(issue.number, 'hydraflow-ready')).toBeUndefined();
+    gh.world.setLabelsAs(issue.number, 'lee', { add: ['hydraflow-ready'] });
+    gh.world.setLabelsAs(issue.number, 'lee', { remove: ['hydraflow-ready'] });
+    gh.world.setLabelsAs(issue.number, 'tina', { add: ['hydraflow-ready'] });
+    await issues.addLabels(issue.number, ['bug']);
+    expect(await issues.lastLabeledBy(issue.number, 'HydraFlow-Ready')).toBe('tina');
+    expect(await issues.lastLabeledBy(issue.number, 'bug')).toBe('github-actions[bot]');
+    // more than a page of events: the latest are on the last page
+    for (let i = 0; i < 60; i++) {
+      gh.world.setLabelsAs(issue.number, 'tina', { remove: ['hydraflow-ready'] });
+      gh.world.setLabelsAs(issue.number, i === 59 ? 'lee' : 'tina', { add: ['hydraflow-ready'] });
+    }
+    expect(await issues.lastLabeledBy(issue.number, 'hydraflow-ready')).toBe('lee');
+    expectNoViolations(gh);
   });
 });
 

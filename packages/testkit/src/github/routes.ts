@@ -37,6 +37,7 @@ import {
   userJson,
   workflowJson,
   workflowRunJson,
+  issueEventJson,
 } from './serialize';
 import { searchIssues } from './search';
 import { readRepoPath, repoWorkflows, resolveCommitish } from './contents';
@@ -778,6 +779,22 @@ const defs: Array<[string, string, Route['handler']]> = [
       touch(ctx, issue);
       issueEvent(ctx, issue, 'unlabeled', { label: removed! });
       return { status: 200, body: issueLabelsJson(ctx.world, issue) };
+    },
+  ],
+
+  // issue events: the labeled/unlabeled events recorded with who made them, oldest first (GitHub lists them so)
+  [
+    'GET',
+    `${R}/issues/{issue_number}/events`,
+    (ctx) => {
+      const issue = getIssue(ctx);
+      const items = ctx.world.events.filter(
+        (e) =>
+          (e.action === 'labeled' || e.action === 'unlabeled') &&
+          e.label !== undefined &&
+          (e.name === 'issues' ? e.issue : e.name === 'pull_request' ? e.pull : undefined) === issue.number,
+      );
+      return list(ctx, items, (e) => issueEventJson(ctx.world, e));
     },
   ],
 

@@ -2,6 +2,7 @@
 import type {
   EmulatedCheckRun,
   EmulatedComment,
+  EmulatedEvent,
   EmulatedIssue,
   EmulatedLabel,
   EmulatedPull,
@@ -600,5 +601,23 @@ export function workflowJson(w: GitHubWorld, wf: RepoWorkflow) {
     url: `${repoApi}/actions/workflows/${wf.id}`,
     html_url: `${html}/blob/${pathUrl(w.defaultBranch)}/${pathUrl(wf.path)}`,
     badge_url: `${html}/workflows/${encodeURIComponent(wf.name)}/badge.svg`,
+  };
+}
+
+/** A labeled/unlabeled entry of GET /issues/{n}/events (GitHub's `labeled-issue-event`), from the recorded event. */
+export function issueEventJson(w: GitHubWorld, e: EmulatedEvent) {
+  const id = 7_000_000_000 + e.seq;
+  const label = e.label ? w.getLabel(e.label) : undefined;
+  return {
+    id,
+    node_id: w.nodeId(e.action === 'labeled' ? 'LE' : 'UNLE', id),
+    url: `${urls(w).repoApi}/issues/events/${id}`,
+    actor: userJson(w, e.actor),
+    event: e.action,
+    commit_id: null,
+    commit_url: null,
+    created_at: new Date(e.at).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    performed_via_github_app: null,
+    label: { name: e.label, color: label?.color ?? 'ededed' },
   };
 }

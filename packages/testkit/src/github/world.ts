@@ -588,6 +588,30 @@ export class GitHubWorld {
 
   // -- issues ---------------------------------------------------------------------------------------------------
 
+  /**
+   * A person adds and removes labels of an issue on GitHub's page: the labels change and GitHub records a labeled or
+   * unlabeled event per change with them as its actor (GET /issues/{n}/events lists them). The webhook is the test's
+   * to deliver (world.run), when it chooses.
+   */
+  setLabelsAs(issueNumber: number, by: string, change: { add?: string[]; remove?: string[] }): void {
+    const issue = this.issues.get(issueNumber);
+    if (!issue) throw new Error(`no issue #${issueNumber}`);
+    const name = issue.isPullRequest ? 'pull_request' : 'issues';
+    const ref = issue.isPullRequest ? { pull: issueNumber } : { issue: issueNumber };
+    for (const l of change.remove ?? []) {
+      const i = issue.labels.findIndex((n) => n.toLowerCase() === l.toLowerCase());
+      if (i < 0) continue;
+      const [removed] = issue.labels.splice(i, 1);
+      this.emit({ name, action: 'unlabeled', ...ref, label: removed!, actor: by });
+    }
+    for (const l of change.add ?? []) {
+      const label = this.getLabel(l) ?? this.label(l);
+      if (issue.labels.some((n) => n.toLowerCase() === label.name.toLowerCase())) continue;
+      issue.labels.push(label.name);
+      this.emit({ name, action: 'labeled', ...ref, label: label.name, actor: by });
+    }
+  }
+
   issue(i: {
     title: string;
     body?: string | null;
