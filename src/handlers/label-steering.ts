@@ -67,7 +67,11 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   // that lock (property test tests/property/pipeline-histories found it left for good).
   await freeLockOfDeadAttempt(app, issue);
   const stage = trustedStage(state, change);
-  const own = stage ? labelFor(stage) : undefined;
+  // An issue HydraFlow has written nothing for yet (its opened run died first) has no stage to go back to: the undo
+  // puts back the pipeline label the person took off (property test tests/property/pipeline-histories: an issue form's
+  // hydraflow-shape, removed by a triage-role user, left the issue out of the pipeline).
+  const unseen = state.history.length === 0 && (state.stage ?? null) === null;
+  const own = stage ? labelFor(stage) : unseen && !change.added ? change.label : undefined;
   // back to the state's stage, whichever of the person's events this is (a swap of labels sends two)
   if (change.added && change.label !== own) await app.issues.removeLabel(issue.number, change.label);
   if (own && !issue.labels.includes(own) && !(await removedByPermittedHuman(app, issue.number, own, change)))
