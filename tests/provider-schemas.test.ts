@@ -1,6 +1,6 @@
 /**
  * Every JSON Schema HydraFlow sends to a model provider, checked against the portable rules (ADR 0006): the structured
- * answers (triage, plan, plan review, review), grooming's submit tools (every agent's verdict, the summary) and the
+ * answers (triage, plan, plan review, review, the product plan, shape), the submit tools (grooming: every agent's verdict, the summary; discover: the brief) and the
  * agents' workspace tools. Each is what providerJsonSchema derives from the zod schema the answer is checked with.
  *
  * The real compile is the opt-in llama-cpp.interop.test.ts; here, in CI: no bound a grammar engine chokes on, scores
@@ -13,6 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
   decompositionSchema,
+  discoverBriefSchema,
+  shapeTurnSchema,
   specReviewVerdictSchema,
   engineerVerdictSchema,
   groomSummarySchema,
@@ -33,6 +35,7 @@ import { grammarRefused, jsonSchemaErrors, LLAMA_GRAMMAR_LIMIT } from '@hydraflo
 import { createWorkspaceTools } from '../src/agents/tools/index';
 import { averagePlan, planAccepted, reviewClean, reviewCriticalNaN, triageClear } from './lifecycle/scenario';
 import { groomReady } from './lifecycle/grooming';
+import { completeBrief, shapedDirections } from './support/briefs';
 
 type JsonObject = Record<string, unknown>;
 
@@ -43,15 +46,17 @@ const STRUCTURED: Record<string, z.ZodType> = {
   plan_review: planReviewSchema,
   review: reviewVerdictSchema,
   decomposition: decompositionSchema,
+  shape_turn: shapeTurnSchema,
 };
 
 /** Sent under a name above, in another shape: the review of a product-track pull request (spec-match). */
 const VARIANTS: Record<string, z.ZodType> = { 'review (spec-match)': specReviewVerdictSchema };
 
-/** Grooming's submit tools: every agent submits an engineer-shaped verdict, the summary agent the summary. */
+/** The submit tools: grooming's (every agent submits an engineer-shaped verdict, the summary agent the summary) and the research agent's brief (discover). */
 const SUBMIT_TOOLS: Record<string, z.ZodType> = {
   submit_verdict: engineerVerdictSchema,
   submit_summary: groomSummarySchema,
+  submit_brief: discoverBriefSchema,
 };
 
 const root = mkdtempSync(join(tmpdir(), 'hf-schemas-'));
@@ -156,6 +161,8 @@ describe('the schemas HydraFlow sends are portable', () => {
       [planReviewSchema, planAccepted.json],
       [reviewVerdictSchema, reviewClean.json],
       [reviewVerdictSchema, reviewCriticalNaN.json],
+      [discoverBriefSchema, completeBrief],
+      [shapeTurnSchema, { reply: '', directions: shapedDirections }],
       ...Object.values(groomReady()).flatMap((v) =>
         (Array.isArray(v) ? v : [v]).flatMap((e) =>
           typeof e === 'function'

@@ -157,7 +157,7 @@ describe('the sample repository under the simulator', () => {
   it('HydraFlow’s template: issues.opened → triage through dist/ → workflow_dispatch to discovery → shape, run by the simulator', async () => {
     const sim = lc!;
     // A vague issue: triage routes it to product discovery, which runs in a workflow run of its own (a clear one goes
-    // on into planning in the same run: tests/lifecycle).
+    // on into planning in the same run: tests/lifecycle), and discovery dispatches shape, which posts its directions.
     const brief = {
       summary: 'Slugs of accented titles lose their letters, so links to such pages read as noise.',
       existing_solutions: [
@@ -171,6 +171,29 @@ describe('the sample repository under the simulator', () => {
     models.setScript({
       triage: { json: { ...clearVerdict, clarity_score: 4, needs_discovery: true } },
       discover: { toolCalls: [{ name: 'submit_brief', input: brief }] },
+      shape: {
+        json: {
+          reply: '',
+          directions: [
+            {
+              letter: 'A',
+              name: 'Fold Latin',
+              scope: 'Latin accents only.',
+              tradeoffs: 'Small; leaves other scripts.',
+              size: 'S',
+              defer: false,
+            },
+            {
+              letter: 'B',
+              name: 'Transliterate All',
+              scope: 'Every script.',
+              tradeoffs: 'A dependency.',
+              size: 'M',
+              defer: false,
+            },
+          ],
+        },
+      },
     });
     const issue = gh.world.issue({
       title: 'slugify should drop accents',
@@ -180,8 +203,8 @@ describe('the sample repository under the simulator', () => {
     sim.dispatch('issues', 'opened', { issue: issue.number });
     const all = await sim.runUntilQuiet();
     const timeline = formatTimeline(all);
-    // the agent and publish jobs of each run are skipped: neither run prepared implement
-    expect(all.filter((j) => j.job !== 'hydraflow').map((j) => j.status)).toEqual(Array(4).fill('skipped'));
+    // the agent and publish jobs of each run are skipped: none of the three runs prepared implement
+    expect(all.filter((j) => j.job !== 'hydraflow').map((j) => j.status)).toEqual(Array(6).fill('skipped'));
     const jobs = routingJobs(all);
     expect(jobs[0], timeline).toMatchObject({
       workflow: 'hydraflow.yml',
@@ -198,6 +221,11 @@ describe('the sample repository under the simulator', () => {
     expect(gh.world.commentsOn(issue.number).filter((c) => c.body.startsWith('<!-- hydraflow:brief -->'))).toHaveLength(
       1,
     );
+    // shape, in the run discovery dispatched (jobs[2]): the directions, and the issue waits at hydraflow-shape
+    const shape = jobs[2]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
+    expect(shape.outputs.decision, timeline).toBe('shape');
+    expect(shape.outputs.stage, shape.stdout).toBe('shape');
+    expect(gh.world.issues.get(issue.number)!.labels).toContain('hydraflow-shape');
     // the label HydraFlow set with the GITHUB_TOKEN started nothing; its dispatch did
     expect(sim.log.some((l) => /issues\.labeled by github-actions\[bot\] \(GITHUB_TOKEN\)/.test(l))).toBe(true);
     expect(jobs[1], timeline).toMatchObject({
