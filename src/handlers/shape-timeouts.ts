@@ -3,8 +3,9 @@ import type { App } from '../app';
 import { handlePhase } from './phase';
 
 /**
- * Requests one issue waiting in shape costs the sweep at most: the issue and its comments read (state), and when its
- * conversation timed out the lock (2), the label move (2), the progress comment and the lock freed.
+ * Requests one issue waiting in shape costs the sweep at most, once nothing has happened on it for shape_timeout_minutes
+ * (before that it costs none): the issue and its comments read (state), and when its conversation timed out the lock
+ * (2), the label move (2), the progress comment and the lock freed.
  */
 export const SHAPE_TIMEOUT_REQUESTS = 8;
 /** Pages of issues waiting in shape (100 each) one sweep looks at most. */
@@ -26,6 +27,15 @@ export async function sweepShapeTimeouts(
     const issues = await app.issues.listOpenIssues({ label: labelFor('shape'), page });
     for (const issue of issues) {
       if (issue.isPullRequest) continue;
+      // Silent for shape_timeout_minutes means nothing happened on the issue for that long: the listing says when
+      // something last did, so an issue active since costs no request (a backlog of issues waiting in shape read one by
+      // one every hour spent more than the hour's budget: pnpm bench, backlog500_*). HydraFlow's last post is no later
+      // than that, so an issue quiet that long is due, and its state is read only then.
+      if (
+        issue.updatedAt &&
+        app.now().getTime() - Date.parse(issue.updatedAt) < app.config.shape_timeout_minutes * 60_000
+      )
+        continue;
       if (left() < SHAPE_TIMEOUT_REQUESTS) return { escalated, stopped: 'the hour’s GitHub budget is spent' };
       try {
         const outcome = await handlePhase(app, {

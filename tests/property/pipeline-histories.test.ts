@@ -940,6 +940,74 @@ async function holds(what: string, arb: fc.Arbitrary<History>, runs: number, exa
 /** The product track's histories: half as many as the others (each plays more runs). */
 const PRODUCT_RUNS = Math.ceil(NUM_RUNS / 2);
 
+/**
+ * Counterexamples found and not fixed yet (5000-run property runs at the end of a session): each fails today. They run
+ * with HYDRAFLOW_PROPERTY_OPEN=1; once one passes, it moves to REGRESSIONS or PRODUCT_REGRESSIONS.
+ */
+const OPEN_COUNTEREXAMPLES: { found: string; history: History }[] = [
+  {
+    // A triage-role user's issue form set hydraflow-discover; its labeled run (treated as opened) triaged it to plan
+    // and died after 6 writes, before hydraflow-discover came off; a writer removed hydraflow-plan ("another pipeline
+    // label remains"); the re-run of the labeled event undid hydraflow-discover as the triage-role user's label: the
+    // issue ended with no pipeline label although the writer only took out plan.
+    found: 'pipeline seed -1941130860 (5000 runs on c5296ec)',
+    history: {
+      seed: -1445022426,
+      provider: 'anthropic',
+      steps: [
+        {
+          gap: 'short',
+          op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: ['hydraflow-discover'], by: 'triage' }, k: 6 },
+        },
+        {
+          gap: 'long',
+          op: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-plan', deliver: 'now', by: 'write' },
+        },
+      ],
+      quiesce: { gap: 'short', order: 'crashed-first' },
+    },
+  },
+  {
+    // The hourly sweep resumed a discover hand-off whose claim had expired while its dispatch was on its way; the late
+    // dispatched run did the discovery (and escalated), the sweep's dispatch found its work taken: a 👀 stayed with no
+    // claim. The same race as product seed -1907998338 (kept in PRODUCT_REGRESSIONS, passing on replay): timing-bound.
+    found: 'product seed 1325686242 (5000 runs on c5296ec)',
+    history: {
+      seed: -1584819397,
+      provider: 'anthropic',
+      track: 'product',
+      steps: [
+        { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+        { gap: 'long', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: 'B', by: 'write' }, k: 1 } },
+        { gap: 'short', op: { kind: 'concurrent', a: { kind: 'sweep' }, b: { kind: 'deliver', pick: 0 }, after: 0 } },
+        {
+          gap: 'short',
+          op: {
+            kind: 'concurrent',
+            a: { kind: 'deliver', pick: 0, dispatch: true },
+            b: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later', by: 'triage' },
+            after: 0,
+          },
+        },
+        { gap: 'short', op: { kind: 'sweep' } },
+      ],
+      quiesce: { gap: 'short', order: 'crashed-first' },
+    },
+  },
+];
+
+describe.skipIf(!process.env.HYDRAFLOW_PROPERTY_OPEN)('open counterexamples (HYDRAFLOW_PROPERTY_OPEN=1)', () => {
+  it.each(OPEN_COUNTEREXAMPLES.map((c) => [c.found, c.history] as const))('%s', async (_found, history) => {
+    const ctx = await playHistory(history);
+    try {
+      checkEndState(ctx, VALIDATE);
+    } catch (error) {
+      (error as Error).message += explain(ctx);
+      throw error;
+    }
+  });
+});
+
 describe('pipeline histories (property)', () => {
   it(
     `${NUM_RUNS} random histories of people of every permission level, re-runs, concurrency and crashes end in a sane state`,

@@ -40,6 +40,8 @@ export interface Issue {
    * sends: knowing that an issue is no sub-issue costs no request). Undefined when GitHub did not say.
    */
   parent?: number;
+  /** When anything last happened on the issue (a comment, a label, an edit), as GitHub says; absent if not sent. */
+  updatedAt?: string;
 }
 
 export type Permission = 'admin' | 'write' | 'read' | 'none';

@@ -107,6 +107,7 @@ type RawIssue = {
   html_url: string;
   reactions?: { eyes?: number };
   parent_issue_url?: string | null;
+  updated_at?: string;
 };
 
 function toIssue(data: RawIssue): Issue {
@@ -121,6 +122,7 @@ function toIssue(data: RawIssue): Issue {
     isPullRequest: Boolean(data.pull_request),
     htmlUrl: data.html_url,
     ...parentOf(data.parent_issue_url),
+    ...(data.updated_at ? { updatedAt: data.updated_at } : {}),
   };
 }
 
