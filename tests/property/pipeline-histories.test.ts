@@ -941,8 +941,9 @@ async function holds(what: string, arb: fc.Arbitrary<History>, runs: number, exa
 const PRODUCT_RUNS = Math.ceil(NUM_RUNS / 2);
 
 /**
- * Counterexamples found and not fixed yet (5000-run property runs at the end of a session): each fails today. They run
- * with HYDRAFLOW_PROPERTY_OPEN=1; once one passes, it moves to REGRESSIONS or PRODUCT_REGRESSIONS.
+ * Counterexamples found and not fixed yet (5000-run property runs at the end of a session). They run with
+ * HYDRAFLOW_PROPERTY_OPEN=1: the first fails on every replay, the second only under load (a race); once one is fixed, it
+ * moves to REGRESSIONS or PRODUCT_REGRESSIONS.
  */
 const OPEN_COUNTEREXAMPLES: { found: string; history: History }[] = [
   {
