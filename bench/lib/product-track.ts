@@ -22,7 +22,7 @@ import {
   type Script,
   type ScriptEntry,
 } from '@hydraflow/testkit';
-import { completeBrief } from '../../tests/support/briefs';
+import { completeBrief, direction, shapedDirections } from '../../tests/support/briefs';
 import { triageVague } from '../../tests/lifecycle/backlog';
 import { lifecycleWorld, type LifecycleWorld } from '../../tests/lifecycle/scenario';
 import { isHydraflowStep, phaseAt, phasesOf } from './lifecycle';
@@ -62,19 +62,7 @@ export function discoverTurns(latencyMs: number): ScriptEntry[] {
   ];
 }
 
-const direction = (letter: string, name: string, size: string, defer = false) => ({
-  letter,
-  name,
-  scope: `${name}: what is in and what is out.`,
-  tradeoffs: `${name}: what it gains and what it costs.`,
-  size,
-  defer,
-});
-const FIRST = [
-  direction('A', 'First-Run Hint', 'S'),
-  direction('B', 'Quick & Focused', 'M'),
-  direction('C', 'Guided Tour', 'L'),
-];
+const FIRST = shapedDirections;
 const REVISED = [
   direction('A', 'First-Run Hint', 'S'),
   direction('B', 'Hint Plus Docs', 'M'),

@@ -7,7 +7,7 @@ import type { Script, ScriptEntry } from '@hydraflow/testkit';
 import { planCreatingFiles } from '../support/plans';
 import { groomReady } from '../lifecycle/grooming';
 import { planAccepted } from '../lifecycle/scenario';
-import { completeBrief } from '../support/briefs';
+import { completeBrief, direction, shapedDirections } from '../support/briefs';
 
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -125,20 +125,8 @@ function discoverScript(seed: number): (request: { messages: { content: string }
   };
 }
 
-const direction = (letter: string, name: string, size: string, defer = false) => ({
-  letter,
-  name,
-  scope: `${name}: what is in and what is out.`,
-  tradeoffs: `${name}: what it gains and what it costs.`,
-  size,
-  defer,
-});
 /** The names a history's replies choose by (people.ts' replies: "B", "Direction B", "go with Quick & Focused"). */
-const FIRST = [
-  direction('A', 'First-Run Hint', 'S'),
-  direction('B', 'Quick & Focused', 'M'),
-  direction('C', 'Guided Tour', 'L'),
-];
+const FIRST = shapedDirections;
 const REVISED = [
   direction('A', 'First-Run Hint', 'S'),
   direction('B', 'Quick & Focused', 'M'),

@@ -19,13 +19,19 @@ export const completeBrief: DiscoverBrief = {
   sources: [{ title: 'README quick start section', where: 'README.md' }],
 };
 
-const direction = (letter: 'A' | 'B' | 'C', name: string, size: ShapeDirection['size']): ShapeDirection => ({
+/** A direction the scripted shape agent proposes (the tests, the property worlds and the bench share these). */
+export const direction = (
+  letter: ShapeDirection['letter'],
+  name: string,
+  size: ShapeDirection['size'],
+  defer = false,
+): ShapeDirection => ({
   letter,
   name,
   scope: `${name}: the first-run experience of the CLI, nothing else.`,
   tradeoffs: `${name}: quick to ship against how much it helps.`,
   size,
-  defer: false,
+  defer,
 });
 
 /** The shape agent's directions after that brief (tests/shape.e2e.test.ts has the conversation). */
