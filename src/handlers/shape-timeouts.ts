@@ -1,4 +1,4 @@
-import { labelFor, RateLimitedError } from '@hydraflow/core';
+import { labelFor, pipelineLabelsOf, RateLimitedError } from '@hydraflow/core';
 import type { App } from '../app';
 import { handlePhase } from './phase';
 
@@ -31,11 +31,9 @@ export async function sweepShapeTimeouts(
       // something last did, so an issue active since costs no request (a backlog of issues waiting in shape read one by
       // one every hour spent more than the hour's budget: pnpm bench, backlog500_*). HydraFlow's last post is no later
       // than that, so an issue quiet that long is due, and its state is read only then.
-      if (
-        issue.updatedAt &&
-        app.now().getTime() - Date.parse(issue.updatedAt) < app.config.shape_timeout_minutes * 60_000
-      )
-        continue;
+      // A second pipeline label beside it is a move cut short (an escalation's own): always looked at, to finish it.
+      const quietMs = issue.updatedAt ? app.now().getTime() - Date.parse(issue.updatedAt) : Infinity;
+      if (pipelineLabelsOf(issue.labels).length === 1 && quietMs < app.config.shape_timeout_minutes * 60_000) continue;
       if (left() < SHAPE_TIMEOUT_REQUESTS) return { escalated, stopped: 'the hour’s GitHub budget is spent' };
       try {
         const outcome = await handlePhase(app, {
