@@ -11,6 +11,7 @@ export * from './groom/index';
 export * from './discover/index';
 export * from './shape/index';
 export * from './memory/index';
+export * from './adversarial/index';
 export * from './review/index';
 export * from './cost/index';
 export * from './budget/index';

@@ -44,6 +44,12 @@ export interface MemoryDraft {
   tags?: readonly string[];
   source: number;
   confidence?: number;
+  /**
+   * The entry's identity when the text is not it (12 hex characters): the adversarial carryover keys a concern by its
+   * fingerprint (adversarial/carryover.ts), so the same concern reworded, or carried over by another pull request, is
+   * one entry confirmed again. Default: memoryKey(kind, text).
+   */
+  key?: string;
 }
 
 /** The text as the key sees it: case, punctuation and spacing do not make a different memory. */

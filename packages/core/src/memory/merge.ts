@@ -49,7 +49,7 @@ export function retainInDocument(
   for (const draft of drafts) {
     const text = memoryText(draft.text);
     if (text === '') continue;
-    const key = memoryKey(draft.kind, text);
+    const key = draft.key !== undefined && /^[0-9a-f]{12}$/.test(draft.key) ? draft.key : memoryKey(draft.kind, text);
     const tags = (draft.tags ?? []).map(normalizeTag).filter((t) => t !== '');
     const confidence = clamp(draft.confidence ?? 0.5);
     const known = byKey.get(key);

@@ -133,6 +133,8 @@ function shrinkSteps(state: IssueState): IssueState[] {
       ...(state.lastError
         ? { lastError: { ...state.lastError, message: truncate(state.lastError.message, 200) } }
         : {}),
+      // the adversarial log is history: its counters and stage records stay (adversarial/record.ts)
+      ...(state.adversarial ? { adversarial: { ...state.adversarial, log: state.adversarial.log.slice(-3) } } : {}),
     },
   ];
 }

@@ -12,6 +12,8 @@ import { groomRecordSchema } from '../groom/record';
 import { decompositionRecordSchema, planRecordSchema } from '../plan/record';
 import { reviewRecordSchema } from '../review/record';
 import { shapeRecordSchema } from '../shape/record';
+import { adversarialStateSchema } from '../adversarial/record';
+import { migrateAdversarialRecord } from '../adversarial/migrate';
 
 export const STATE_VERSION = 2 as const;
 
@@ -276,6 +278,15 @@ export const issueStateSchema = z.object({
   review: reviewRecordSchema.optional(),
   implement: implementRecordSchema.optional(),
   merge: mergeRecordSchema.optional(),
+  /**
+   * The adversarial layer (docs/adr/0018-adversarial-layer.md): gate, stage rounds, forwarded concerns by fingerprint,
+   * counters, a capped event log — no concern text (adversarial/record.ts). Absent on states written before it
+   * existed, which read as "nothing happened yet" (adversarial/state.ts, adversarialOf).
+   */
+  adversarial: z.preprocess(
+    (raw) => (raw === undefined ? undefined : (migrateAdversarialRecord(raw) ?? raw)),
+    adversarialStateSchema.optional(),
+  ),
   ledger: z.array(ledgerEntrySchema).max(STATE_LIMITS.ledger),
   dispatches: z.array(dispatchSchema).max(STATE_LIMITS.dispatches).optional(),
   history: z.array(historyEntrySchema).max(STATE_LIMITS.history),
