@@ -102,7 +102,10 @@ describe('AdversarialRetryLoop', () => {
     expect(w.calls[4]!.shown).toEqual([risk.text]); // its own concern, to say whether it still holds
     const rec = w.state.stages['plan-council']!;
     expect(rec).toMatchObject({ status: 'converged', retries: 1, agentRuns: 1, calls: 5, next: null });
-    expect(rec.rounds.map((r) => r.blocking)).toEqual([[fingerprint(risk)], []]);
+    expect(rec.rounds.map((r) => [r.blocked, r.blocking])).toEqual([
+      [1, []],
+      [0, []],
+    ]);
     expect(w.state.pending).toEqual([]);
     expect(w.state.resolutions).toMatchObject([
       { fingerprint: fingerprint(risk), how: 'resolved', by: 'plan-council' },

@@ -23,7 +23,13 @@
  */
 import { blockingFingerprints, distinctConcerns, fingerprint, type Concern } from './concern';
 import type { AdversarialEvent } from './events';
-import type { AdversarialState, ConcernRef, StageOutcome, StageRecord } from './record';
+import {
+  ADVERSARIAL_LIMITS,
+  type AdversarialState,
+  type ConcernRef,
+  type StageOutcome,
+  type StageRecord,
+} from './record';
 import type { AdversarialStageSpec, VoterName } from './stages';
 
 export type AdversarialStep =
@@ -108,7 +114,11 @@ export function roundVoted(
   const rec = state.stages[spec.name]!;
   const round = step.round;
   const asked = new Set<string>(step.voters);
-  const distinct = distinctConcerns(concerns.filter((c) => c.stage === spec.name && asked.has(c.voter)));
+  // most severe first; what a round can raise is capped like the state (record.ts)
+  const distinct = distinctConcerns(concerns.filter((c) => c.stage === spec.name && asked.has(c.voter))).slice(
+    0,
+    ADVERSARIAL_LIMITS.blocking,
+  );
   const blocking = blockingFingerprints(distinct);
   const blockers = [...new Set(distinct.filter((c) => c.blocking).map((c) => c.voter))].sort();
   const previous = rec.rounds.at(-1)?.blocking ?? [];

@@ -36,8 +36,8 @@ export const ADVERSARIAL_LIMITS = {
   shipped: 10,
   /** Rounds of one stage: the first vote and one per retry. */
   rounds: MAX_ADVERSARIAL_RETRIES + 1,
-  /** Blocking fingerprints kept per round. */
-  blocking: 16,
+  /** Blocking fingerprints of a round: three voters × MAX_CONCERNS_PER_ANSWER (answers.ts). */
+  blocking: 24,
   gateReasons: 12,
 } as const;
 
@@ -73,7 +73,12 @@ export const roundRecordSchema = z.object({
   voters: z.array(voterNameSchema).max(10),
   /** The voters with a blocking concern in this round (the next round asks them again). */
   blockers: z.array(voterNameSchema).max(10),
-  /** Sorted blocking fingerprints: oscillation compares these sets. */
+  /** How many distinct blocking concerns the round raised. */
+  blocked: count,
+  /**
+   * Sorted blocking fingerprints: what the next revision answers and oscillation compares. Kept for the newest round
+   * only (older rounds: []), so a long stage does not grow the state.
+   */
   blocking: z.array(fingerprintSchema).max(ADVERSARIAL_LIMITS.blocking),
   /** All distinct concerns the round raised, blocking or not. */
   concerns: count,

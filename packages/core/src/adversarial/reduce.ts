@@ -148,11 +148,12 @@ function roundVoted(state: AdversarialState, e: AdversarialEventOf<'AdversarialR
     next: 'agent',
     calls: rec.calls + e.calls,
     rounds: [
-      ...rec.rounds,
+      ...rec.rounds.map((r) => ({ ...r, blocking: [] })),
       {
         round: e.round,
         voters: [...e.voters],
         blockers: [...e.blockers],
+        blocked: e.blocking.length,
         blocking: [...e.blocking],
         concerns: e.concerns,
         at: e.at,
