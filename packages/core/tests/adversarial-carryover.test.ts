@@ -11,6 +11,7 @@ import {
   renderMemoryFile,
   retainInDocument,
   shippedWithKnownGap,
+  type AdversarialEvent,
   type Concern,
   type MemoryDraft,
 } from '../src/index';
@@ -81,13 +82,13 @@ describe('carryover: open concerns at merge become knowledge', () => {
   });
 
   it('the merge is carried over once in the state: a re-delivered merge event yields no event and no drafts to write', () => {
-    const gate = {
+    const gate: AdversarialEvent = {
       type: 'ComplexityGateRouted',
       at: NOW.toISOString(),
       decision: 'load_bearing',
       source: 'signals',
       reasons: ['complex'],
-    } as const;
+    };
     let s = reduceAdversarialEvents([gate]);
     expect(carryoverDue(s, 57)).toBe(true);
     const events = shippedWithKnownGap(s, 57, OPEN, NOW.toISOString());
