@@ -55,6 +55,18 @@ describe('the stage and voter table', () => {
     expect(stageSpec('shape-council').voters).toEqual(['challenger', 'expert-council']);
   });
 
+  it('the compiler checks a row: its phase hosts adversarial stages, its label is its phase’s', () => {
+    const plan = stageSpec('plan-council');
+    // @ts-expect-error a plan stage cannot carry the discover phase's label
+    const wrongLabel: AdversarialStageSpec = { ...plan, phase: 'plan', label: 'hydraflow-adv-discover-running' };
+    // @ts-expect-error review hosts no adversarial stage
+    const wrongPhase: AdversarialStageSpec = { ...plan, phase: 'review', label: 'hydraflow-adv-review-running' };
+    const four = 4 as const;
+    // @ts-expect-error no more than three retries, ever
+    const tooMany: AdversarialStageSpec = { ...plan, maxRetries: four };
+    expect([wrongLabel, wrongPhase, tooMany]).toHaveLength(3);
+  });
+
   it('the transient and override labels are not pipeline labels', () => {
     expect(ADVERSARIAL_RUNNING_LABELS.map((l) => l.name)).toEqual([
       'hydraflow-adv-discover-running',

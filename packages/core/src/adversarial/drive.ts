@@ -118,3 +118,15 @@ function pick(all: readonly Concern[], fingerprints: readonly string[], spec: Ad
   }
   return out;
 }
+
+/**
+ * ADR-0064's AdversarialRetryLoop under its name: the pure steps (loop.ts) and the driver. One object, so the wiring
+ * reads as the seed does.
+ */
+export const AdversarialRetryLoop = {
+  next: nextAdversarialStep,
+  start: startStage,
+  agentRan,
+  roundVoted,
+  drive: driveAdversarialStage,
+} as const;

@@ -179,3 +179,6 @@ export function gateEvent(result: GateResult, at: string) {
     reasons: GATE_REASON_CODES.filter((c) => codes.has(c)),
   };
 }
+
+/** ADR-0064's ComplexityGate under its name. */
+export const ComplexityGate = { decide: decideComplexity, event: gateEvent } as const;
