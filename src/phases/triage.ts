@@ -80,7 +80,8 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
         stage: session.currentStage,
       };
     }
-    // hydraflow-find alone asks for a fresh triage, forced past the outsider wait: only if a permitted human set it
+    // hydraflow-find alone asks for a fresh triage (past the lock and the done verdict; the outsider wait still applies,
+    // ADR 0019), only if a permitted human set it
     if (refused.length > 1 || refused[0] !== 'find' || !(await setByPermittedHuman(ctx, 'find')))
       return honourMovesRefusedByLock(ctx, refused);
     forced = true;
