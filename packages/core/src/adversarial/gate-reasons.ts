@@ -24,6 +24,5 @@ export const GATE_REASON_CODES = [
   'simple',
   'clear',
   'small-change',
-  'few-risks',
 ] as const;
 export type GateReasonCode = (typeof GATE_REASON_CODES)[number];

@@ -15,3 +15,5 @@ export * from './answers';
 export * from './prompts';
 export * from './carryover';
 export * from './cost';
+export * from './consumers';
+export * from './render';
