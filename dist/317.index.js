@@ -1,4 +1,4 @@
-const Y=317,Z=[317],J={3317:((X,C,y)=>{y.r(C),y.d(C,{SHAPE_REQUESTS:()=>T,runShape:()=>j});var u=y(7677),$=y(4988),b=y(9003),A=y(2109);async function E(e){return((await e.memory?.recall(`${e.issue.title}
+const Y=317,Z=[317],J={3317:((X,C,y)=>{y.r(C),y.d(C,{SHAPE_REQUESTS:()=>T,runShape:()=>j});var u=y(9490),$=y(4988),b=y(9003),A=y(2109);async function E(e){return((await e.memory?.recall(`${e.issue.title}
 ${e.issue.body}`))?.recalled??[]).map(t=>({text:t.text,source:{issue:t.entry.source??0}}))}async function U(e,n){if(!e.memory||n.length===0)return;const t=(0,u.z1q)(e.issue.title);await e.memory.retain(n.map(s=>({kind:"preference",text:s.text,tags:[...s.signals,...t],source:s.source.issue,confidence:s.direction?.8:.6})),`memory: preferences from the shape of #${e.issue.number}`)}const F=`HydraFlow shape agent.
 You help the people behind one GitHub issue choose WHAT to build, before anyone plans HOW. From the issue, the
 discovery brief and what this team preferred before, you propose 2 to 5 product directions, each with:

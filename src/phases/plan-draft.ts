@@ -90,6 +90,32 @@ export function draftCall(
 }
 
 /**
+ * The planner's revision of `plan` answering the adversarial council's blocking concerns (`notes`: revisionRequest of
+ * packages/core/src/adversarial/prompts.ts): the same instructions and repository context as the draft, so the cached
+ * prefix is reused.
+ */
+export function councilRevisionCall(
+  issue: Issue,
+  triage: TriageScores | undefined,
+  repo: RepositoryContext,
+  plan: Plan,
+  notes: string,
+): StructuredCall<Plan> {
+  const call = draftCall(issue, triage, repo, undefined);
+  const content = [
+    issueMessage(issue, triage),
+    '',
+    'Your previous plan (JSON):',
+    JSON.stringify(plan),
+    '',
+    notes,
+    '',
+    'Write the revised plan.',
+  ];
+  return { ...call, request: { ...call.request, messages: [{ role: 'user', content: content.join('\n') }] } };
+}
+
+/**
  * A plan accepted for this very text (`issueHash`, issueTextHash) stands: the issue is not planned again unless a
  * human forces it. An issue edited since (then re-triaged) is planned anew: the old plan answers another text.
  */

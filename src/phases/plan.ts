@@ -3,6 +3,7 @@ import {
   checkPlanPaths,
   issueTextHash,
   meanScore,
+  ConcernsUnavailableError,
   ModelOutputError,
   nextPlanStep,
   PLAN_MARKER,
@@ -22,10 +23,18 @@ import { startNextPhase } from './next-phase';
 import { escalate } from './escalate';
 import { stopSpending } from './pause';
 import { checkoutBranchAhead, prefetchBranch } from './implement';
-import { draftCall, issueMessage, planStands, type Attempt } from './plan-draft';
+import { councilRevisionCall, draftCall, issueMessage, planStands, type Attempt } from './plan-draft';
 import { readRepositoryContext, type RepositoryContext } from './repository-context';
 import { endPhase } from './end-phase';
 import { runProductPlan } from './product-plan';
+import { concernsForPlanReview, runPlanCouncil } from './adversarial/plan-council';
+import {
+  PLAN_REVIEW_CONCERNS_NOTE,
+  planReviewConcernsSection,
+  planReviewWithConcernsSchema,
+  recordPlanReviewAnswers,
+} from './adversarial/plan-review-concerns';
+import { clearLeftoverRunningLabels } from './adversarial/running-label';
 
 const REVIEW_INSTRUCTIONS = `HydraFlow plan_review agent.
 You review an implementation plan for one GitHub issue before anyone implements it. Score each dimension 0-10
@@ -61,6 +70,25 @@ async function reviewPlan(
     JSON.stringify(plan),
     ...(problems.length ? ['', "Problems found by HydraFlow's checks:", ...problems.map((p) => `- ${p}`)] : []),
   ];
+  // Concerns the adversarial layer forwarded (adversarial/plan-review-concerns.ts): only when some wait, so that
+  // without the layer the reviewer's call is byte for byte what it was.
+  const concerns = ctx.config.adversarial.enabled ? concernsForPlanReview(ctx) : [];
+  if (concerns.length > 0) {
+    const answer = await ctx.models.structured({
+      role: 'plan_review',
+      schema: planReviewWithConcernsSchema,
+      schemaName: 'plan_review_with_concerns',
+      request: {
+        issue: ctx.issue.number,
+        system: [{ text: `${REVIEW_INSTRUCTIONS}\n\n${PLAN_REVIEW_CONCERNS_NOTE}` }, { text: repo.text, cache: true }],
+        messages: [{ role: 'user', content: [...content, '', planReviewConcernsSection(concerns)].join('\n') }],
+        maxOutputTokens: 2_500,
+        temperature: 0,
+      },
+    });
+    recordPlanReviewAnswers(ctx, answer);
+    return { scores: answer.scores, issues: answer.issues, verdict: answer.verdict };
+  }
   return ctx.models.structured({
     role: 'plan_review',
     schema: planReviewSchema,
@@ -173,8 +201,11 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
   }
   if (ctx.canContinueWith('implement')) prefetchBranch(ctx);
+  // a run killed while an adversarial stage ran left its transient label: no stage of this run runs yet
+  await clearLeftoverRunningLabels(ctx);
 
   const history: Attempt[] = [];
+  let council: string[] | undefined;
   try {
     for (
       let step = nextPlanStep(history, settings);
@@ -183,10 +214,18 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     ) {
       const previous =
         step.step === 'revise' ? { attempt: history[history.length - 1]!, shortfalls: step.shortfalls } : undefined;
-      const plan = await ctx.models.structured({
+      let plan = await ctx.models.structured({
         ...draftCall(issue, session.state.triage, repo, previous),
         early: firstDraft,
       });
+      // The adversarial plan council (adversarial/plan-council.ts), once, between the first plan and its review.
+      if (ctx.config.adversarial.enabled && council === undefined) {
+        const result = await runPlanCouncil(ctx, plan, (current, notes) =>
+          ctx.models.structured(councilRevisionCall(issue, session.state.triage, repo, current, notes)),
+        );
+        plan = result.plan;
+        council = result.lines;
+      }
       const problems = repo.exists ? checkPlanPaths(plan, repo.exists) : [];
       const review = await reviewPlan(ctx, repo, plan, problems);
       history.push({ plan, review, problems });
@@ -200,6 +239,12 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     }
     if (isFatal(error)) {
       return stopSpending(ctx, error, 'Planning stopped before spending more');
+    }
+    if (error instanceof ConcernsUnavailableError) {
+      return escalate(ctx, {
+        headline: 'The plan council’s recorded concerns are gone, so it did not guess them',
+        reason: error.message,
+      });
     }
     throw error;
   }
@@ -241,7 +286,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     reason: `plan accepted: mean ${mean}/10 after ${step.revisions} revision(s)`,
     headline: `Planned: mean ${mean}/10 after ${step.revisions} revision${step.revisions === 1 ? '' : 's'} → ready`,
     summary: `planned → ready (mean ${mean}/10, ${step.revisions} revision(s))`,
-    details: details(last, step.revisions, comment.htmlUrl),
+    details: [details(last, step.revisions, comment.htmlUrl), ...(council ? ['', ...council] : [])].join('\n'),
   });
 }
 

@@ -17,3 +17,4 @@ export * from './carryover';
 export * from './cost';
 export * from './consumers';
 export * from './render';
+export * from './config';

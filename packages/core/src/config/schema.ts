@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { planConfigSchema } from '../plan/gate';
+import { adversarialConfigSchema } from '../adversarial/config';
 import { DEFAULTS_TOKEN } from '../implement/safe-outputs';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -37,6 +38,7 @@ export const KNOWN_ROLES = [
   'review',
   'groom',
   'summary',
+  'adversarial',
 ] as const;
 
 const e = (text: string) => ({ error: text });
@@ -337,6 +339,7 @@ export const configSchema = z
         .prefault({})
         .describe('The per-repository memory store (docs/adr/0015-memory-store.md).'),
       plan: planConfigSchema,
+      adversarial: adversarialConfigSchema,
       implement: z
         .strictObject({
           commands: z
@@ -509,10 +512,15 @@ export interface HydraflowConfig extends Omit<Parsed, 'provider' | 'models'> {
 /** The model for a role: `models.<role>`, else `models.default`. */
 /**
  * The model of a role: `models.<role>`, else for a grooming agent role (`groom_pm`, `groom_engineer`, …,
- * `groom_summary`, `groom_<custom>`) `models.groom`, else `models.default`.
+ * `groom_summary`, `groom_<custom>`) `models.groom`, for an adversarial voter (`adv_builder`, `adv_tester`,
+ * `adv_risk-skeptic`, …) `models.adversarial`, else `models.default`.
  */
 export function modelFor(config: Pick<HydraflowConfig, 'models'>, role: string): string {
-  const family = role.startsWith('groom_') ? config.models.groom : undefined;
+  const family = role.startsWith('groom_')
+    ? config.models.groom
+    : role.startsWith('adv_')
+      ? config.models.adversarial
+      : undefined;
   return config.models[role] ?? family ?? config.models.default;
 }
 
