@@ -62,36 +62,44 @@ export async function runPlanCouncil(
   }
   let plan = first;
   await setRunningLabel(ctx, 'plan');
-  const result = await driveAdversarialStage(
-    adversarialOf(session.state),
-    spec,
-    {
-      now,
-      runAgent: async ({ concerns }) => {
-        plan = await revise(plan, revisionRequest(concerns));
+  let result;
+  try {
+    result = await driveAdversarialStage(
+      adversarialOf(session.state),
+      spec,
+      {
+        now,
+        runAgent: async ({ concerns }) => {
+          plan = await revise(plan, revisionRequest(concerns));
+        },
+        vote: ({ voter, round, previous }) =>
+          askVoter(ctx, { spec, voter, round, subject: JSON.stringify(plan, null, 2), previous }),
+        load: () => Promise.resolve(readConcerns(ctx, adversarialOf(session.state).stages[spec.name]?.block)),
+        persist: async ({ state, concerns }) => {
+          const known = adversarialOf(session.state).stages[spec.name]?.block;
+          // the concerns first: the state that names their hash must never point at a block not written yet
+          const block = await writeConcerns(ctx, spec, known, concerns);
+          const withBlock = {
+            ...state,
+            stages: { ...state.stages, [spec.name]: { ...state.stages[spec.name]!, block } },
+          };
+          session.update((s) => ({ ...s, adversarial: withBlock }));
+          const rec = withBlock.stages[spec.name]!;
+          await session.publish({
+            headline: `Planning: the plan council is ${rec.status === 'running' ? `at round ${rec.rounds.length + (rec.next === 'vote' ? 1 : 0)}` : `done (${rec.status})`}`,
+            next: rec.status === 'running' ? 'HydraFlow goes on with the plan council.' : 'The plan reviewer is next.',
+            details: lines(withBlock).join('\n'),
+          });
+        },
       },
-      vote: ({ voter, round, previous }) =>
-        askVoter(ctx, { spec, voter, round, subject: JSON.stringify(plan, null, 2), previous }),
-      load: () => Promise.resolve(readConcerns(ctx, adversarialOf(session.state).stages[spec.name]?.block)),
-      persist: async ({ state, concerns }) => {
-        const known = adversarialOf(session.state).stages[spec.name]?.block;
-        // the concerns first: the state that names their hash must never point at a block not written yet
-        const block = await writeConcerns(ctx, spec, known, concerns);
-        const withBlock = {
-          ...state,
-          stages: { ...state.stages, [spec.name]: { ...state.stages[spec.name]!, block } },
-        };
-        session.update((s) => ({ ...s, adversarial: withBlock }));
-        const rec = withBlock.stages[spec.name]!;
-        await session.publish({
-          headline: `Planning: the plan council is ${rec.status === 'running' ? `at round ${rec.rounds.length + (rec.next === 'vote' ? 1 : 0)}` : `done (${rec.status})`}`,
-          next: rec.status === 'running' ? 'HydraFlow goes on with the plan council.' : 'The plan reviewer is next.',
-          details: lines(withBlock).join('\n'),
-        });
-      },
-    },
-    { runId: session.options.runId },
-  );
+      { runId: session.options.runId },
+    );
+  } catch (error) {
+    // The stage did not end: the label comes off if GitHub lets it (the phase's failure is what to report); else the
+    // next run takes it off (clearLeftoverRunningLabels) before it resumes the stage at its recorded step.
+    await clearRunningLabel(ctx, 'plan').catch(() => undefined);
+    throw error;
+  }
   await clearRunningLabel(ctx, 'plan');
   return { plan, gate, lines: lines(result.state) };
 }

@@ -1,0 +1,284 @@
+/**
+ * The adversarial plan council in the plan phase (issue #19; docs/adr/0018-adversarial-layer.md), through the built
+ * dist on real webhook payloads: an opened issue is triaged and planned in one run (tests/support/plans.ts), with
+ * `adversarial.enabled` or without. Asserts the world's end state: the model server's recorded calls (roles, order,
+ * requests), the issue's labels and comments, and the signed state's adversarial record and event log.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeStateBlock, fingerprint, type Concern, type IssueState } from '@hydraflow/core';
+import { BOT_LOGIN, createWorld, type Script, type World } from '@hydraflow/testkit';
+import { planCreatingFiles } from './support/plans';
+import { planAccepted } from './lifecycle/scenario';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const ON = 'adversarial:\n  enabled: true\n';
+const RUNNING = 'hydraflow-adv-plan-running';
+
+/** Clear and simple: the gate earns "trivial" with the two-file plan. */
+const simple = {
+  clarity_score: 9,
+  complexity_score: 3,
+  needs_discovery: false,
+  enrichment: 'Clear.',
+  reasons: ['One endpoint.'],
+};
+/** Clear, but complexity 5: planned directly (grooming starts higher), load-bearing for the gate. */
+const complex = { ...simple, complexity_score: 5 };
+
+const revisedPlan = {
+  json: { ...planCreatingFiles.json, summary: 'Add the change in a new module, behind a backup step, with its tests.' },
+};
+const none = { json: { concerns: [] } };
+const RISK = 'The change rewrites stored user records with no backup or way back.';
+const risk = {
+  json: {
+    concerns: [{ severity: 'high', blocking: true, text: RISK, evidence: ['src/change.js rewrites records in place'] }],
+  },
+};
+const COUNCIL = ['adv_builder', 'adv_risk-skeptic', 'adv_tester'];
+
+const progress = (w: World, n: number) =>
+  w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!;
+function stateOf(w: World, n: number): IssueState {
+  const decoded = decodeStateBlock(progress(w, n).body, { key: w.stateKey, issue: n });
+  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
+  return decoded.state;
+}
+const roles = (w: World) => w.models.calls.map((c) => c.role);
+const councilComment = (w: World, n: number) =>
+  w.gh.world
+    .commentsOn(n)
+    .filter((c) => c.user === BOT_LOGIN && c.body.startsWith('<!-- hydraflow:adversarial-stage plan-council -->'));
+
+async function open(script: Script, config?: string, labels: string[] = []) {
+  world = await createWorld({ script, ...(config ? { config } : {}) });
+  world.gh.addUser({ login: 'lee', permission: 'write' });
+  const issue = world.gh.world.issue({
+    title: 'Export users',
+    body: 'Add a CSV export of the users.',
+    author: 'lee',
+    labels,
+  });
+  return { w: world, n: issue.number };
+}
+
+describe('the adversarial plan council', () => {
+  it('off (the default): the plan phase makes exactly the calls it made before, and the state has no adversarial record', async () => {
+    const { w, n } = await open({ triage: { json: complex }, plan: planCreatingFiles, plan_review: planAccepted });
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(roles(w)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
+    const state = stateOf(w, n);
+    expect(state.adversarial).toBeUndefined();
+    expect(state.plan?.status).toBe('accepted');
+    expect(progress(w, n).body).not.toMatch(/adversarial|complexity gate/i);
+    expect(councilComment(w, n)).toHaveLength(0);
+    // the reviewer's request is the one without the layer: no forwarded concerns section
+    expect(w.models.calls[2]!.request!.messages[0]!.content).not.toContain('Concerns forwarded');
+  });
+
+  it('on, a trivial issue: the gate says so with its reasons, and no voter is asked', async () => {
+    const { w, n } = await open({ triage: { json: simple }, plan: planCreatingFiles, plan_review: planAccepted }, ON);
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(roles(w)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.gate).toMatchObject({
+      decision: 'trivial',
+      source: 'signals',
+      reasons: ['simple', 'clear', 'small-change'],
+    });
+    expect(adv.stages).toEqual({});
+    expect(adv.counters.calls).toBe(0);
+    expect(adv.log.map((e) => e.type)).toEqual(['ComplexityGateRouted']);
+    const body = progress(w, n).body;
+    expect(body).toContain('**Complexity gate:** trivial: no adversarial stage runs.');
+    expect(body).toContain('complexity 3/10');
+    expect(councilComment(w, n)).toHaveLength(0);
+  });
+
+  it('on, a human’s hydraflow-adv-skip wins over a load-bearing issue: no voter is asked', async () => {
+    const { w, n } = await open({ triage: { json: complex }, plan: planCreatingFiles, plan_review: planAccepted }, ON, [
+      'hydraflow-adv-skip',
+    ]);
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(roles(w)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(stateOf(w, n).adversarial!.gate).toMatchObject({
+      decision: 'trivial',
+      source: 'label',
+      reasons: ['label-skip'],
+    });
+    expect(progress(w, n).body).toContain('(a human’s label)');
+  });
+
+  it('on, load-bearing: the Risk-Skeptic blocks once, the planner revises with its concern, the concern resolves, the reviewer gets the revision', async () => {
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        plan: [planCreatingFiles, revisedPlan],
+        adv_builder: none,
+        adv_tester: none,
+        'adv_risk-skeptic': [risk, none],
+        plan_review: planAccepted,
+      },
+      ON,
+    );
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+
+    const calls = roles(w);
+    expect(calls.slice(0, 2)).toEqual(['triage', 'plan']);
+    expect([...calls.slice(2, 5)].sort()).toEqual(COUNCIL); // round 1: every voter, in parallel
+    expect(calls.slice(5)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review']); // the revision, round 2: only the blocker
+    // the planner's revision carried the blocking concern; the voters saw the plan, round 2 its own earlier concern
+    const revision = w.models.calls[5]!.request!.messages[0]!.content;
+    expect(revision).toContain('Blocking concerns from the adversarial review');
+    expect(revision).toContain(RISK);
+    const round2 = w.models.calls[6]!.request!;
+    expect(round2.system).toContain('behind a backup step');
+    expect(round2.messages[0]!.content).toContain(RISK);
+    expect(w.models.calls[7]!.request!.messages[0]!.content).toContain('behind a backup step');
+    expect(w.models.calls[7]!.request!.messages[0]!.content).not.toContain('Concerns forwarded');
+
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
+    const state = stateOf(w, n);
+    const adv = state.adversarial!;
+    expect(adv.gate).toMatchObject({ decision: 'load_bearing', reasons: ['complex'] });
+    expect(adv.stages['plan-council']).toMatchObject({ status: 'converged', retries: 1, agentRuns: 1, calls: 5 });
+    expect(adv.stages['plan-council']!.rounds.map((r) => [r.round, r.voters.length, r.blockers])).toEqual([
+      [1, 3, ['risk-skeptic']],
+      [2, 1, []],
+    ]);
+    expect(adv.log.map((e) => e.type)).toEqual([
+      'ComplexityGateRouted',
+      'AdversarialStageStarted',
+      'AdversarialRoundVoted',
+      'AdversarialAgentRan',
+      'AdversarialRoundVoted',
+      'AdversarialStageCompleted',
+    ]);
+    expect(adv.pending).toEqual([]);
+    expect(adv.counters).toMatchObject({ calls: 5, resolved: 1, forwarded: 0, oscillations: 0 });
+    // the ledger has the voters under their roles
+    expect(state.ledger.map((e) => e.role).filter((r) => r.startsWith('adv_'))).toHaveLength(4);
+    // the concern's text is in the council's comment, hash-checked, and never in the signed state
+    const comments = councilComment(w, n);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toContain(RISK);
+    expect(JSON.stringify(state)).not.toContain('backup');
+    const body = progress(w, n).body;
+    expect(body).toContain('**Complexity gate:** load-bearing: the plan council runs.');
+    expect(body).toContain('| plan-council | converged | 2 | 1 | 5 |');
+  });
+
+  it('on, oscillation: the same blocking concern on round 2 ends the stage without a round 3, and the plan reviewer must answer it', async () => {
+    const concern: Concern = {
+      voter: 'risk-skeptic',
+      stage: 'plan-council',
+      severity: 'high',
+      blocking: true,
+      text: RISK,
+      evidence: ['src/change.js rewrites records in place'],
+      must_address_by: null,
+    };
+    const id = fingerprint(concern);
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        plan: [planCreatingFiles, revisedPlan],
+        adv_builder: none,
+        adv_tester: none,
+        'adv_risk-skeptic': risk,
+        plan_review: {
+          json: {
+            ...planAccepted.json,
+            concerns: [
+              { id, verdict: 'carried', why: 'A backup is for the implementer to add; code review checks it.' },
+            ],
+          },
+        },
+      },
+      ON,
+    );
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    const calls = roles(w);
+    expect(calls.slice(5)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review']); // no third round
+    const review = w.models.calls[7]!.request!;
+    expect(review.messages[0]!.content).toContain('Concerns forwarded by the adversarial review');
+    expect(review.messages[0]!.content).toContain(`id ${id}`);
+    expect(review.messages[0]!.content).toContain(RISK);
+
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.stages['plan-council']).toMatchObject({ status: 'oscillated', retries: 1, calls: 5 });
+    expect(adv.log.map((e) => e.type)).toEqual([
+      'ComplexityGateRouted',
+      'AdversarialStageStarted',
+      'AdversarialRoundVoted',
+      'AdversarialAgentRan',
+      'AdversarialRoundVoted',
+      'OscillationDetected',
+      'AdversarialStageCompleted',
+      'ConcernsAnswered',
+    ]);
+    // carried by the plan reviewer: it now waits for code review
+    expect(adv.pending).toEqual([
+      expect.objectContaining({ fingerprint: id, voter: 'risk-skeptic', must_address_by: 'code-review' }),
+    ]);
+    expect(adv.counters).toMatchObject({ oscillations: 1, forwarded: 1, carried: 1 });
+  });
+
+  it('a run that dies mid-stage leaves hydraflow-adv-plan-running; the next run takes it off and resumes at the recorded round', async () => {
+    const note = {
+      json: {
+        concerns: [{ severity: 'medium', blocking: false, text: 'Name the export file after the date.', evidence: [] }],
+      },
+    };
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        plan: planCreatingFiles,
+        adv_builder: none,
+        adv_tester: none,
+        'adv_risk-skeptic': note,
+        plan_review: planAccepted,
+      },
+      ON,
+    );
+    // Round 1's concerns cannot be written (GitHub fails the comment's update), and the label cannot come off either:
+    // the run dies as one killed between the two would.
+    w.gh.faults.beforeNext({ methods: ['PATCH'], bodyIncludes: 'hydraflow:adversarial-stage plan-council' }, () =>
+      w.gh.faults.failNext(4, 500, { methods: ['PATCH'], pathIncludes: '/issues/comments/' }),
+    );
+    w.gh.faults.failNext(4, 500, { methods: ['DELETE'], pathIncludes: RUNNING });
+    const first = await w.run('issues', 'opened', { issue: n });
+    expect(first.exitCode).not.toBe(0);
+    expect(w.gh.world.issues.get(n)!.labels).toContain(RUNNING);
+    const cut = stateOf(w, n).adversarial!;
+    expect(cut.stages['plan-council']).toMatchObject({ status: 'running', next: 'vote', rounds: [] });
+    expect(roles(w).filter((r) => r?.startsWith('adv_'))).toHaveLength(3);
+
+    // the phase's failure was escalated with the real error; a human's /retry plans again
+    expect(w.gh.world.issues.get(n)!.labels).toContain('hydraflow-hitl');
+    const retry = w.gh.world.comment(n, { author: 'lee', body: '/retry' });
+    const again = await w.run('issue_comment', 'created', { issue: n, comment: retry.id });
+    expect(again.exitCode, again.stdout).toBe(0);
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
+    // round 1 was not recorded, so it is asked again; nothing before it is
+    expect(roles(w).filter((r) => r?.startsWith('adv_'))).toHaveLength(6);
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.stages['plan-council']).toMatchObject({ status: 'converged', calls: 3 });
+    expect(adv.counters.stagesStarted).toBe(1);
+    expect(adv.pending).toEqual([]);
+    expect(councilComment(w, n)[0]!.body).toContain('Name the export file after the date.');
+  });
+});
