@@ -59,7 +59,9 @@ async function councilThatCannotSettle(): Promise<{ state: AdversarialState; con
 
 describe('the wide loop', () => {
   it('forwarded concerns are addressed or carried by plan review and code review, and what merges open is carried over once', async () => {
-    let { state, concerns } = await councilThatCannotSettle();
+    const settled = await councilThatCannotSettle();
+    const concerns = settled.concerns;
+    let state = settled.state;
     expect(state.stages['plan-council']!.status).toBe('oscillated');
     expect(
       pendingFor(state, 'plan-review')
