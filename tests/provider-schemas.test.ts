@@ -22,6 +22,7 @@ import {
   planSchema,
   reviewVerdictSchema,
   triageVerdictSchema,
+  voterAnswerSchema,
 } from '@hydraflow/core';
 import {
   MAX_ENUM_INTEGERS,
@@ -33,6 +34,7 @@ import {
 } from '@hydraflow/providers';
 import { grammarRefused, jsonSchemaErrors, LLAMA_GRAMMAR_LIMIT } from '@hydraflow/testkit';
 import { createWorkspaceTools } from '../src/agents/tools/index';
+import { planReviewWithConcernsSchema } from '../src/phases/adversarial/plan-review-concerns';
 import { averagePlan, planAccepted, reviewClean, reviewCriticalNaN, triageClear } from './lifecycle/scenario';
 import { groomReady } from './lifecycle/grooming';
 import { completeBrief, shapedDirections } from './support/briefs';
@@ -47,6 +49,10 @@ const STRUCTURED: Record<string, z.ZodType> = {
   review: reviewVerdictSchema,
   decomposition: decompositionSchema,
   shape_turn: shapeTurnSchema,
+  // the adversarial layer (src/phases/adversarial/): a plan council voter's concerns; the plan reviewer's answer when
+  // forwarded concerns wait for it
+  adversarial_answer: voterAnswerSchema,
+  plan_review_with_concerns: planReviewWithConcernsSchema,
 };
 
 /** Sent under a name above, in another shape: the review of a product-track pull request (spec-match). */
@@ -159,6 +165,17 @@ describe('the schemas HydraFlow sends are portable', () => {
       [triageVerdictSchema, triageClear.json],
       [planSchema, averagePlan.json],
       [planReviewSchema, planAccepted.json],
+      [
+        voterAnswerSchema,
+        { concerns: [{ severity: 'high', blocking: true, text: 'No backup.', evidence: ['src/change.js'] }] },
+      ],
+      [
+        planReviewWithConcernsSchema,
+        {
+          ...planAccepted.json,
+          concerns: [{ id: '0123456789abcdef', verdict: 'carried', why: 'Code review checks it.' }],
+        },
+      ],
       [reviewVerdictSchema, reviewClean.json],
       [reviewVerdictSchema, reviewCriticalNaN.json],
       [discoverBriefSchema, completeBrief],

@@ -48,6 +48,7 @@ describe('loadConfig defaults', () => {
       bot_logins: ['github-actions[bot]'],
       workflow: 'hydraflow.yml',
       plan: { min_score: 6, min_mean: 7, max_revisions: 2 },
+      adversarial: { enabled: false },
       implement: {
         commands: { test: 'npm test' },
         protected_paths: ['@defaults'],
