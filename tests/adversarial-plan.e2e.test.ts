@@ -119,6 +119,32 @@ describe('the adversarial plan council', () => {
     expect(progress(w, n).body).toContain('(a human’s label)');
   });
 
+  it('on, a human’s hydraflow-adv-force makes a trivial issue load-bearing: the council votes once, all sign off', async () => {
+    const { w, n } = await open(
+      {
+        triage: { json: simple },
+        plan: planCreatingFiles,
+        adv_builder: none,
+        adv_tester: none,
+        'adv_risk-skeptic': none,
+        plan_review: planAccepted,
+      },
+      ON,
+      ['hydraflow-adv-force'],
+    );
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    const calls = roles(w);
+    expect(calls.slice(0, 2)).toEqual(['triage', 'plan']);
+    expect([...calls.slice(2, 5)].sort()).toEqual(COUNCIL);
+    expect(calls.slice(5)).toEqual(['plan_review']);
+    expect([...w.gh.world.issues.get(n)!.labels].sort()).toEqual(['hydraflow-adv-force', 'hydraflow-ready']);
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.gate).toMatchObject({ decision: 'load_bearing', source: 'label', reasons: ['label-force'] });
+    expect(adv.stages['plan-council']).toMatchObject({ status: 'converged', retries: 0, calls: 3 });
+    expect(councilComment(w, n)[0]!.body).toContain('No concerns raised so far.');
+  });
+
   it('on, load-bearing: the Risk-Skeptic blocks once, the planner revises with its concern, the concern resolves, the reviewer gets the revision', async () => {
     const { w, n } = await open(
       {

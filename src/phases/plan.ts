@@ -27,7 +27,7 @@ import { councilRevisionCall, draftCall, issueMessage, planStands, type Attempt 
 import { readRepositoryContext, type RepositoryContext } from './repository-context';
 import { endPhase } from './end-phase';
 import { runProductPlan } from './product-plan';
-import { concernsForPlanReview, runPlanCouncil } from './adversarial/plan-council';
+import { concernsForPlanReview, forgetPlanCouncil, runPlanCouncil } from './adversarial/plan-council';
 import {
   PLAN_REVIEW_CONCERNS_NOTE,
   planReviewConcernsSection,
@@ -241,8 +241,10 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
       return stopSpending(ctx, error, 'Planning stopped before spending more');
     }
     if (error instanceof ConcernsUnavailableError) {
+      forgetPlanCouncil(ctx);
       return escalate(ctx, {
-        headline: 'The plan council’s recorded concerns are gone, so it did not guess them',
+        headline:
+          'The plan council’s recorded concerns are gone, so it did not guess them; /retry starts the council over',
         reason: error.message,
       });
     }

@@ -129,3 +129,17 @@ export function concernsForPlanReview(ctx: PhaseContext): Concern[] {
     return true;
   });
 }
+
+/**
+ * The stage's concerns are gone (their comment deleted or edited: ConcernsUnavailableError): the stage cannot go on
+ * from its record, so the record is dropped with the escalation that says so, and the next planning (a human's
+ * `/retry`) starts the stage over. Its counters and the concerns already forwarded stay.
+ */
+export function forgetPlanCouncil(ctx: PhaseContext): void {
+  ctx.session.update((s) => {
+    const adv = adversarialOf(s);
+    const stages = { ...adv.stages };
+    delete stages[PLAN_COUNCIL.name];
+    return { ...s, adversarial: { ...adv, stages } };
+  });
+}
