@@ -307,4 +307,43 @@ describe('the adversarial plan council', () => {
     expect(adv.pending).toEqual([]);
     expect(councilComment(w, n)[0]!.body).toContain('Name the export file after the date.');
   });
+
+  it('concerns whose comment a human edited are never guessed: the stage is dropped with the escalation, and /retry starts the council over', async () => {
+    const junk = { fault: 'junk' as const };
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        // run 1: the draft, then a revision that does not parse (nor its repair); runs 2 and 3: a draft each
+        plan: [planCreatingFiles, junk, junk, planCreatingFiles, planCreatingFiles],
+        adv_builder: none,
+        adv_tester: none,
+        'adv_risk-skeptic': [risk, none],
+        plan_review: planAccepted,
+      },
+      ON,
+    );
+    await w.run('issues', 'opened', { issue: n });
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-hitl']); // the label came off with the failure
+    expect(stateOf(w, n).adversarial!.stages['plan-council']).toMatchObject({ status: 'running', next: 'agent' });
+    const stage = councilComment(w, n)[0]!;
+    w.gh.world.editComment(stage.id, stage.body.replaceAll('no backup', 'a backup'), 'lee');
+
+    const retry = async () => {
+      const c = w.gh.world.comment(n, { author: 'lee', body: '/retry' });
+      const run = await w.run('issue_comment', 'created', { issue: n, comment: c.id });
+      expect(run.exitCode, run.stdout).toBe(0);
+    };
+    await retry();
+    expect(roles(w).filter((r) => r?.startsWith('adv_'))).toHaveLength(3); // no voter asked on guessed concerns
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-hitl']);
+    expect(progress(w, n).body).toContain('recorded concerns are gone');
+    expect(stateOf(w, n).adversarial!.stages['plan-council']).toBeUndefined();
+
+    await retry();
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
+    expect(roles(w).filter((r) => r?.startsWith('adv_'))).toHaveLength(6);
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.stages['plan-council']).toMatchObject({ status: 'converged', calls: 3 });
+    expect(adv.counters.stagesStarted).toBe(2);
+  });
 });
