@@ -169,6 +169,7 @@ async function finishCutMove(ctx: PhaseContext): Promise<void> {
   // hydraflow-plan; the re-run took it off, then honoured it as a writer's move and left the issue with no label).
   ctx.issue.labels = ctx.issue.labels.filter((l) => l.toLowerCase() !== taken);
   ctx.session.options.labelsAtStart = ctx.issue.labels;
+  ctx.cutFinished = taken;
 }
 
 /**

@@ -938,6 +938,28 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  // Found at 5000 runs (fast-check seed -660527775): an admin's issue was triaged and planned in one run, which died
+  // after adding hydraflow-ready and before publishing the move; the hourly sweep resumed plan from the state with both
+  // labels on (src/handlers/own-labels.ts: HydraFlow's own unpublished label comes off first). Both orders of the
+  // re-run and the sweep.
+  {
+    seed: -735867848,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'admin' }, k: 7 } },
+      { gap: 'long', op: { kind: 'sweep' } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
+    seed: -735867848,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'admin' }, k: 7 } },
+      { gap: 'long', op: { kind: 'sweep' } },
+    ],
+    quiesce: { gap: 'short', order: 'pending-first' },
+  },
 ];
 
 /** Plays `runs` histories of `arb` (the `examples` first) and checks each end state; prints the report. */
