@@ -6,6 +6,8 @@ import {
   fingerprint,
   parseVoterAnswer,
   renderConcernsData,
+  distinctStageConcerns,
+  STAGE_CONCERNS_LIMIT,
   readConcernsData,
   revisionRequest,
   stageSpec,
@@ -187,5 +189,24 @@ describe('the concerns data block', () => {
     expect(readConcernsData(body, hash)).toEqual(concerns);
     expect(readConcernsData(body.replace('CLI', 'GUI'), hash)).toBeUndefined();
     expect(readConcernsData(body, 'f'.repeat(64))).toBeUndefined();
+  });
+
+  it('past the cap, the newest round’s blocking concerns are kept first (their text is needed next)', () => {
+    const mk = (text: string, severity: Concern['severity'], blocking: boolean): Concern => ({
+      voter: 'builder',
+      stage: 'plan-council',
+      severity,
+      blocking,
+      text,
+      evidence: [],
+      must_address_by: null,
+    });
+    const earlier = Array.from({ length: 45 }, (_, i) => mk(`old critical ${i}`, 'critical', true));
+    const newest = [mk('new high one', 'high', true), mk('new low', 'low', false), mk('new high two', 'high', true)];
+    const kept = distinctStageConcerns(earlier, newest);
+    expect(kept).toHaveLength(STAGE_CONCERNS_LIMIT);
+    expect(kept.slice(0, 2).map((c) => c.text)).toEqual(['new high one', 'new high two']);
+    const { block, hash } = renderConcernsData(kept);
+    expect(readConcernsData(block, hash)).toEqual(kept);
   });
 });

@@ -7,21 +7,28 @@
  */
 import { z } from 'zod';
 import { readDataBlock, renderDataBlock } from '../plan/render';
-import { concernSchema, distinctConcerns, type Concern } from './concern';
+import { concernSchema, distinctConcerns, fingerprint, type Concern } from './concern';
 
 const DATA_KIND = 'adversarial-concerns';
 /** A stage's concerns over all its rounds: voters × rounds × a few each, kept well under a comment's size. */
 export const STAGE_CONCERNS_LIMIT = 40;
 const concernsSchema = z.array(concernSchema).max(STAGE_CONCERNS_LIMIT);
 
-/** The distinct concerns of a stage, most severe first, capped (what its data block holds). */
-export function distinctStageConcerns(concerns: readonly Concern[]): Concern[] {
-  return distinctConcerns(concerns).slice(0, STAGE_CONCERNS_LIMIT);
+/**
+ * The distinct concerns of a stage as its data block keeps them, capped: the newest round's blocking concerns first
+ * (the next revision and the forwarded concerns need their text, so the cap never cuts them), then every other
+ * concern most severe first. `newest` defaults to none (a list read back is already in that order).
+ */
+export function distinctStageConcerns(earlier: readonly Concern[], newest: readonly Concern[] = []): Concern[] {
+  const first = distinctConcerns(newest.filter((c) => c.blocking));
+  const keys = new Set(first.map(fingerprint));
+  const rest = distinctConcerns([...newest, ...earlier]).filter((c) => !keys.has(fingerprint(c)));
+  return [...first, ...rest].slice(0, STAGE_CONCERNS_LIMIT);
 }
 
-/** The hidden block for a stage's concerns, and its hash for the signed state. */
+/** The hidden block for a stage's concerns (as distinctStageConcerns orders them), and its hash for the signed state. */
 export function renderConcernsData(concerns: readonly Concern[]): { block: string; hash: string } {
-  return renderDataBlock(DATA_KIND, distinctStageConcerns(concerns));
+  return renderDataBlock(DATA_KIND, concerns.slice(0, STAGE_CONCERNS_LIMIT));
 }
 
 /** The concerns of the block in `body` if it is intact and its hash is `hash` (from the signed state). */

@@ -96,7 +96,7 @@ export async function driveAdversarialStage(
           ),
         );
         const round = answers.flat().map((c) => ({ ...c, stage: spec.name }));
-        concerns = distinctStageConcerns([...all, ...round]);
+        concerns = distinctStageConcerns(all, round);
         await commit(roundVoted(state, spec, round, io.now(), step.voters.length));
         break;
       }
