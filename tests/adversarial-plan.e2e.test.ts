@@ -105,9 +105,8 @@ describe('the adversarial plan council', () => {
   });
 
   it('on, a human’s hydraflow-adv-skip wins over a load-bearing issue: no voter is asked', async () => {
-    const { w, n } = await open({ triage: { json: complex }, plan: planCreatingFiles, plan_review: planAccepted }, ON, [
-      'hydraflow-adv-skip',
-    ]);
+    const { w, n } = await open({ triage: { json: complex }, plan: planCreatingFiles, plan_review: planAccepted }, ON);
+    w.gh.world.setLabelsAs(n, 'lee', { add: ['hydraflow-adv-skip'] }); // a writer's label: its event names lee
     const run = await w.run('issues', 'opened', { issue: n });
     expect(run.exitCode, run.stdout).toBe(0);
     expect(roles(w)).toEqual(['triage', 'plan', 'plan_review']);
@@ -117,6 +116,27 @@ describe('the adversarial plan council', () => {
       reasons: ['label-skip'],
     });
     expect(progress(w, n).body).toContain('(a human’s label)');
+  });
+
+  it('on, hydraflow-adv-skip set by someone who may not steer (triage role) is not obeyed: the council still votes', async () => {
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        plan: planCreatingFiles,
+        adv_builder: none,
+        adv_tester: none,
+        'adv_risk-skeptic': none,
+        plan_review: planAccepted,
+      },
+      ON,
+    );
+    w.gh.addUser({ login: 'tina', permission: 'triage' });
+    w.gh.world.setLabelsAs(n, 'tina', { add: ['hydraflow-adv-skip'] });
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect([...roles(w).slice(2, 5)].sort()).toEqual(COUNCIL);
+    expect(stateOf(w, n).adversarial!.gate).toMatchObject({ decision: 'load_bearing' });
+    expect(progress(w, n).body).toContain('`hydraflow-adv-skip` set by tina');
   });
 
   it('on, a human’s hydraflow-adv-force makes a trivial issue load-bearing: the council votes once, all sign off', async () => {
@@ -130,8 +150,8 @@ describe('the adversarial plan council', () => {
         plan_review: planAccepted,
       },
       ON,
-      ['hydraflow-adv-force'],
     );
+    w.gh.world.setLabelsAs(n, 'lee', { add: ['hydraflow-adv-force'] });
     const run = await w.run('issues', 'opened', { issue: n });
     expect(run.exitCode, run.stdout).toBe(0);
     const calls = roles(w);

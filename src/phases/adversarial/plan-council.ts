@@ -49,8 +49,9 @@ export async function runPlanCouncil(
 ): Promise<CouncilResult> {
   const { session } = ctx;
   const spec = PLAN_COUNCIL;
-  const gate = decidePlanGate(ctx, first);
-  const lines = (state: AdversarialState) => [...gateLines(gate), '', ...adversarialSummaryLines(state)];
+  const decided = await decidePlanGate(ctx, first);
+  const gate = decided.result;
+  const lines = (state: AdversarialState) => [...gateLines(decided), '', ...adversarialSummaryLines(state)];
   if (gate.decision === 'trivial') return { plan: first, gate, lines: lines(adversarialOf(session.state)) };
 
   const now = () => session.options.now().toISOString();
