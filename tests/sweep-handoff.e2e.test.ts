@@ -88,7 +88,10 @@ function expectDiscoveredOnce(w: World, n: number) {
   expect(state.history.filter((h) => h.by === 'human')).toEqual([]);
   const progressId = ours(w, n).find((c) => c.body.includes('hydraflow:progress'))!.id;
   const said = w.gh.world.comments.get(progressId)!.revisions.map((r) => r.body.split('\n')[3]);
-  expect(said.filter((headline) => /did not start|moved/.test(headline ?? '')), said.join('\n')).toEqual([]);
+  expect(
+    said.filter((headline) => /did not start|moved/.test(headline ?? '')),
+    said.join('\n'),
+  ).toEqual([]);
 }
 
 describe('the hourly sweep and a hand-off whose run starts late', () => {
@@ -97,7 +100,6 @@ describe('the hourly sweep and a hand-off whose run starts late', () => {
     // The sweep has read the state (the claim expired) and is about to look at the 👀 when the late run starts and
     // takes the lock handed to it (a fresh 👀); that run's brief waits until the sweep has ended.
     let late: Promise<ActionRun> | undefined;
-    let sweepEnded!: Promise<ActionRun>;
     w.gh.faults.beforeNext({ methods: ['POST'], pathIncludes: `/issues/${n}/reactions` }, async () => {
       w.gh.faults.beforeNext(
         { methods: ['POST'], pathIncludes: `/issues/${n}/comments`, bodyIncludes: BRIEF_MARKER },
@@ -109,7 +111,7 @@ describe('the hourly sweep and a hand-off whose run starts late', () => {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     });
-    sweepEnded = sweep();
+    const sweepEnded = sweep();
     ok(await sweepEnded);
     ok(await late!);
     await runDispatchesFrom(w, 1, dispatched);
