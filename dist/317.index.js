@@ -1,4 +1,4 @@
-const Y=317,Z=[317],J={3317:((X,A,y)=>{y.r(A),y.d(A,{SHAPE_REQUESTS:()=>T,runShape:()=>P});var r=y(6611),$=y(4988),b=y(9003),C=y(2109);async function E(e){return((await e.memory?.recall(`${e.issue.title}
+const Y=317,Z=[317],J={3317:((X,A,y)=>{y.r(A),y.d(A,{SHAPE_REQUESTS:()=>T,runShape:()=>P});var r=y(8218),$=y(4988),b=y(9003),C=y(2109);async function E(e){return((await e.memory?.recall(`${e.issue.title}
 ${e.issue.body}`))?.recalled??[]).map(t=>({text:t.text,source:{issue:t.entry.source??0}}))}async function F(e,n){if(!e.memory||n.length===0)return;const t=(0,r.z1q)(e.issue.title);await e.memory.retain(n.map(s=>({kind:"preference",text:s.text,tags:[...s.signals,...t],source:s.source.issue,confidence:s.direction?.8:.6})),`memory: preferences from the shape of #${e.issue.number}`)}const M=`HydraFlow shape agent.
 You help the people behind one GitHub issue choose WHAT to build, before anyone plans HOW. From the issue, the
 discovery brief and what this team preferred before, you propose 2 to 5 product directions, each with:

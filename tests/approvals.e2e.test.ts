@@ -32,13 +32,16 @@ async function setup(opts: {
   policy?: 'human' | 'auto';
   /** No state key: the state block is written unsigned and the runs get none. */
   unsigned?: boolean;
+  /** commands.min_permission (default: GitHub's write). */
+  minPermission?: 'admin';
 }) {
   world = await createWorld({
-    config: `merge:\n  policy: ${opts.policy ?? 'human'}\n${opts.approvals ? `  required_approvals: ${opts.approvals}\n` : ''}`,
+    config: `merge:\n  policy: ${opts.policy ?? 'human'}\n${opts.approvals ? `  required_approvals: ${opts.approvals}\n` : ''}${opts.minPermission ? `commands:\n  min_permission: ${opts.minPermission}\n` : ''}`,
   });
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
   w.gh.addUser({ login: 'kim', permission: 'write' });
+  w.gh.addUser({ login: 'ada', permission: 'admin' });
   const issue = w.gh.world.issue({ title: 'Use the input', body: 'Read a from input.', author: 'lee' });
   w.gh.world.label('hydraflow-review');
   issue.labels.push('hydraflow-review');
@@ -145,6 +148,24 @@ describe('a human go counts for the head it was given on', () => {
     w.gh.world.comment(pull.number, { author: 'kim', body: '/ship-it' });
     const two = await gate();
     expect(two.exitCode, two.stdout).toBe(0);
+    expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);
+  });
+
+  it('with commands.min_permission admin, a writer’s approval or /ship-it on the head is no go; an admin’s is', async () => {
+    const { w, pull, moveHead, gate } = await setup({
+      reviewedAgoMs: 10_000,
+      pushedAgoMs: 20_000,
+      minPermission: 'admin',
+    });
+    moveHead();
+    w.gh.world.review(pull.number, { author: 'lee', state: 'APPROVED', commitId: V2 });
+    w.gh.world.comment(pull.number, { author: 'kim', body: '/ship-it' });
+    const writers = await gate('ada');
+    expect(writers.exitCode, writers.stdout).toBe(0);
+    expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(false);
+    w.gh.world.review(pull.number, { author: 'ada', state: 'APPROVED', commitId: V2 });
+    const admin = await gate('ada');
+    expect(admin.exitCode, admin.stdout).toBe(0);
     expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);
   });
 

@@ -6,7 +6,15 @@
  * to what HydraFlow's signed state says — with a note (one per person and issue, updated in place); an issue opened
  * with a pipeline label by such a person (the form case) is triaged like any opened issue, outsider rule included.
  */
-import { labelFor, permissionAtLeast, stageOf, type IssueState, type PipelineStage } from '@hydraflow/core';
+import {
+  labelFor,
+  lastLabelEvent,
+  permissionAtLeast,
+  pipelineLabelRemained,
+  stageOf,
+  type IssueState,
+  type PipelineStage,
+} from '@hydraflow/core';
 import type { Permission } from '@hydraflow/github';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
@@ -115,8 +123,14 @@ async function removedByPermittedHuman(
   change: LabelChange,
 ): Promise<boolean> {
   if (!change.added && change.label === own) return false;
-  const remover = await app.issues.lastLabeledBy(issue, own, 'unlabeled').catch(() => undefined);
-  if (!remover || remover === change.actor || app.config.bot_logins.includes(remover)) return false;
+  const events = await app.issues.labelEvents(issue).catch(() => []);
+  const removal = lastLabelEvent(events, own, 'unlabeled');
+  const remover = removal?.actor;
+  if (!removal || !remover || remover === change.actor || app.config.bot_logins.includes(remover)) return false;
+  // A removal that left another pipeline label (the refused one, say) moved nothing: the router skipped it, and the
+  // state's label goes back (property test, seed -1941130860: a writer took off hydraflow-plan beside a triage-role
+  // user's hydraflow-discover, and the undo of hers left the issue with no label).
+  if (pipelineLabelRemained(events, removal.index, own)) return false;
   return (await belowSteering(app, remover).catch(() => 'none' as const)) === undefined;
 }
 

@@ -162,7 +162,14 @@ async function finishCutMove(ctx: PhaseContext): Promise<void> {
   // beside the two left the issue on hydraflow-plan and hydraflow-groom).
   const pipeline = pipelineLabelsOf(ctx.issue.labels);
   if (!pipeline.includes(labelFor(last.from)) || !pipeline.includes(labelFor(stage))) return;
-  await ctx.issues.removeLabel(ctx.issue.number, labelFor(last.from));
+  const taken = labelFor(last.from);
+  await ctx.issues.removeLabel(ctx.issue.number, taken);
+  // What this run does next reads the labels it started with: the one just taken off must not look like a label a
+  // human set beside the state's stage (property test, CI seed -1844924908: an escalation cut before it took off
+  // hydraflow-plan; the re-run took it off, then honoured it as a writer's move and left the issue with no label).
+  ctx.issue.labels = ctx.issue.labels.filter((l) => l.toLowerCase() !== taken);
+  ctx.session.options.labelsAtStart = ctx.issue.labels;
+  ctx.cutFinished = taken;
 }
 
 /**

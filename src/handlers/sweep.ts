@@ -4,6 +4,7 @@ import type { PhaseOutcome } from '../phases/phase-context';
 import { TRIAGE_REQUESTS } from '../phases/triage';
 import { IssueSession, StateChangedError } from '../session/issue-session';
 import { sessionOptions } from './open-session';
+import { dropUnpublishedMoves } from './own-labels';
 import { handlePhase } from './phase';
 import { resumePaused } from './resume-paused';
 import { sweepShapeTimeouts } from './shape-timeouts';
@@ -16,8 +17,11 @@ const RESERVE_SHARE = 0.1;
 const SWEEP_MAX_MS = 20 * 60_000;
 /** Pages of open issues (100 each) one sweep lists at most, for each of its two listings. */
 const MAX_PAGES = 10;
-/** Requests to resume a stale lock at most: the comments, who edited the state, 👀 found and removed, state, dispatch. */
-const STALE_LOCK_REQUESTS = 6;
+/**
+ * Requests to resume a stale lock at most: the comments, who edited the state, 👀 found and removed, a dead run's
+ * unpublished label (its events, the removal: own-labels.ts), state, dispatch.
+ */
+const STALE_LOCK_REQUESTS = 8;
 /**
  * What the start of a dispatched phase costs (the issue and its state read, the lock taken over, the progress comment,
  * the lock freed): the sweep leaves that much of the hour to each run it dispatches, so that they are not cut short.
@@ -185,6 +189,7 @@ async function resumeStaleLocks(
         throw error;
       }
       if (!taken.ok) continue; // another run took it meanwhile
+      await dropUnpublishedMoves(app, issue.number, issue.labels, session.state.stage ?? null);
       owed.count += NEXT_PHASE_REQUESTS;
       const actor = app.config.bot_logins[0];
       session.dispatch(app.workflow, app.runner.defaultBranch, claim.phase, actor);

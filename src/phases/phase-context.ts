@@ -31,6 +31,11 @@ export interface PhaseContext {
    */
   swept?: boolean;
   /**
+   * The stage label a cut move left beside the state's stage, taken off by this run before its phase started
+   * (handlers/phase.ts finishCutMove): `issue.labels` no longer shows it, and the phase knows the cut was there.
+   */
+  cutFinished?: string;
+  /**
    * The comment that started this run (a slash command, or a reply the router sent to the phase, such as a reply to
    * shape's directions): handled once per comment (handlers/phase.ts); the phase reads it from `session.comments`.
    */

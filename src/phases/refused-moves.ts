@@ -1,4 +1,4 @@
-import { labelFor, pipelineLabelsOf, type PipelineStage } from '@hydraflow/core';
+import { labelFor, lastLabelEvent, pipelineLabelsOf, type PipelineStage } from '@hydraflow/core';
 import { belowSteering, noteRefusedLabel } from '../handlers/label-steering';
 import { escalate } from './escalate';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
@@ -106,7 +106,7 @@ export async function setByPermittedHuman(ctx: PhaseContext, stage: PipelineStag
 async function setterOf(ctx: PhaseContext, stage: PipelineStage): Promise<Setter> {
   const label = labelFor(stage);
   try {
-    const actor = await ctx.issues.lastLabeledBy(ctx.issue.number, label);
+    const actor = lastLabelEvent(await ctx.issues.labelEvents(ctx.issue.number), label, 'labeled')?.actor;
     if (!actor) return { stage, may: 'unknown', why: `no labeled event for \`${label}\`` };
     const permission = await belowSteering(ctx, actor);
     return permission === undefined ? { stage, may: true, actor } : { stage, may: false, actor, permission };

@@ -27,6 +27,7 @@ import {
   neutralizeReferences,
   parseCommand,
   permissionAtLeast,
+  stricterPermission,
   UNSIGNED_STATE_NOTE,
   type ImplementRecord,
   type MergeDecision,
@@ -324,7 +325,7 @@ function approvalsOf(ctx: Ctx, pull: number) {
 }
 
 /**
- * The humans with write permission whose go counts for `head` (merge/approvals.ts: an approving review of that commit,
+ * The humans with write permission (or commands.min_permission, if stricter) whose go counts for `head` (merge/approvals.ts: an approving review of that commit,
  * or `/ship-it` written after HydraFlow saw it), up to `required` of them. Bots never count. The comment scan makes a
  * `/ship-it` durable: said while HydraFlow was busy, or before its own review approved, it still counts when the gate
  * runs, as long as the head has not moved since. `writer`: a login whose write permission is already checked (the
@@ -349,10 +350,13 @@ async function humanApprovers(
         : [],
     ),
   });
+  // The bar /ship-it has as a command (the stricter of write and commands.min_permission), for reviews as well: a
+  // repository that raised it to admin does not merge on a writer's approval (ADR 0019).
+  const needed = stricterPermission('write', ctx.config.commands.min_permission);
   const approvers: string[] = [];
   for (const login of candidates.slice(0, opts.required + MAX_APPROVER_LOOKUPS)) {
     if (approvers.length >= opts.required) break;
-    if (login === opts.writer || permissionAtLeast(await ctx.issues.getPermission(login), 'write'))
+    if (login === opts.writer || permissionAtLeast(await ctx.issues.getPermission(login), needed))
       approvers.push(login);
   }
   return approvers;

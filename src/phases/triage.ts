@@ -65,7 +65,9 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     // The hourly sweep finds hydraflow-find on an issue triaged on this very text. Beside the stage the state records,
     // it is a triage cut short after publishing its verdict (ADR 0014): finished without asking the model again.
     // Alone, a human set it again and the run it started could not (GitHub's rate limit): triage anew.
-    if (cutAfterVerdict(issue.labels, session.state.stage ?? null)) return resumeCutTriage(ctx, done);
+    // (hydraflow-find already taken off by this run, handlers/phase.ts finishCutMove: the same cut.)
+    if (cutAfterVerdict(issue.labels, session.state.stage ?? null) || ctx.cutFinished === labelFor('find'))
+      return resumeCutTriage(ctx, done);
     forced = true;
   }
   if (done && done.bodyHash === hash && !forced) {
@@ -80,7 +82,8 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
         stage: session.currentStage,
       };
     }
-    // hydraflow-find alone asks for a fresh triage, forced past the outsider wait: only if a permitted human set it
+    // hydraflow-find alone asks for a fresh triage (past the lock and the done verdict; the outsider wait still applies,
+    // ADR 0019), only if a permitted human set it
     if (refused.length > 1 || refused[0] !== 'find' || !(await setByPermittedHuman(ctx, 'find')))
       return honourMovesRefusedByLock(ctx, refused);
     forced = true;

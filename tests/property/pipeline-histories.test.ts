@@ -32,6 +32,7 @@ import { buildTemplate, copyTemplate } from './repository';
 import { historyScript } from './scripts';
 import { Coverage, explain, report } from './report';
 import { addPeople, Ctx, playSteps, type Action, type Gap, type History, type IssueRef, type Op } from './world';
+import { propertySeed } from './seed';
 
 const NUM_RUNS = Number(process.env.HYDRAFLOW_PROPERTY_RUNS ?? 1000);
 /** OpenAPI validation of every emulated request/response (measured: see the report at the end of the run). */
@@ -968,6 +969,58 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  // Found by CI's 1000 runs (fast-check seed -1844924908): an escalation (triage went on into planning, which could
+  // not plan) was cut after it published hitl and before it took hydraflow-plan off; the re-run took it off, then, its
+  // labels read before that, honoured hydraflow-plan as a move HydraFlow's own identity made and left no label
+  // (src/handlers/phase.ts finishCutMove now tells the rest of the run).
+  {
+    seed: 1447229419,
+    provider: 'anthropic',
+    steps: [{ gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'write' }, k: 7 } }],
+    quiesce: { gap: 'hour', order: 'crashed-first' },
+  },
+  // Found at 5000 runs (fast-check seed -1941130860): a triage-role user's issue form set hydraflow-discover; its
+  // labeled run (treated as opened) triaged it to plan and died before hydraflow-discover came off; a writer removed
+  // hydraflow-plan beside it (the router skips that: another pipeline label remains); the re-run undid hydraflow-discover
+  // and, the writer having removed plan, left no label. A removal that left another pipeline label moved nothing: the
+  // undo puts the state's label back (src/handlers/label-steering.ts removedByPermittedHuman).
+  {
+    seed: -1445022426,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: ['hydraflow-discover'], by: 'triage' }, k: 6 },
+      },
+      {
+        gap: 'long',
+        op: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-plan', deliver: 'now', by: 'write' },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  // Found at 5000 runs (fast-check seed -660527775): an admin's issue was triaged and planned in one run, which died
+  // after adding hydraflow-ready and before publishing the move; the hourly sweep resumed plan from the state with both
+  // labels on (src/handlers/own-labels.ts: HydraFlow's own unpublished label comes off first). Both orders of the
+  // re-run and the sweep.
+  {
+    seed: -735867848,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'admin' }, k: 7 } },
+      { gap: 'long', op: { kind: 'sweep' } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
+    seed: -735867848,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'admin' }, k: 7 } },
+      { gap: 'long', op: { kind: 'sweep' } },
+    ],
+    quiesce: { gap: 'short', order: 'pending-first' },
+  },
 ];
 
 /** Plays `runs` histories of `arb` (the `examples` first) and checks each end state; prints the report. */
@@ -992,7 +1045,7 @@ async function holds(what: string, arb: fc.Arbitrary<History>, runs: number, exa
     {
       numRuns: runs,
       examples: examples.map((history): [History] => [history]),
-      ...(process.env.HYDRAFLOW_PROPERTY_SEED ? { seed: Number(process.env.HYDRAFLOW_PROPERTY_SEED) } : {}),
+      ...propertySeed(),
     },
   );
   report(what, runs, performance.now() - started, timings, VALIDATE, coverage);
@@ -1006,30 +1059,7 @@ const PRODUCT_RUNS = Math.ceil(NUM_RUNS / 2);
  * HYDRAFLOW_PROPERTY_OPEN=1 (a race may pass on replay: force its interleaving in a test of its own, as
  * tests/sweep-handoff.e2e.test.ts does); once one is fixed, it moves to REGRESSIONS or PRODUCT_REGRESSIONS.
  */
-const OPEN_COUNTEREXAMPLES: { found: string; history: History }[] = [
-  {
-    // A triage-role user's issue form set hydraflow-discover; its labeled run (treated as opened) triaged it to plan
-    // and died after 6 writes, before hydraflow-discover came off; a writer removed hydraflow-plan ("another pipeline
-    // label remains"); the re-run of the labeled event undid hydraflow-discover as the triage-role user's label: the
-    // issue ended with no pipeline label although the writer only took out plan.
-    found: 'pipeline seed -1941130860 (5000 runs on c5296ec)',
-    history: {
-      seed: -1445022426,
-      provider: 'anthropic',
-      steps: [
-        {
-          gap: 'short',
-          op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: ['hydraflow-discover'], by: 'triage' }, k: 6 },
-        },
-        {
-          gap: 'long',
-          op: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-plan', deliver: 'now', by: 'write' },
-        },
-      ],
-      quiesce: { gap: 'short', order: 'crashed-first' },
-    },
-  },
-];
+const OPEN_COUNTEREXAMPLES: { found: string; history: History }[] = [];
 
 describe.skipIf(!process.env.HYDRAFLOW_PROPERTY_OPEN)('open counterexamples (HYDRAFLOW_PROPERTY_OPEN=1)', () => {
   it.each(OPEN_COUNTEREXAMPLES.map((c) => [c.found, c.history] as const))('%s', async (_found, history) => {

@@ -26,6 +26,7 @@ import { Coverage, explain, report } from './report';
 import { buildTemplate, copyTemplate } from './repository';
 import { historyScript } from './scripts';
 import { addPeople, Ctx, playSteps, type Action, type History, type Op } from './world';
+import { propertySeed } from './seed';
 
 const NUM_RUNS = Number(
   process.env.HYDRAFLOW_PROPERTY_PULL_RUNS ??
@@ -447,7 +448,7 @@ describe('pull request histories (property)', () => {
         {
           numRuns: NUM_RUNS,
           examples: REGRESSIONS.map((history): [History] => [history]),
-          ...(process.env.HYDRAFLOW_PROPERTY_SEED ? { seed: Number(process.env.HYDRAFLOW_PROPERTY_SEED) } : {}),
+          ...propertySeed(),
         },
       );
       report('pull request histories', NUM_RUNS, performance.now() - started, timings, VALIDATE, coverage);

@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './pipeline/labels';
+export * from './pipeline/label-events';
 export * from './pipeline/transitions';
 export * from './pipeline/doc';
 export * from './pipeline/phases';

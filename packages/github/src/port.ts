@@ -1,3 +1,5 @@
+import type { LabelEvent } from '@hydraflow/core';
+
 /**
  * What HydraFlow's phases need from GitHub, as one small interface. The REST implementation lives in rest-issues.ts;
  * tests run it against the testkit's emulator rather than faking this interface.
@@ -96,11 +98,10 @@ export interface IssuesPort {
   /** The collaborator permission, normalised (GitHub reports maintain as write, triage as read). */
   getPermission(login: string): Promise<Permission>;
   /**
-   * Who last added `label` to the issue (its latest `labeled` event in the issue's events; with `event` 'unlabeled',
-   * who last removed it); undefined when no such event is listed. One request (two past 100 events): only for a stage
-   * label HydraFlow must honour or restore without its own event.
+   * The issue's labeled/unlabeled events, oldest first (past 100 events: the first page and the last, where the latest
+   * are). One request (two past 100): only for a stage label HydraFlow must honour or restore without its own event.
    */
-  lastLabeledBy(issue: number, label: string, event?: 'labeled' | 'unlabeled'): Promise<string | undefined>;
+  labelEvents(issue: number): Promise<LabelEvent[]>;
   reactToComment(commentId: number, reaction: Reaction): Promise<void>;
   /**
    * Adds the caller's reaction to the issue. `created` is false when the caller had already reacted with it: GitHub

@@ -1,3 +1,4 @@
+import type { LabelEvent } from '@hydraflow/core';
 import { RequestError } from '@octokit/request-error';
 import type { RestClient } from './client';
 import { UncertainWriteError } from './client';
@@ -308,11 +309,7 @@ export class RestIssues implements IssuesPort {
     }
   }
 
-  async lastLabeledBy(
-    issue: number,
-    label: string,
-    event: 'labeled' | 'unlabeled' = 'labeled',
-  ): Promise<string | undefined> {
+  async labelEvents(issue: number): Promise<LabelEvent[]> {
     // Events are listed oldest first; an issue with more than 100 has its latest on a later page, which the first
     // response's Link header names (one more request, on a rare path).
     const first = await this.octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}/events', {
@@ -331,12 +328,11 @@ export class RestIssues implements IssuesPort {
       });
       events = [...events, ...page.data];
     }
-    const wanted = label.toLowerCase();
-    for (let i = events.length - 1; i >= 0; i--) {
-      const e = events[i] as { event?: string; actor?: { login?: string } | null; label?: { name?: string } };
-      if (e.event === event && e.label?.name?.toLowerCase() === wanted) return e.actor?.login ?? undefined;
-    }
-    return undefined;
+    return events.flatMap((raw) => {
+      const e = raw as { event?: string; actor?: { login?: string } | null; label?: { name?: string } };
+      if ((e.event !== 'labeled' && e.event !== 'unlabeled') || !e.label?.name) return [];
+      return [{ event: e.event, label: e.label.name, actor: e.actor?.login ?? undefined }];
+    });
   }
 
   async reactToComment(commentId: number, reaction: Reaction): Promise<void> {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectNoViolations, startGitHubEmulator, type GitHubEmulator } from '@hydraflow/testkit';
 import { createRestClient, GraphqlGrooming, RateLimitedError, RestIssues } from '../src/index';
+import { lastLabelEvent } from '@hydraflow/core';
 
 let gh: GitHubEmulator | undefined;
 afterEach(async () => {
@@ -100,19 +101,20 @@ describe('the GitHub client’s request policy', () => {
     const { gh, issues, issue } = await setup();
     gh.addUser({ login: 'tina', permission: 'triage' });
     gh.addUser({ login: 'lee', permission: 'write' });
-    expect(await issues.lastLabeledBy(issue.number, 'hydraflow-ready')).toBeUndefined();
+    expect(lastLabelEvent(await issues.labelEvents(issue.number), 'hydraflow-ready', 'labeled')).toBeUndefined();
     gh.world.setLabelsAs(issue.number, 'lee', { add: ['hydraflow-ready'] });
     gh.world.setLabelsAs(issue.number, 'lee', { remove: ['hydraflow-ready'] });
     gh.world.setLabelsAs(issue.number, 'tina', { add: ['hydraflow-ready'] });
     await issues.addLabels(issue.number, ['bug']);
-    expect(await issues.lastLabeledBy(issue.number, 'HydraFlow-Ready')).toBe('tina');
-    expect(await issues.lastLabeledBy(issue.number, 'bug')).toBe('github-actions[bot]');
+    expect(lastLabelEvent(await issues.labelEvents(issue.number), 'HydraFlow-Ready', 'labeled')?.actor).toBe('tina');
+    expect(lastLabelEvent(await issues.labelEvents(issue.number), 'hydraflow-ready', 'unlabeled')?.actor).toBe('lee');
+    expect(lastLabelEvent(await issues.labelEvents(issue.number), 'bug', 'labeled')?.actor).toBe('github-actions[bot]');
     // more than a page of events: the latest are on the last page
     for (let i = 0; i < 60; i++) {
       gh.world.setLabelsAs(issue.number, 'tina', { remove: ['hydraflow-ready'] });
       gh.world.setLabelsAs(issue.number, i === 59 ? 'lee' : 'tina', { add: ['hydraflow-ready'] });
     }
-    expect(await issues.lastLabeledBy(issue.number, 'hydraflow-ready')).toBe('lee');
+    expect(lastLabelEvent(await issues.labelEvents(issue.number), 'hydraflow-ready', 'labeled')?.actor).toBe('lee');
     expectNoViolations(gh);
   });
 });

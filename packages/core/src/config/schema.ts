@@ -471,7 +471,7 @@ export const configSchema = z
             .max(10, e('a whole number from 1 to 10'))
             .default(1)
             .describe(
-              'Under policy human: how many different people with write access must give their go on the head HydraFlow merges (an approving review of that commit, or /ship-it written after HydraFlow saw it).',
+              'Under policy human: how many different people with write access (commands.min_permission, if stricter) must give their go on the head HydraFlow merges (an approving review of that commit, or /ship-it written after HydraFlow saw it).',
             ),
         })
         .prefault({})

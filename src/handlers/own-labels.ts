@@ -1,0 +1,26 @@
+import { labelFor, lastLabelEvent, stagesBeside, type PipelineStage } from '@hydraflow/core';
+import type { App } from '../app';
+
+/**
+ * Takes off the stage labels beside the state's stage that HydraFlow's own identity set last: a dead run's move that
+ * added the next stage's label and died before publishing it (IssueSession.moveTo adds first). The phase resumed from
+ * the state redoes that move; until then the issue would show two stages (property test, seed -660527775: the sweep
+ * resumed plan with hydraflow-ready beside it). A human's label is theirs and stays: its own event steers. One request
+ * (the issue's label events), only when there is a label beside the stage.
+ */
+export async function dropUnpublishedMoves(
+  app: Pick<App, 'config' | 'issues'>,
+  issue: number,
+  labels: readonly string[],
+  stage: PipelineStage | null,
+): Promise<void> {
+  const beside = stagesBeside(labels, stage);
+  const own = stage === null ? undefined : labelFor(stage);
+  if (!own || beside.length === 0 || !labels.some((l) => l.toLowerCase() === own)) return;
+  const events = await app.issues.labelEvents(issue);
+  const ours = (actor: string | undefined) => actor !== undefined && app.config.bot_logins.includes(actor);
+  for (const other of beside) {
+    if (ours(lastLabelEvent(events, labelFor(other), 'labeled')?.actor))
+      await app.issues.removeLabel(issue, labelFor(other));
+  }
+}
