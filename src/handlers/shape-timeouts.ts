@@ -32,8 +32,14 @@ export async function sweepShapeTimeouts(
       // one every hour spent more than the hour's budget: pnpm bench, backlog500_*). HydraFlow's last post is no later
       // than that, so an issue quiet that long is due, and its state is read only then.
       // A second pipeline label beside it is a move cut short (an escalation's own): always looked at, to finish it.
+      // So is an issue with a 👀 on a re-run of the sweep: its dead attempt may have taken that lock for a timeout and
+      // died before publishing a claim; a human's reply since (refused by that lock) makes the issue look active, and
+      // nothing else would free it for an hour (property test, product seed -1453069572). The swept look frees it
+      // (handlers/phase.ts) and times out nothing: the timeout waits for the quiet itself (phases/shape timeout).
       const quietMs = issue.updatedAt ? app.now().getTime() - Date.parse(issue.updatedAt) : Infinity;
-      if (pipelineLabelsOf(issue.labels).length === 1 && quietMs < app.config.shape_timeout_minutes * 60_000) continue;
+      const deadAttemptLock = app.runner.runAttempt > 1 && issue.eyes > 0;
+      const single = pipelineLabelsOf(issue.labels).length === 1;
+      if (single && !deadAttemptLock && quietMs < app.config.shape_timeout_minutes * 60_000) continue;
       if (left() < SHAPE_TIMEOUT_REQUESTS) return { escalated, stopped: 'the hour’s GitHub budget is spent' };
       try {
         const outcome = await handlePhase(app, {

@@ -2,7 +2,7 @@ import { isBuiltPhase, labelFor, pipelineLabelsOf, RateLimitedError, stageOf } f
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { TRIAGE_REQUESTS } from '../phases/triage';
-import { IssueSession } from '../session/issue-session';
+import { IssueSession, StateChangedError } from '../session/issue-session';
 import { sessionOptions } from './open-session';
 import { dropUnpublishedMoves } from './own-labels';
 import { handlePhase } from './phase';
@@ -158,12 +158,20 @@ async function resumeStaleLocks(
         if (!claim || claim.phase === 'triage') continue;
       } else {
         const lock = await app.issues.reactToIssue(issue.number, 'eyes');
+        const young = now - Date.parse(lock.createdAt) <= LOCK_TTL_MS;
         // no claim published yet: a run at work, unless its 👀 is older than any claim lives
-        if (!claim && !lock.created && now - Date.parse(lock.createdAt) <= LOCK_TTL_MS) continue;
-        // The 👀 may not be the one the claim names (a run that took the lock over died before publishing): removed by
-        // its id, whoever's run took it. A cut from here to the acquire below leaves no 👀: the next sweep finds it
-        // as above.
-        await app.issues.removeIssueReaction(issue.number, lock.id);
+        if (!claim && !lock.created && young) continue;
+        // A 👀 that is not the one the claim names was put on since the claim was written: a run took the lock over
+        // (the dispatched run the claim hands it to, started late — GitHub starts runs when it can), and it publishes
+        // its own claim only when its phase ends. At work, unless its 👀 is older than a claim lives (it died before
+        // publishing). Removing it would take the lock from a live run, whose work this sweep would then dispatch
+        // again (property test tests/property/pipeline-histories, product seed -392832811; tests/sweep-handoff.e2e).
+        if (claim && !lock.created && young && !namedBy(claim, lock)) continue;
+        // Removed by its id: the claimed 👀, or a dead run's. Gone already: a run took the lock over just now (its
+        // compare-and-swap on the same id), and this sweep leaves the issue to it. A cut from here to the acquire below
+        // leaves no 👀: the next sweep finds it as above.
+        const removed = await app.issues.removeIssueReaction(issue.number, lock.id);
+        if (!removed) continue;
         if (!claim || claim.phase === 'triage') {
           if (!lock.created) freed.push(`#${issue.number}`);
           continue;
@@ -171,7 +179,15 @@ async function resumeStaleLocks(
       }
       // Take the lock afresh and hand it to the phase dispatched again: should that run be stopped too, the next sweep
       // finds this lock, not a free issue nobody resumes.
-      const taken = await session.acquire();
+      let taken;
+      try {
+        taken = await session.acquire();
+      } catch (error) {
+        // a run wrote the state between this sweep's reading of it and its lock (the lock is freed again): that run
+        // was at work after all; the next sweep looks again
+        if (error instanceof StateChangedError) continue;
+        throw error;
+      }
       if (!taken.ok) continue; // another run took it meanwhile
       await dropUnpublishedMoves(app, issue.number, issue.labels, session.state.stage ?? null);
       owed.count += NEXT_PHASE_REQUESTS;
@@ -187,4 +203,17 @@ async function resumeStaleLocks(
     if (issues.length < 100) break;
   }
   return { resumed, freed };
+}
+
+/**
+ * Whether the 👀 is the one `claim` names: by the reaction's id the claim records, else (a claim written without one) by
+ * its age — a 👀 put on after the claim was written is another run's.
+ */
+function namedBy(
+  claim: { at: string; reaction?: number | undefined },
+  lock: { id: number; createdAt: string },
+): boolean {
+  if (claim.reaction !== undefined) return claim.reaction === lock.id;
+  // GitHub's timestamps have whole seconds: a 👀 of the claim's own second counts as the claim's
+  return Date.parse(lock.createdAt) < Math.floor(Date.parse(claim.at) / 1000) * 1000 + 1000;
 }

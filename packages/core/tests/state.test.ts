@@ -328,6 +328,20 @@ describe('dispatches', () => {
     const again = recordDispatch(taking.state, { phase: 'plan', runId: '1001', now });
     expect(takeDispatch(again, 'plan', '3003').kind).toBe('taken');
   });
+
+  it('a send of a phase whose dispatch still waits for its run is that dispatch again, now the later sender’s', () => {
+    // triage handed discover on; its run starts late, and the hourly sweep dispatches discover again meanwhile
+    const sent = recordDispatch(sample(), { phase: 'discover', runId: '1001', now });
+    const later = new Date(now.getTime() + 31 * 60_000);
+    const resent = recordDispatch(sent, { phase: 'discover', runId: '5005', now: later });
+    expect(resent.dispatches).toEqual([{ phase: 'discover', runId: '5005', at: later.toISOString() }]);
+    expect(untakenDispatches(resent, '5005').map((d) => d.phase)).toEqual(['discover']);
+    expect(untakenDispatches(resent, '1001')).toEqual([]);
+    // whichever of the two runs starts first takes it; the other does nothing
+    const taking = takeDispatch(resent, 'discover', '2002');
+    if (taking.kind !== 'taken') throw new Error(taking.kind);
+    expect(takeDispatch(taking.state, 'discover', '3003')).toEqual({ kind: 'duplicate', by: '2002' });
+  });
 });
 
 describe('findStateComment', () => {

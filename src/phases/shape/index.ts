@@ -24,6 +24,7 @@ import {
   matchSelection,
   parseCommand,
   permissionAtLeast,
+  pipelineLabelsOf,
   readBriefData,
   readShapeData,
   renderAskPickComment,
@@ -424,9 +425,16 @@ async function timeout(ctx: PhaseContext): Promise<PhaseOutcome> {
   const stage = session.currentStage;
   if (stage !== 'shape' || !record || record.selected || record.timedOutAt)
     return { summary: `#${issue.number}: no shape conversation waits`, stage };
-  const waited = session.options.now().getTime() - Date.parse(record.waitingSince);
+  const at = session.options.now().getTime();
+  const waited = at - Date.parse(record.waitingSince);
   const limit = ctx.config.shape_timeout_minutes * 60_000;
   if (waited < limit) return { summary: `#${issue.number}: shape waits (${Math.floor(waited / 60_000)} min)`, stage };
+  // Silent means nothing happened on the issue for that long (a reply a lock refused counts): the sweep lists only quiet
+  // issues (handlers/shape-timeouts.ts), but its re-run also looks at an active one to free its dead attempt's 👀. A
+  // second pipeline label is an escalation cut short: finished whatever the quiet.
+  const quiet = issue.updatedAt ? at - Date.parse(issue.updatedAt) : Infinity;
+  if (pipelineLabelsOf(issue.labels).length === 1 && quiet < limit)
+    return { summary: `#${issue.number}: shape waits (active ${Math.floor(quiet / 60_000)} min ago)`, stage };
   const lock = await session.acquire();
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage };
   session.update((s) => ({ ...s, shape: { ...record, timedOutAt: now(ctx) } }));

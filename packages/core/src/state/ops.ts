@@ -98,13 +98,19 @@ export function markHandled(state: IssueState, id: string): IssueState {
 }
 
 /**
- * Records a dispatch of `phase` from `runId`. A run records one per phase: a re-run that dispatches again while no run
- * took its earlier attempt's dispatch sends the same one again, so the two sends start one run of the phase.
+ * Records a dispatch of `phase` from `runId`. One dispatch of a phase waits for its run at a time: a send while one
+ * waits is the same request again, so the sends start one run of the phase that does the work (the first to start
+ * takes the dispatch; any other finds it taken and does nothing). A re-run that dispatches again while no run took its
+ * earlier attempt's dispatch; the hourly sweep resuming a hand-off whose run GitHub starts late (handlers/sweep.ts):
+ * with two records, the later of the two runs took the second and ran the phase again on an issue that had moved on
+ * (tests/sweep-handoff.e2e). The waiting dispatch becomes this run's: the one to send it again on a re-run.
  */
 export function recordDispatch(state: IssueState, args: { phase: string; runId: string; now: Date }): IssueState {
   const list = state.dispatches ?? [];
-  if (list.some((d) => d.phase === args.phase && d.runId === args.runId && d.takenBy === undefined)) return state;
+  const waiting = list.findIndex((d) => d.phase === args.phase && d.takenBy === undefined);
+  if (waiting >= 0 && list[waiting]!.runId === args.runId) return state;
   const d = { phase: args.phase, runId: args.runId, at: args.now.toISOString() };
+  if (waiting >= 0) return { ...state, dispatches: list.map((old, i) => (i === waiting ? d : old)) };
   return { ...state, dispatches: [...list, d].slice(-STATE_LIMITS.dispatches) };
 }
 
