@@ -42,8 +42,21 @@
  *   product_track_*         model calls, tokens and cost of the product track up to plan (triage, discover, shape) from
  *                           the issue's signed ledger, priced by packages/core/src/cost/prices.ts
  *
+ *   adversarial_*           the adversarial layer (bench/lib/adversarial.ts, issue #19): an issue opened in a repository
+ *                           with `adversarial.enabled: true`, triaged and planned under the lifecycle simulator (only the
+ *                           plan council is wired today). adversarial_extra_calls_trivial: model calls a trivial issue
+ *                           makes with the layer on minus with it off (0); adversarial_plan_council_calls_typical/_worst:
+ *                           the plan council's calls as measured (one blocker resolved by one revision; every voter
+ *                           blocking every round); adversarial_model_calls_typical/_worst: the arithmetic of
+ *                           packages/core/src/adversarial/cost.ts over every stage of the table (product track, the
+ *                           most stages; worst ≤ 30); adversarial_overhead_ratio: the plan phase's wall time ÷ its
+ *                           scripted critical path (planner + voting rounds + reviewer, LIFECYCLE_LATENCY_MS each; a
+ *                           round's parallel voters count once; median of ADVERSARIAL_RUNS); adversarial_billable_input_*:
+ *                           billable input tokens with the server's prompt caching ÷ the same run caching nothing
+ *
  * BENCH_ONLY=<scenario> runs one scenario alone and updates its metrics in bench/results.json, keeping the others:
- * `backlog` (backlog500_*), `product` (discover_*, shape_turn_*, github_requests_discover/_shape_turn, product_track_*).
+ * `backlog` (backlog500_*), `product` (discover_*, shape_turn_*, github_requests_discover/_shape_turn, product_track_*),
+ * `adversarial` (adversarial_*).
  * Does not build: run `pnpm build` first if dist/ is stale (meta.dist notes how old it is).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -51,11 +64,18 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  ADVERSARIAL_CALL_CEILING,
+  ADVERSARIAL_STAGE_NAMES,
   costOf,
   DEFAULT_MODELS,
   decodeStateBlock,
   ledgerTotals,
   PROGRESS_MARKER,
+  stageSpec,
+  typicalIssueCalls,
+  typicalStageCalls,
+  worstCaseIssueCalls,
+  worstCaseStageCalls,
   type LedgerEntry,
 } from '@hydraflow/core';
 import { createWorld, DIST_ENTRY, type ActionRun, type World } from '@hydraflow/testkit';
@@ -69,6 +89,7 @@ import {
 } from '../bench/lib/lifecycle';
 import { backlogBench, type BacklogMetrics } from '../bench/lib/backlog';
 import { costByPhase, productTrackOnce, shapeBuilt, type ProductTrackSample } from '../bench/lib/product-track';
+import { adversarialOnce, totalCalls, voterCalls, type AdversarialSample } from '../bench/lib/adversarial';
 import {
   billableInputTokens,
   criticalPathMs,
@@ -91,6 +112,7 @@ const LIFECYCLE_RUNS = 5;
 const LIFECYCLE_LATENCY_MS = 1500;
 const GROOM_RUNS = 3;
 const PRODUCT_RUNS = 5;
+const ADVERSARIAL_RUNS = 3;
 /** the product track's phases up to plan, in order (their model cost is product_track_cost_usd) */
 const PRODUCT_PHASES = ['triage', 'discover', 'shape'] as const;
 
@@ -128,6 +150,11 @@ const TARGETS: Record<string, Target> = {
   backlog500_failed_jobs: { max: 0 },
   backlog500_left_over: { max: 0 },
   backlog500_not_one_label: { max: 0 },
+  // issue #19: a trivial issue costs nothing; the table's worst case stays under the ADR's ceiling; the council's
+  // rounds add no more than the lifecycle's overhead
+  adversarial_extra_calls_trivial: { max: 0 },
+  adversarial_model_calls_worst: { max: ADVERSARIAL_CALL_CEILING },
+  adversarial_overhead_ratio: { max: 1.1 },
 };
 
 const clearVerdict = {
@@ -672,6 +699,133 @@ function backlogMeta(b: BacklogMetrics) {
   };
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The adversarial layer (bench/lib/adversarial.ts, issue #19).
+
+/** The stages wired into a phase today (src/phases/adversarial/plan-council.ts); the rest are the table's arithmetic. */
+const WIRED_STAGES = ['plan-council'] as const;
+
+async function adversarial() {
+  const L = LIFECYCLE_LATENCY_MS;
+  const run = (o: Partial<Parameters<typeof adversarialOnce>[0]>) =>
+    adversarialOnce({ enabled: true, complexity: 5, voters: 'typical', latencyMs: L, caching: true, ...o });
+  // The trivial pair first: the first run also compiles the emulator's OpenAPI validators (its wall time is not used).
+  const trivialOff = await run({ enabled: false, complexity: 2, voters: 'sign-off' });
+  const trivialOn = await run({ complexity: 2, voters: 'sign-off' });
+  const typical: AdversarialSample[] = [];
+  for (let i = 0; i < ADVERSARIAL_RUNS; i++) typical.push(await run({}));
+  const typicalNoCache = await run({ caching: false });
+  const worst = await run({ voters: 'worst' });
+  const worstNoCache = await run({ voters: 'worst', caching: false });
+  const large = await run({ largePlan: true });
+  const largeNoCache = await run({ largePlan: true, caching: false });
+  const all = [trivialOff, trivialOn, ...typical, typicalNoCache, worst, worstNoCache, large, largeNoCache];
+  if (trivialOn.gate !== 'trivial') throw new Error(`the trivial issue was gated ${trivialOn.gate}`);
+  for (const s of [...typical, worst])
+    if (s.gate !== 'load_bearing') throw new Error(`the load-bearing issue was gated ${s.gate}`);
+
+  const ratio = (s: AdversarialSample) => s.planWallMs / s.planCriticalMs;
+  // the stage's calls: the voters' and the planner's revisions (its first draft is the plan phase's own)
+  const councilCalls = (s: AdversarialSample) => voterCalls(s) + (s.planCalls - 1);
+  const MEASURED = 'calls (measured: plan council)';
+  const ARITHMETIC = 'calls (cost.ts: whole table)';
+  const t = typical[0]!;
+  const billableRatio = (on: number, off: number) => (off > 0 ? round(on / off, 3) : null);
+  const table = ADVERSARIAL_STAGE_NAMES.map((name) => {
+    const spec = stageSpec(name);
+    return {
+      stage: name,
+      phase: spec.phase,
+      wired: (WIRED_STAGES as readonly string[]).includes(name),
+      typical_calls: typicalStageCalls(spec),
+      worst_calls: worstCaseStageCalls(spec),
+    };
+  });
+  const councilArithmetic = table.find((r) => r.stage === 'plan-council')!;
+  const voterNote =
+    'the voters’ calls only (roles adv_*); billable = input + 1.25 × cache writes + 0.1 × cache reads (Anthropic), from the scripted server’s usage';
+  const metrics: Record<string, Metric> = {
+    adversarial_extra_calls_trivial: { value: totalCalls(trivialOn) - totalCalls(trivialOff), unit: 'calls' },
+    adversarial_plan_council_calls_typical: { value: councilCalls(t), unit: MEASURED },
+    adversarial_plan_council_calls_worst: { value: councilCalls(worst), unit: MEASURED },
+    adversarial_model_calls_typical: { value: typicalIssueCalls('load_bearing', 'product'), unit: ARITHMETIC },
+    adversarial_model_calls_worst: { value: worstCaseIssueCalls('load_bearing', 'product'), unit: ARITHMETIC },
+    adversarial_overhead_ratio: { value: round(median(typical.map(ratio)), 3), unit: 'ratio' },
+    adversarial_overhead_ratio_worst: { value: round(ratio(worst), 3), unit: 'ratio' },
+    adversarial_plan_wall_s: { value: round(median(typical.map((s) => s.planWallMs)) / 1000, 3), unit: 's' },
+    adversarial_plan_critical_path_s: { value: t.planCriticalMs / 1000, unit: 's' },
+    adversarial_billable_input_ratio: {
+      value: billableRatio(t.usage.voters.billable, typicalNoCache.usage.voters.billable),
+      unit: 'ratio',
+    },
+    adversarial_billable_input_ratio_worst: {
+      value: billableRatio(worst.usage.voters.billable, worstNoCache.usage.voters.billable),
+      unit: 'ratio',
+    },
+    adversarial_billable_input_ratio_large_plan: {
+      value: billableRatio(large.usage.voters.billable, largeNoCache.usage.voters.billable),
+      unit: 'ratio',
+    },
+    adversarial_billable_input_ratio_plan_phase: {
+      value: billableRatio(t.usage.planPhase.billable, typicalNoCache.usage.planPhase.billable),
+      unit: 'ratio',
+    },
+  };
+  const describe = (s: AdversarialSample) => ({
+    calls_by_role: s.calls,
+    gate: s.gate ?? null,
+    plan_council: s.stage ?? null,
+    plan_wall_ms: round(s.planWallMs, 1),
+    plan_critical_path_ms: s.planCriticalMs,
+    plan_critical_path: `${s.planCalls} planner + ${s.rounds} rounds + ${s.reviewCalls} reviewer × ${L} ms`,
+    usage: s.usage,
+    labels: s.labels,
+  });
+  const meta = {
+    scenario:
+      'bench/lib/adversarial.ts: AVERAGE_ISSUE opened by alice in the sample repository with `adversarial:\n  enabled: true` in .github/hydraflow.yml → triage → plan (the plan council, when the gate says load-bearing) → implement → review, until quiet (the pull request waits for a human); the real workflow template, dist/, the lifecycle simulator; triage, planner, voters and plan reviewer answer after the scripted latency, implement and review at once',
+    scripted_latency_ms_per_model_call: L,
+    wired_stages: WIRED_STAGES,
+    measured_vs_arithmetic:
+      'adversarial_plan_council_calls_* are measured (the model server’s records by role: the voters’ calls plus the planner’s revisions; the planner’s first draft is the plan phase’s own); adversarial_model_calls_* are the arithmetic of packages/core/src/adversarial/cost.ts over every stage of the table on the product track (discover, shape and plan stages; the engineering track runs the plan stages only) — only plan-council is wired today, so the rest of the table is not measured',
+    plan_council_arithmetic: { typical: councilArithmetic.typical_calls, worst: councilArithmetic.worst_calls },
+    plan_council_measured_matches_arithmetic:
+      councilCalls(t) === councilArithmetic.typical_calls && councilCalls(worst) === councilArithmetic.worst_calls,
+    plan_council_calls_in_signed_state: { typical: t.stage?.calls ?? null, worst: worst.stage?.calls ?? null },
+    table: table,
+    engineering_track: {
+      typical: typicalIssueCalls('load_bearing', 'engineering'),
+      worst: worstCaseIssueCalls('load_bearing', 'engineering'),
+    },
+    trivial: {
+      note: 'the clear issue (triage complexity 2, a three-file plan): the gate says trivial with the layer on; extra calls = every successful model call of the run with the layer on minus with it off',
+      off: describe(trivialOff),
+      on: describe(trivialOn),
+    },
+    typical: {
+      note: 'triage complexity 5 (load-bearing); the Risk-Skeptic blocks round 1, the planner revises, round 2 asks only it and it signs off',
+      runs: typical.map(describe),
+      ratio_samples: typical.map((s) => round(ratio(s), 3)),
+      no_caching: describe(typicalNoCache),
+    },
+    worst: {
+      note: 'every voter blocks every round with a new concern (no oscillation): round 1 asks 3, the revision, round 2 asks the same 3, and the next retry would pass the stage’s budget of 7, so the stage ends and forwards its concerns to the plan reviewer',
+      run: describe(worst),
+      no_caching: describe(worstNoCache),
+    },
+    overhead_measured:
+      'the plan phase’s span in the HydraFlow step (its phase spans, src/phases/phase-context.ts: triage → plan → implement’s preparation share one step) ÷ the scripted critical path; a round’s voters are asked in parallel, so a round counts one latency',
+    billable_input_note: `${voterNote}; the no-caching run is the same run on a server whose minimum cacheable length is out of reach. _plan_phase counts the planner, the voters and the plan reviewer. The voters’ prompts here are below claude-sonnet-4-6’s 1,024-token minimum (the sample repository is tiny), so the server caches none of their input: a ratio of 1 says nothing was cached, not that caching failed`,
+    large_plan: {
+      note: `the typical run with a plan of a real change’s size (an approach near the plan schema’s 4,000 characters, 15 tests), so the voters’ two shared system blocks (the layer’s instructions, the round’s plan) pass the 1,024-token minimum: round 1’s voters are asked in parallel, so each misses and writes the prefix (the server’s cache, like the provider’s, serves an entry only once the request that wrote it has answered); round 2 reads it only if the plan did not change`,
+      run: describe(large),
+      no_caching: describe(largeNoCache),
+    },
+    emulator_violations: all.reduce((n, s) => n + s.violations, 0),
+  };
+  return { metrics, meta };
+}
+
 /** BENCH_ONLY=<scenario>: that scenario alone, its metrics and meta updated in bench/results.json beside the others. */
 async function only(
   key: string,
@@ -727,6 +881,7 @@ async function main(): Promise<void> {
   const groom = await grooming();
   const product = await productTrack();
   const backlog = await backlogBench();
+  const adv = await adversarial();
 
   const steady = tri.steady;
   const wall = steady.map((s) => s.durationMs);
@@ -773,6 +928,7 @@ async function main(): Promise<void> {
     ...groom.metrics,
     ...product.metrics,
     ...backlogMetrics(backlog),
+    ...adv.metrics,
   };
 
   const meta = {
@@ -821,6 +977,7 @@ async function main(): Promise<void> {
     grooming: groom.meta,
     product_track: product.meta,
     backlog: backlogMeta(backlog),
+    adversarial: adv.meta,
     targets: Object.fromEntries(Object.entries(TARGETS).map(([k, t]) => [k, `<= ${t.max}`])),
   };
 
@@ -857,6 +1014,7 @@ async function main(): Promise<void> {
 const ONLY: Record<string, () => Promise<{ metrics: Record<string, Metric>; meta: unknown }>> = {
   backlog: backlogOnly,
   product: productTrack,
+  adversarial,
 };
 const chosen = process.env.BENCH_ONLY;
 if (chosen && !ONLY[chosen])

@@ -16,6 +16,7 @@ import {
   startModelServer,
   TEST_STATE_KEY,
   type GitHubEmulator,
+  type ModelServerOptions,
   type Lifecycle,
   type ModelServer,
   type SampleRepo,
@@ -64,6 +65,8 @@ export async function lifecycleWorld(
     maxJobs?: number;
     /** Check every request and answer against GitHub's OpenAPI description (default true; the bench's backlog: off). */
     validate?: boolean;
+    /** The scripted model server's own options (the bench's no-caching baseline: anthropicMinCacheTokens). */
+    models?: Omit<ModelServerOptions, 'script'>;
   } = {},
 ): Promise<LifecycleWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'hydraflow-scenario-'));
@@ -83,7 +86,7 @@ export async function lifecycleWorld(
     ...(options.validate === false ? { validate: false } : {}),
   });
   const alice = gh.addUser({ login: 'alice', permission: 'write' });
-  const models = await startModelServer({ script });
+  const models = await startModelServer({ ...options.models, script });
   const app = options.pushAs ? gh.addApp({ login: options.pushAs }) : undefined;
   const lc = await createLifecycle({
     gh,

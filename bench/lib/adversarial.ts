@@ -1,0 +1,256 @@
+/**
+ * The adversarial layer for `pnpm bench` (issue #19; docs/adr/0018-adversarial-layer.md): an issue in a repository
+ * whose .github/hydraflow.yml sets `adversarial.enabled: true`, opened by alice and run until quiet under the lifecycle
+ * simulator — the real workflow template, the built dist/, the scripted model server with a latency per answer — the
+ * machinery of the clear-issue lifecycle (bench/lib/lifecycle.ts). The issue is triaged and planned in one step
+ * (triage → plan → implement's preparation); the recorded implement and review answers of tests/lifecycle/scenario.ts
+ * carry it on to a pull request that waits for a human, so every run ends green and quiet.
+ *
+ * Only the plan council is wired today (src/phases/adversarial/plan-council.ts), so what is measured is the plan
+ * stage; what the whole stage table would spend comes from packages/core/src/adversarial/cost.ts.
+ *
+ * Latency: triage, the planner, every voter and the plan reviewer answer after `latencyMs`; implement and review
+ * answer at once (they are not measured). The plan phase's wall time is its span in the HydraFlow step's phase spans
+ * (src/phases/phase-context.ts); its critical path is the scripted latency × (planner calls + voting rounds + plan
+ * reviewer calls): the voters of a round are asked in parallel, so a round costs one latency.
+ */
+import { decodeStateBlock, type IssueState } from '@hydraflow/core';
+import {
+  BOT_LOGIN,
+  SAMPLE_CONFIG,
+  TEST_STATE_KEY,
+  type JobRecord,
+  type ModelCall,
+  type ParsedRequest,
+  type ScriptEntry,
+  type ScriptValue,
+} from '@hydraflow/testkit';
+import { readPhaseSpans } from '../../src/phases/phase-context';
+import {
+  AVERAGE_GOOD,
+  AVERAGE_ISSUE,
+  averagePlan,
+  implementAverage,
+  lifecycleWorld,
+  planAccepted,
+  reviewClean,
+  triageClear,
+} from '../../tests/lifecycle/scenario';
+import { isHydraflowStep } from './lifecycle';
+
+/** What the plan council's voters answer. */
+export type VoterScript =
+  /** every voter signs off on round 1 (also what a trivial issue would get, were a voter asked) */
+  | 'sign-off'
+  /** the Risk-Skeptic blocks round 1; the planner's revision resolves it (the stage converges after one revision) */
+  | 'typical'
+  /** every voter blocks every round, each time with a new concern (no oscillation ends it early) */
+  | 'worst';
+
+export interface AdversarialRunOptions {
+  /** `adversarial.enabled` in the repository's config */
+  enabled: boolean;
+  /** triage's complexity score: 2 keeps the clear issue trivial for the gate, 5 makes it load-bearing */
+  complexity: number;
+  voters: VoterScript;
+  latencyMs: number;
+  /** false: the model server caches nothing (every prompt below its minimum cacheable length), the baseline */
+  caching: boolean;
+  /**
+   * A plan of a real change's size (an approach near the schema's 4,000 characters, 15 tests) instead of the sample's
+   * few lines: with the sample's plan the voters' shared system blocks stay below the provider's minimum cacheable
+   * length, so nothing of theirs is cached.
+   */
+  largePlan?: boolean;
+}
+
+const COUNCIL = ['builder', 'tester', 'risk-skeptic'] as const;
+
+const concern = (text: string) => ({
+  json: { concerns: [{ severity: 'high', blocking: true, text, evidence: ['src/numbers.js'] }] },
+});
+const none = { json: { concerns: [] } };
+
+const step = (i: number) =>
+  `Step ${i}: check how src/numbers.js and its callers handle input case ${i} (empty, one value, negatives, floats, very long lists), keep the exported names stable, and cover it in test/numbers.test.js.`;
+
+const planned = (n: number, large: boolean) => ({
+  json: {
+    ...averagePlan.json,
+    ...(n > 0
+      ? {
+          summary: `Add average(numbers) to src/numbers.js, export it, and test it (revision ${n}: answers the council).`,
+        }
+      : {}),
+    ...(large
+      ? {
+          approach: [averagePlan.json.approach, ...Array.from({ length: 18 }, (_, i) => step(i + 1))].join('\n'),
+          test_plan: Array.from(
+            { length: 15 },
+            (_, i) =>
+              `average of input case ${i + 1} matches the sum divided by the count, ${'and stays finite for large values, '.repeat(3)}with a test named after the case.`,
+          ),
+        }
+      : {}),
+  },
+});
+
+function voterScript(voter: (typeof COUNCIL)[number], voters: VoterScript): ScriptEntry[] {
+  if (voters === 'worst')
+    // a new concern each round: the same blocking set twice would end the stage as oscillated (loop.ts)
+    return [1, 2, 3, 4].map((round) => concern(`${voter}, round ${round}: the plan skips a case it must cover.`));
+  if (voters === 'typical' && voter === 'risk-skeptic')
+    return [concern('average([]) divides by zero: the plan must say what the empty list returns.'), none];
+  return [none];
+}
+
+/**
+ * The plan reviewer accepts; when the council forwarded concerns (the worst case), its schema asks for an answer per
+ * concern id (src/phases/adversarial/plan-review-concerns.ts): it carries each on to code review.
+ */
+function planReview(latencyMs: number): (request: ParsedRequest) => ScriptEntry {
+  return (request) => {
+    const ids = [...request.messages[0]!.content.matchAll(/^- id ([0-9a-f]{16}) /gm)].map((m) => m[1]!);
+    const concerns = ids.map((id) => ({ id, verdict: 'carried', why: 'Code review checks the case.' }));
+    return { json: { ...planAccepted.json, ...(ids.length ? { concerns } : {}) }, latencyMs };
+  };
+}
+
+/** The model script of one run; entries with latency where the plan phase's critical path is measured. */
+export function adversarialScript(options: AdversarialRunOptions): Record<string, ScriptValue> {
+  const slow = (e: ScriptEntry): ScriptEntry => ({ ...e, latencyMs: options.latencyMs });
+  return {
+    triage: slow({ json: { ...triageClear.json, complexity_score: options.complexity } }),
+    plan: [0, 1, 2, 3].map((n) => slow(planned(n, options.largePlan ?? false))),
+    plan_review: planReview(options.latencyMs),
+    ...Object.fromEntries(COUNCIL.map((v) => [`adv_${v}`, voterScript(v, options.voters).map(slow)])),
+    implement: implementAverage(AVERAGE_GOOD),
+    review: reviewClean,
+  };
+}
+
+export interface AdversarialSample {
+  options: AdversarialRunOptions;
+  /** successful model calls by role, opened → quiet */
+  calls: Record<string, number>;
+  /** the plan phase's span in the HydraFlow step, ms */
+  planWallMs: number;
+  /** scripted latency × (planner calls + voting rounds + plan reviewer calls), ms */
+  planCriticalMs: number;
+  planCalls: number;
+  reviewCalls: number;
+  rounds: number;
+  /** the plan council's record in the signed state (status, retries, calls), when it ran */
+  stage?: { status: string; retries: number; calls: number; rounds: number[] };
+  gate?: string;
+  /** usage of the voters' calls (adv_*) and of every plan-phase call, as the server reported it */
+  usage: { voters: Usage; planPhase: Usage };
+  labels: string[];
+  jobs: number;
+  violations: number;
+}
+
+export interface Usage {
+  input: number;
+  written: number;
+  read: number;
+  /** in base-price input-token equivalents: cache writes at 1.25×, cache reads at 0.1× (Anthropic) */
+  billable: number;
+}
+
+function usageOf(calls: ModelCall[]): Usage {
+  let input = 0;
+  let written = 0;
+  let read = 0;
+  for (const c of calls) {
+    input += Number(c.usage?.input_tokens ?? 0);
+    written += Number(c.usage?.cache_creation_input_tokens ?? 0);
+    read += Number(c.usage?.cache_read_input_tokens ?? 0);
+  }
+  return { input, written, read, billable: input + 1.25 * written + 0.1 * read };
+}
+
+const PLAN_ROLES = new Set(['plan', 'plan_review', ...COUNCIL.map((v) => `adv_${v}`)]);
+
+/** One run: opened → quiet (the pull request waits for a human). Throws unless it got there. */
+export async function adversarialOnce(options: AdversarialRunOptions): Promise<AdversarialSample> {
+  const config = options.enabled ? `${SAMPLE_CONFIG}adversarial:\n  enabled: true\n` : SAMPLE_CONFIG;
+  const world = await lifecycleWorld(
+    adversarialScript(options),
+    {},
+    {
+      sample: { extraFiles: { '.github/hydraflow.yml': config } },
+      ...(options.caching ? {} : { models: { anthropicMinCacheTokens: 1e9 } }),
+    },
+  );
+  try {
+    const issue = world.gh.world.issue({ ...AVERAGE_ISSUE, author: 'alice' });
+    world.lc.dispatch('issues', 'opened', { issue: issue.number, sender: 'alice' });
+    const jobs: JobRecord[] = await world.lc.runUntilQuiet();
+    if (world.gh.world.pulls.size !== 1) {
+      const progress = world.gh.world.commentsOn(issue.number).find((c) => c.body.includes('hydraflow:progress'));
+      const warning = /\*\*\w+ failed:\*\*[\s\S]*?```\n([\s\S]*?)```/.exec(progress?.body ?? '')?.[1] ?? '';
+      const labels = world.gh.world.issues.get(issue.number)!.labels.join(', ');
+      throw new Error(`expected one pull request, got none (jobs ${jobsSummary(jobs)}; labels ${labels}) ${warning}`);
+    }
+    const spans = jobs
+      .flatMap((j) => j.steps)
+      .filter(isHydraflowStep)
+      .flatMap((s) => readPhaseSpans(s.summary))
+      .filter((s) => s.phase === 'plan');
+    if (spans.length !== 1) throw new Error(`expected one plan phase, got ${spans.length}`);
+    const plan = spans[0]!;
+    const ok = world.models.calls.filter((c) => c.status === 200);
+    const calls: Record<string, number> = {};
+    for (const c of ok) calls[c.role ?? '?'] = (calls[c.role ?? '?'] ?? 0) + 1;
+    const state = stateOf(world.gh.world.commentsOn(issue.number), issue.number);
+    const rec = state?.adversarial?.stages['plan-council'];
+    const rounds = rec?.rounds.length ?? 0;
+    const planCalls = calls.plan ?? 0;
+    const reviewCalls = calls.plan_review ?? 0;
+    const inPlan = ok.filter((c) => PLAN_ROLES.has(c.role ?? ''));
+    return {
+      options,
+      calls,
+      planWallMs: plan.endedAt - plan.startedAt,
+      planCriticalMs: options.latencyMs * (planCalls + rounds + reviewCalls),
+      planCalls,
+      reviewCalls,
+      rounds,
+      ...(rec
+        ? {
+            stage: {
+              status: rec.status,
+              retries: rec.retries,
+              calls: rec.calls,
+              rounds: rec.rounds.map((r) => r.voters.length),
+            },
+          }
+        : {}),
+      ...(state?.adversarial?.gate ? { gate: state.adversarial.gate.decision } : {}),
+      usage: { voters: usageOf(inPlan.filter((c) => c.role?.startsWith('adv_'))), planPhase: usageOf(inPlan) },
+      labels: world.gh.world.issues.get(issue.number)!.labels,
+      jobs: jobs.filter((j) => j.status !== 'skipped' && j.status !== 'cancelled').length,
+      violations: world.gh.violations.length,
+    };
+  } finally {
+    await world.close();
+  }
+}
+
+const jobsSummary = (jobs: JobRecord[]) => jobs.map((j) => `${j.job}:${j.status}`).join(', ');
+
+function stateOf(comments: { user: string; body: string }[], issue: number): IssueState | undefined {
+  const progress = comments.find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'));
+  if (!progress) return undefined;
+  const decoded = decodeStateBlock(progress.body, { key: TEST_STATE_KEY, issue });
+  return decoded.status === 'valid' ? decoded.state : undefined;
+}
+
+/** The voters' calls of a run (every role adv_*). */
+export const voterCalls = (s: AdversarialSample) =>
+  Object.entries(s.calls)
+    .filter(([role]) => role.startsWith('adv_'))
+    .reduce((n, [, k]) => n + k, 0);
+
+export const totalCalls = (s: AdversarialSample) => Object.values(s.calls).reduce((n, k) => n + k, 0);
