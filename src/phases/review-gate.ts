@@ -40,6 +40,7 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { runReview } from './review';
 import { endPhase } from './end-phase';
+import { carryOverAtMerge, carryoverOwed } from './adversarial/carryover';
 
 /** What the event that started the run says (empty for a workflow_dispatch of the phase). */
 export interface PullTrigger {
@@ -457,7 +458,8 @@ async function finishMerged(
 ): Promise<PhaseOutcome> {
   const { session } = ctx;
   const done = session.state.merge?.mergedSha !== undefined && session.currentStage === 'fixed';
-  if (done && ctx.issue.state === 'closed') {
+  // a merge whose known gaps a failed retain left unrecorded is finished again, so its re-delivery carries them over
+  if (done && ctx.issue.state === 'closed' && !carryoverOwed(ctx, pull.number)) {
     return nothing(ctx, `pull request #${pull.number} is merged and issue #${ctx.issue.number} closed; nothing to do`);
   }
   if (!locked) {
@@ -482,7 +484,9 @@ async function finishMerged(
     ctx.issue.state !== 'closed' ? pullsOf(ctx).closeIssue(ctx.issue.number, 'completed') : undefined,
   ]);
   await advanceParentEpic(ctx);
-  const details = summary(ctx, pull, sha);
+  // open adversarial concerns become knowledge (adversarial/carryover.ts), recorded in the state published below
+  const gaps = await carryOverAtMerge(ctx, pull.number);
+  const details = [summary(ctx, pull, sha), ...(gaps.length ? ['', ...gaps] : [])].join('\n');
   await endPhase(session, {
     headline: `Merged #${pull.number} → ${stage === 'fixed' ? 'fixed' : (stage ?? 'no stage')}`,
     next: 'Nothing: the issue is closed as completed.',
