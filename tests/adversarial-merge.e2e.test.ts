@@ -20,7 +20,7 @@ import {
   type IssueState,
 } from '@hydraflow/core';
 import { MEMORY_BRANCH } from '@hydraflow/github';
-import { BOT_LOGIN, createWorld, fakeSha, type World } from '@hydraflow/testkit';
+import { BOT_LOGIN, createWorld, fakeSha, type Script, type World } from '@hydraflow/testkit';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -33,6 +33,16 @@ const MEMORY = 'memory:\n  enabled: true\n';
 const AUTO = 'merge:\n  policy: auto\n';
 const HEAD = fakeSha('v1');
 const iso = (ms: number) => new Date(ms).toISOString();
+/** HydraFlow's pull request opened with a push token: its own review can really APPROVE it (tests/review-diff). */
+const PUSHER = 'hydraflow-pusher[bot]';
+const FILE = {
+  filename: 'src/export.js',
+  status: 'added' as const,
+  additions: 1,
+  deletions: 0,
+  patch: '@@ -0,0 +1,1 @@\n+export const exportUsers = () => backup().then(writeCsv);',
+};
+const approve = { json: { summary: 'Looks right.', findings: [] } };
 
 const RISK: Concern = {
   voter: 'risk-skeptic',
@@ -55,18 +65,30 @@ const TESTS: Concern = {
 
 /**
  * The issue at review with HydraFlow's pull request approved by its review (merge.policy auto merges it), and the plan
- * council's record: `open` concerns still pending (the first carried on by the plan reviewer), their text in the
- * stage's concerns comment.
+ * council's record: `open` concerns still pending (the first already carried on by code review), their text in the
+ * stage's concerns comment. `review`: the pull request is not reviewed yet and the reviewer answers with this script;
+ * `waitFor: 'code-review'`: every concern waits for code review (the plan reviewer carried them on).
  */
-async function setup(config: string, open: Concern[]) {
-  world = await createWorld({ config });
+async function setup(config: string, open: Concern[], opts: { review?: Script; waitFor?: 'code-review' } = {}) {
+  world = await createWorld({
+    config: opts.review ? `${config}bot_logins: ['github-actions[bot]', '${PUSHER}']\n` : config,
+    ...(opts.review ? { script: opts.review } : {}),
+  });
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
   const issue = w.gh.world.issue({ title: 'Export users', body: 'Add a CSV export of the users.', author: 'lee' });
   w.gh.world.label('hydraflow-review');
   issue.labels.push('hydraflow-review');
   const branch = `hydraflow/issue-${issue.number}`;
-  const { pull } = w.gh.world.pull({ title: 'Export users', author: BOT_LOGIN, head: branch, headSha: HEAD });
+  const pusher = w.gh.addApp({ login: PUSHER });
+  const { pull } = w.gh.world.pull({
+    title: 'Export users',
+    body: `Fixes #${issue.number}`,
+    author: opts.review ? PUSHER : BOT_LOGIN,
+    head: branch,
+    headSha: HEAD,
+    ...(opts.review ? { draft: true, files: [FILE] } : {}),
+  });
   const now = Date.now();
   let adversarial: AdversarialState | undefined;
   if (open.length > 0) {
@@ -96,9 +118,9 @@ async function setup(config: string, open: Concern[]) {
         voter: c.voter,
         severity: c.severity,
         blocking: c.blocking,
-        must_address_by: i === 0 ? ('code-review' as const) : ('plan-review' as const),
+        must_address_by: i === 0 || opts.waitFor ? ('code-review' as const) : ('plan-review' as const),
         round: 3,
-        ...(i === 0 ? { carried: true } : {}),
+        ...(i === 0 && !opts.waitFor ? { carried: true } : {}),
       })),
     };
   }
@@ -114,12 +136,18 @@ async function setup(config: string, open: Concern[]) {
       fixAttempts: 0,
       at: iso(now - 60_000),
     },
-    review: {
-      pull: pull.number,
-      rounds: [{ sha: HEAD, score: 9, findingKeys: [], criticalHighKeys: [], event: 'APPROVE', at: iso(now - 10_000) }],
-      raised: [],
-      outcome: 'approve',
-    },
+    ...(opts.review
+      ? {}
+      : {
+          review: {
+            pull: pull.number,
+            rounds: [
+              { sha: HEAD, score: 9, findingKeys: [], criticalHighKeys: [], event: 'APPROVE', at: iso(now - 10_000) },
+            ],
+            raised: [],
+            outcome: 'approve' as const,
+          },
+        }),
     ...(adversarial ? { adversarial } : {}),
   };
   w.gh.world.comment(issue.number, {
@@ -131,7 +159,15 @@ async function setup(config: string, open: Concern[]) {
       inputs: { issue: String(issue.number), phase: 'merge', actor: 'lee' },
       sender: 'lee',
     });
-  return { w, n: issue.number, pull, gate };
+  // the review phase, as the implement phase's publish step dispatches it (HydraFlow's pull request, a push token)
+  const review = () =>
+    w.run(
+      'workflow_dispatch',
+      undefined,
+      { inputs: { issue: String(issue.number), phase: 'review', actor: 'lee' } },
+      { inputs: { 'push-token': pusher.token } },
+    );
+  return { w, n: issue.number, pull, gate, review };
 }
 
 function stateOf(w: World, n: number): IssueState {
@@ -241,5 +277,56 @@ describe('closing an issue', () => {
     expect(run.exitCode, run.stdout).toBe(0);
     expect(w.gh.world.issues.get(n)!.labels).toEqual([]);
     expect(w.gh.requests.slice(from).filter((r) => r.path.includes('hydraflow-adv'))).toEqual([]);
+  });
+});
+
+describe('code review answers the concerns waiting for it', () => {
+  it('sees them with their ids; what it addresses is closed, what it leaves unanswered ships as a known gap at the merge', async () => {
+    const answer = {
+      json: {
+        ...approve.json,
+        concerns: [{ id: fingerprint(RISK), verdict: 'addressed', why: 'The export only reads; a backup runs first.' }],
+      },
+    };
+    // both wait for code review: RISK forwarded and carried on by the plan reviewer, TESTS likewise
+    const { w, n, pull, review } = await setup(`${ON}${MEMORY}${AUTO}`, [RISK, TESTS], {
+      review: { review: [answer] },
+      waitFor: 'code-review',
+    });
+    const run = await review();
+    expect(run.exitCode, run.stdout).toBe(0);
+    const calls = w.models.calls.filter((c) => c.role === 'review');
+    expect(calls).toHaveLength(1);
+    const shown = calls[0]!.request!.messages[0]!.content;
+    expect(shown).toContain('## Concerns forwarded by the adversarial review');
+    expect(shown).toContain(`id ${fingerprint(RISK)}`);
+    expect(shown).toContain(TESTS.text);
+    expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);
+
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.resolutions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ fingerprint: fingerprint(RISK), how: 'addressed', by: 'code-review' }),
+        expect.objectContaining({ fingerprint: fingerprint(TESTS), how: 'carried', by: 'code-review', to: 'merge' }),
+      ]),
+    );
+    expect(adv.log.map((e) => e.type)).toEqual(['ConcernsAnswered', 'ShippedWithKnownGap']);
+    expect(adv.pending).toEqual([]);
+    // only the unaddressed concern became knowledge
+    const entries = parseMemoryFile(memoryFile(w)!).entries;
+    expect(entries.map((e) => e.text)).toEqual([expect.stringContaining(TESTS.text)]);
+  });
+
+  it('with the layer off, concerns in the state change nothing: the review request is the one without them', async () => {
+    const plain = await setup(AUTO, [], { review: { review: [approve] } });
+    expect((await plain.review()).exitCode).toBe(0);
+    const expected = plain.w.models.calls.find((c) => c.role === 'review')!.request;
+    await plain.w.close();
+    world = undefined;
+
+    const off = await setup(AUTO, [RISK], { review: { review: [approve] }, waitFor: 'code-review' });
+    expect((await off.review()).exitCode).toBe(0);
+    expect(off.w.models.calls.find((c) => c.role === 'review')!.request).toEqual(expected);
+    expect(stateOf(off.w, off.n).adversarial!.log).toEqual([]);
   });
 });
