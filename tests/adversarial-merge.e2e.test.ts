@@ -219,18 +219,53 @@ describe('carryover at the merge', () => {
     expect(adv.counters.shippedWithKnownGap).toBe(1);
   });
 
-  it('a re-delivered pull_request closed (merged) event after the merge writes nothing more', async () => {
-    const { w, n, pull, gate } = await setup(`${ON}${MEMORY}${AUTO}`, [RISK]);
-    expect((await gate()).exitCode).toBe(0);
-    const file = memoryFile(w);
-    expect(file, 'memory.md written').toBeDefined();
-    expect(parseMemoryFile(file!).entries).toHaveLength(1);
-    for (let i = 0; i < 2; i++) {
-      const run = await w.run('pull_request', 'closed', { pull: pull.number });
+  it('a human’s /ship-it delivered three times: one merge, the entry written once, one ShippedWithKnownGap', async () => {
+    const { w, n, pull } = await setup(`${ON}${MEMORY}`, [RISK]);
+    const go = w.gh.world.comment(pull.number, { author: 'lee', body: '/ship-it' });
+    for (let i = 0; i < 3; i++) {
+      const run = await w.run('issue_comment', 'created', { issue: pull.number, comment: go.id, sender: 'lee' });
       expect(run.exitCode, run.stdout).toBe(0);
     }
-    expect(memoryFile(w)).toBe(file);
+    expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);
+    expect(w.gh.world.issues.get(n)!.state).toBe('closed');
+    const file = memoryFile(w);
+    expect(file, 'memory.md written').toBeDefined();
+    expect(parseMemoryFile(file!).entries.map((e) => [e.text, e.uses])).toEqual([
+      [expect.stringContaining(RISK.text), 1],
+    ]);
     expect(stateOf(w, n).adversarial!.log.filter((e) => e.type === 'ShippedWithKnownGap')).toHaveLength(1);
+  });
+
+  it('a run that fails after the carryover, before the issue closes, is re-run: the entry is still written once', async () => {
+    const { w, n, pull, gate } = await setup(`${ON}${MEMORY}${AUTO}`, [RISK]);
+    w.gh.faults.failNext(1, 422, { methods: ['PATCH'], pathIncludes: `/issues/${n}` });
+    await gate();
+    expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);
+    expect(w.gh.world.issues.get(n)!.state).toBe('open');
+    expect(memoryFile(w), 'memory.md written').toBeDefined();
+    for (let i = 0; i < 2; i++) expect((await gate()).exitCode).toBe(0);
+    expect(w.gh.world.issues.get(n)!.state).toBe('closed');
+    const entries = parseMemoryFile(memoryFile(w)!).entries;
+    // one use: the re-run found the merge carried over in the state and did not retain again
+    expect(entries.map((e) => e.uses)).toEqual([1]);
+    expect(entries.map((e) => e.text)).toEqual([expect.stringContaining(RISK.text)]);
+    expect(stateOf(w, n).adversarial!.log.filter((e) => e.type === 'ShippedWithKnownGap')).toHaveLength(1);
+  });
+
+  it('a retain GitHub refuses does not stop the merge: nothing recorded, the concerns stay open, the comment says so', async () => {
+    const { w, n, pull, gate } = await setup(`${ON}${MEMORY}${AUTO}`, [RISK]);
+    w.gh.faults.failNext(1, 422, { methods: ['POST'], pathIncludes: '/git/trees' });
+    const run = await gate();
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(w.gh.world.pulls.get(pull.number)!.merged).toBe(true);
+    expect(w.gh.world.issues.get(n)!.state).toBe('closed');
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-fixed']);
+    expect(memoryFile(w)).toBeUndefined();
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.log).toEqual([]);
+    expect(adv.pending.map((p) => p.fingerprint)).toEqual([fingerprint(RISK)]);
+    const progress = w.gh.world.commentsOn(n).find((c) => c.body.includes('hydraflow:progress'))!.body;
+    expect(progress).toContain('1 open concern not kept in memory');
   });
 
   it('no concern open, or the layer off: the merge makes exactly the requests it makes without the layer', async () => {

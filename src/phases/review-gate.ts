@@ -40,7 +40,7 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { runReview } from './review';
 import { endPhase } from './end-phase';
-import { carryOverAtMerge, carryoverOwed } from './adversarial/carryover';
+import { carryOverAtMerge } from './adversarial/carryover';
 
 /** What the event that started the run says (empty for a workflow_dispatch of the phase). */
 export interface PullTrigger {
@@ -458,8 +458,7 @@ async function finishMerged(
 ): Promise<PhaseOutcome> {
   const { session } = ctx;
   const done = session.state.merge?.mergedSha !== undefined && session.currentStage === 'fixed';
-  // a merge whose known gaps a failed retain left unrecorded is finished again, so its re-delivery carries them over
-  if (done && ctx.issue.state === 'closed' && !carryoverOwed(ctx, pull.number)) {
+  if (done && ctx.issue.state === 'closed') {
     return nothing(ctx, `pull request #${pull.number} is merged and issue #${ctx.issue.number} closed; nothing to do`);
   }
   if (!locked) {
@@ -475,6 +474,9 @@ async function finishMerged(
     implement: s.implement ? { ...s.implement, headSha: pull.headSha } : s.implement,
     lastError: undefined,
   }));
+  // Open adversarial concerns become knowledge (adversarial/carryover.ts), recorded in the state published below; before
+  // the issue closes, since a closed issue is never run again (handlers/phase.ts): a run that dies here is re-run.
+  const gaps = await carryOverAtMerge(ctx, pull.number);
   // The branch goes, the label moves and the issue closes at once: writes that do not depend on each other.
   const [, stage] = await Promise.all([
     pull.headRef === impl.branch ? pullsOf(ctx).deleteBranch(impl.branch) : undefined,
@@ -484,8 +486,6 @@ async function finishMerged(
     ctx.issue.state !== 'closed' ? pullsOf(ctx).closeIssue(ctx.issue.number, 'completed') : undefined,
   ]);
   await advanceParentEpic(ctx);
-  // open adversarial concerns become knowledge (adversarial/carryover.ts), recorded in the state published below
-  const gaps = await carryOverAtMerge(ctx, pull.number);
   const details = [summary(ctx, pull, sha), ...(gaps.length ? ['', ...gaps] : [])].join('\n');
   await endPhase(session, {
     headline: `Merged #${pull.number} → ${stage === 'fixed' ? 'fixed' : (stage ?? 'no stage')}`,

@@ -7,8 +7,9 @@
  *
  * Once per pull request: the state's `shipped` list makes a re-delivered merge a no-op before the store is read, and
  * the entries are keyed by the concern's fingerprint, so a run that retained and died before publishing only confirms
- * them again on its re-run (one row each). A retain that fails records nothing: the next delivery of the merge tries
- * again. Nothing here makes a request when the layer is off or nothing is open.
+ * them again on its re-run (one row each). A retain that fails (memory is best effort, src/memory/memory.ts: a warning)
+ * records no event: the concerns stay pending in the state, and the progress comment says they were not kept. Nothing
+ * here makes a request when the layer is off or nothing is open.
  */
 import {
   adversarialOf,
@@ -21,13 +22,6 @@ import {
 } from '@hydraflow/core';
 import type { PhaseContext } from '../phase-context';
 import { readConcerns } from './concerns-comment';
-
-/** Whether the merge of `pr` still owes a carryover: the layer is on, concerns are open and it was not made yet. */
-export function carryoverOwed(ctx: PhaseContext, pr: number): boolean {
-  if (!ctx.config.adversarial.enabled) return false;
-  const state = adversarialOf(ctx.session.state);
-  return state.pending.length > 0 && carryoverDue(state, pr);
-}
 
 /** The open concerns with their text (from each stage's concerns comment); one whose comment is gone is left out. */
 export function openConcerns(ctx: PhaseContext): Concern[] {
@@ -46,10 +40,11 @@ export function openConcerns(ctx: PhaseContext): Concern[] {
 
 /**
  * Retains the open concerns of `pr` as knowledge and records ShippedWithKnownGap in the session's state (the caller
- * publishes it). Returns the lines for the progress comment; none when nothing was owed.
+ * publishes it). Returns the lines for the progress comment; none when the layer is off, nothing is open, or this
+ * merge was carried over already. The concerns' text comes from the comments the session holds: no request for it.
  */
 export async function carryOverAtMerge(ctx: PhaseContext, pr: number): Promise<string[]> {
-  if (!carryoverOwed(ctx, pr)) return [];
+  if (!ctx.config.adversarial.enabled || !carryoverDue(adversarialOf(ctx.session.state), pr)) return [];
   const { session } = ctx;
   const concerns = openConcerns(ctx);
   const unreadable = adversarialOf(session.state).pending.length - concerns.length;
@@ -65,7 +60,7 @@ export async function carryOverAtMerge(ctx: PhaseContext, pr: number): Promise<s
     const kept = await ctx.memory.retain(drafts, `memory: known gaps shipped in #${pr} (issue #${ctx.issue.number})`);
     if (!kept.ok)
       return [
-        `**Known gaps:** ${concerns.length} open concern${concerns.length === 1 ? '' : 's'} not retained (${kept.reason}); the next delivery of the merge tries again.`,
+        `**Known gaps:** ${concerns.length} open concern${concerns.length === 1 ? '' : 's'} not kept in memory (${kept.reason}); they stay open in the issue's state.`,
         ...lost,
       ];
   }
