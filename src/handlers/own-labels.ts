@@ -1,5 +1,6 @@
 import { labelFor, lastLabelEvent, stagesBeside, type PipelineStage } from '@hydraflow/core';
 import type { App } from '../app';
+import type { PhaseContext } from '../phases/phase-context';
 
 /**
  * Takes off the stage labels beside the state's stage that HydraFlow's own identity set last: a dead run's move that
@@ -13,14 +14,29 @@ export async function dropUnpublishedMoves(
   issue: number,
   labels: readonly string[],
   stage: PipelineStage | null,
-): Promise<void> {
+): Promise<string[]> {
   const beside = stagesBeside(labels, stage);
   const own = stage === null ? undefined : labelFor(stage);
-  if (!own || beside.length === 0 || !labels.some((l) => l.toLowerCase() === own)) return;
+  if (!own || beside.length === 0 || !labels.some((l) => l.toLowerCase() === own)) return [];
   const events = await app.issues.labelEvents(issue);
   const ours = (actor: string | undefined) => actor !== undefined && app.config.bot_logins.includes(actor);
+  const removed: string[] = [];
   for (const other of beside) {
-    if (ours(lastLabelEvent(events, labelFor(other), 'labeled')?.actor))
-      await app.issues.removeLabel(issue, labelFor(other));
+    if (!ours(lastLabelEvent(events, labelFor(other), 'labeled')?.actor)) continue;
+    await app.issues.removeLabel(issue, labelFor(other));
+    removed.push(labelFor(other));
   }
+  return removed;
+}
+
+/**
+ * The same for a phase that has just taken the lock (never before: a live holder may be between adding a label and
+ * publishing it), and the rest of the run is told (property test, product seed -1306409349: the sweep's shape timeout
+ * died after adding hydraflow-hitl; a human's reply was answered by shape, which left hitl beside shape for good).
+ */
+export async function dropUnpublishedMovesOf(ctx: PhaseContext): Promise<void> {
+  const removed = await dropUnpublishedMoves(ctx, ctx.issue.number, ctx.issue.labels, ctx.session.state.stage ?? null);
+  if (removed.length === 0) return;
+  ctx.issue.labels = ctx.issue.labels.filter((l) => !removed.includes(l.toLowerCase()));
+  ctx.session.options.labelsAtStart = ctx.issue.labels;
 }

@@ -44,6 +44,7 @@ import type { PhaseContext, PhaseOutcome } from '../phase-context';
 import { endPhase } from '../end-phase';
 import { escalate } from '../escalate';
 import { stopSpending } from '../pause';
+import { dropUnpublishedMovesOf } from '../../handlers/own-labels';
 import { recallMemories, retainPreferences } from './memory';
 import { shapeCall, type ShapeMessage } from './prompt';
 
@@ -91,6 +92,7 @@ export async function runShape(ctx: PhaseContext): Promise<PhaseOutcome> {
   await ctx.ensureRequests?.(SHAPE_REQUESTS, `shape reply on #${issue.number}`);
   const lock = await session.acquire();
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage };
+  await dropUnpublishedMovesOf(ctx);
   try {
     return await answer(ctx, record, trigger);
   } catch (error) {
