@@ -1,5 +1,6 @@
 import { pipelineLabelsOf } from '@hydraflow/core';
 import type { App } from '../app';
+import { clearLeftoverRunningLabels } from '../phases/adversarial/running-label';
 import { advanceParentEpic } from '../phases/epic';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { openPhase, loadIssue } from './open-session';
@@ -14,11 +15,17 @@ export async function handleClose(app: App, request: { issue: number }): Promise
   const stale = pipelineLabelsOf(issue.labels).filter((l) => l !== 'hydraflow-fixed');
   const ctx = await openPhase(app, { issue, phase: 'close', actor, dispatched: false, forced: true });
   const { session } = ctx;
+  // A transient `hydraflow-adv-*-running` label a dead run left would claim forever that a stage runs on a closed
+  // issue (packages/core/src/adversarial/labels.ts): it goes too. No request when none is on.
+  const transient = await clearLeftoverRunningLabels(ctx);
   // Labels gone is not enough: a run that died after stripping them left the state (and the 👀) behind, and its re-run
   // must still finish the job (property test tests/property/pipeline-histories).
   if (stale.length === 0 && (session.currentStage === null || session.currentStage === 'fixed')) {
     await session.dropLock();
-    return { summary: 'no pipeline label to strip', stage: null };
+    return {
+      summary: transient.length ? `closed: took off ${transient.join(', ')}` : 'no pipeline label to strip',
+      stage: null,
+    };
   }
   session.update((s) => ({ ...s, claim: undefined }));
   const stage = await session.moveToByHuman(null, actor);
@@ -30,5 +37,6 @@ export async function handleClose(app: App, request: { issue: number }): Promise
   // A hand-off to the next phase kept the 👀 lock; that phase will find the issue closed and never release it
   // (property test tests/property/pipeline-histories found the lock left on closed issues).
   await session.dropLock();
-  return { summary: `closed: stripped ${stale.join(', ') || 'nothing (labels were already gone)'}`, stage };
+  const stripped = [...stale, ...transient].join(', ');
+  return { summary: `closed: stripped ${stripped || 'nothing (labels were already gone)'}`, stage };
 }

@@ -40,6 +40,7 @@ import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { startNextPhase } from './next-phase';
 import { runReview } from './review';
 import { endPhase } from './end-phase';
+import { carryOverAtMerge } from './adversarial/carryover';
 
 /** What the event that started the run says (empty for a workflow_dispatch of the phase). */
 export interface PullTrigger {
@@ -473,6 +474,9 @@ async function finishMerged(
     implement: s.implement ? { ...s.implement, headSha: pull.headSha } : s.implement,
     lastError: undefined,
   }));
+  // Open adversarial concerns become knowledge (adversarial/carryover.ts), recorded in the state published below; before
+  // the issue closes, since a closed issue is never run again (handlers/phase.ts): a run that dies here is re-run.
+  const gaps = await carryOverAtMerge(ctx, pull.number);
   // The branch goes, the label moves and the issue closes at once: writes that do not depend on each other.
   const [, stage] = await Promise.all([
     pull.headRef === impl.branch ? pullsOf(ctx).deleteBranch(impl.branch) : undefined,
@@ -482,7 +486,7 @@ async function finishMerged(
     ctx.issue.state !== 'closed' ? pullsOf(ctx).closeIssue(ctx.issue.number, 'completed') : undefined,
   ]);
   await advanceParentEpic(ctx);
-  const details = summary(ctx, pull, sha);
+  const details = [summary(ctx, pull, sha), ...(gaps.length ? ['', ...gaps] : [])].join('\n');
   await endPhase(session, {
     headline: `Merged #${pull.number} → ${stage === 'fixed' ? 'fixed' : (stage ?? 'no stage')}`,
     next: 'Nothing: the issue is closed as completed.',

@@ -23,6 +23,7 @@ import {
   sanitizeUntrusted,
   unseenCount,
   untrustedTitle,
+  type Concern,
   type DiffView,
   type EscalateReason,
   type Finding,
@@ -36,6 +37,14 @@ import type { Issue, PullFile, PullRequest, Review, ReviewEvent } from '@hydrafl
 import type { EarlyCall, StructuredCall } from '../agents/model-gateway';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { acceptedPlan } from './accepted-plan';
+import {
+  CODE_REVIEW_CONCERNS_NOTE,
+  codeReviewConcernsSection,
+  concernsForCodeReview,
+  recordCodeReviewAnswers,
+  reviewWithConcernsSchema,
+  specReviewWithConcernsSchema,
+} from './adversarial/code-review-concerns';
 import { escalate } from './escalate';
 import { stopSpending } from './pause';
 import { directionText } from './product-plan';
@@ -136,13 +145,37 @@ interface ReviewSubject {
   earlier: readonly Finding[] | undefined;
   /** The product direction to match (a product-track issue, or its epic's); undefined on the engineering track. */
   direction?: SpecDirection | undefined;
+  /** The adversarial concerns waiting for code review (adversarial/code-review-concerns.ts); none: the call is unchanged. */
+  concerns?: readonly Concern[];
 }
 
 /** The reviewer's call: runReview makes it, and the publish step begins the same one ahead (beginReview). */
 function reviewCall(issue: Issue, subject: ReviewSubject): StructuredCall<ReviewVerdict | SpecReviewVerdict> {
+  const verdict = subject.direction ? specReviewVerdictSchema : reviewVerdictSchema;
+  const concerns = subject.concerns ?? [];
+  if (concerns.length > 0)
+    // only when concerns wait: without them the call is byte for byte the one before the layer
+    return {
+      role: 'review',
+      schema: subject.direction ? specReviewWithConcernsSchema : reviewWithConcernsSchema,
+      schemaName: 'review_with_concerns',
+      request: {
+        issue: issue.number,
+        system: [
+          { text: INSTRUCTIONS, cache: true },
+          ...(subject.direction ? [{ text: SPEC_INSTRUCTIONS }] : []),
+          { text: CODE_REVIEW_CONCERNS_NOTE },
+        ],
+        messages: [
+          { role: 'user', content: `${reviewMessage(issue, subject)}\n\n${codeReviewConcernsSection(concerns)}` },
+        ],
+        maxOutputTokens: 4_500,
+        temperature: 0,
+      },
+    };
   return {
     role: 'review',
-    schema: subject.direction ? specReviewVerdictSchema : reviewVerdictSchema,
+    schema: verdict,
     schemaName: 'review',
     request: {
       issue: issue.number,
@@ -196,6 +229,7 @@ export async function beginReview(ctx: PhaseContext, pending: Promise<ReviewHead
       edited: editedSincePlan(ctx.session.state.plan, ctx.issue),
       earlier: findingsOfRound(ctx, reviews, last),
       direction,
+      concerns: concernsForCodeReview(ctx),
     }),
   );
   const sha = await head.headSha.catch((error: unknown) => {
@@ -285,8 +319,10 @@ export async function runReview(ctx: PhaseContext, pull: PullRequest): Promise<R
         edited: editedSincePlan(ctx.session.state.plan, ctx.issue),
         earlier,
         direction,
+        concerns: concernsForCodeReview(ctx),
       };
       const verdict = await ctx.models.structured({ ...reviewCall(ctx.issue, subject), early: ctx.early });
+      if (subject.concerns.length > 0) recordCodeReviewAnswers(ctx, verdict);
       summary = verdict.summary;
       // Said where the human who decides on the pull request reads it (the progress comment moves on with the merge gate).
       if (spec.unreadable !== undefined) summary = `${summary}\n\n${unreadableNote(spec.unreadable)}`;
