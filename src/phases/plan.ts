@@ -234,7 +234,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
     if (error instanceof ModelOutputError) {
       return escalate(ctx, {
         headline: 'Planning could not read the model’s answer, so it did not guess a plan',
-        reason: `the ${history.length === 0 ? 'first plan' : `plan after ${history.length} attempt(s)`} did not parse after one repair attempt: ${error.message}`,
+        reason: `an answer of the ${history.length === 0 ? 'first planning round' : `planning round after ${history.length} attempt(s)`} (the plan, a revision or the plan review) did not parse after one repair attempt: ${error.message}`,
       });
     }
     if (isFatal(error)) {

@@ -2,7 +2,7 @@
  * Code review as the wide loop's second consumer (packages/core/src/adversarial/consumers.ts): the concerns waiting
  * for it — forwarded by the plan council and carried on by the plan reviewer — are in the reviewer's prompt with their
  * ids, and its verdict answers each `addressed` (this change handles it) or `carried` (it ships as a known gap: at the
- * merge it becomes knowledge, carryover.ts). An unanswered id, or an answer that does not parse, is carried.
+ * merge it becomes knowledge, carryover.ts). An unanswered id, or an entry that does not parse, is carried.
  * Nothing here runs when no concern waits: the reviewer's call is then byte for byte what it was before the layer
  * (as the plan reviewer's, plan-review-concerns.ts).
  */

@@ -1,7 +1,8 @@
 /**
  * The plan reviewer as the wide loop's first consumer (packages/core/src/adversarial/consumers.ts): the concerns the
  * plan council forwarded are in its prompt with their ids, and its answer says of each whether the plan addresses it
- * or carries it on to code review. An unanswered id, or an answer that does not parse, is carried (never dropped).
+ * or carries it on to code review. An unanswered id, or an entry that does not parse, is carried (never dropped); an
+ * answer without `concerns` fails the schema (repaired once, then a human: docs/adr/0018-adversarial-layer.md).
  * Nothing here runs when no concern waits: the reviewer's call is then exactly what it was before the layer.
  */
 import {
