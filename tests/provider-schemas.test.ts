@@ -35,6 +35,7 @@ import {
 import { grammarRefused, jsonSchemaErrors, LLAMA_GRAMMAR_LIMIT } from '@hydraflow/testkit';
 import { createWorkspaceTools } from '../src/agents/tools/index';
 import { planReviewWithConcernsSchema } from '../src/phases/adversarial/plan-review-concerns';
+import { reviewWithConcernsSchema, specReviewWithConcernsSchema } from '../src/phases/adversarial/code-review-concerns';
 import { averagePlan, planAccepted, reviewClean, reviewCriticalNaN, triageClear } from './lifecycle/scenario';
 import { groomReady } from './lifecycle/grooming';
 import { completeBrief, shapedDirections } from './support/briefs';
@@ -50,13 +51,17 @@ const STRUCTURED: Record<string, z.ZodType> = {
   decomposition: decompositionSchema,
   shape_turn: shapeTurnSchema,
   // the adversarial layer (src/phases/adversarial/): a plan council voter's concerns; the plan reviewer's answer when
-  // forwarded concerns wait for it
+  // forwarded concerns wait for it, and code review's
   adversarial_answer: voterAnswerSchema,
   plan_review_with_concerns: planReviewWithConcernsSchema,
+  review_with_concerns: reviewWithConcernsSchema,
 };
 
 /** Sent under a name above, in another shape: the review of a product-track pull request (spec-match). */
-const VARIANTS: Record<string, z.ZodType> = { 'review (spec-match)': specReviewVerdictSchema };
+const VARIANTS: Record<string, z.ZodType> = {
+  'review (spec-match)': specReviewVerdictSchema,
+  'review_with_concerns (spec-match)': specReviewWithConcernsSchema,
+};
 
 /** The submit tools: grooming's (every agent submits an engineer-shaped verdict, the summary agent the summary) and the research agent's brief (discover). */
 const SUBMIT_TOOLS: Record<string, z.ZodType> = {
