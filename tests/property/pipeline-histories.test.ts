@@ -26,13 +26,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { PIPELINE_LABELS } from '@hydraflow/core';
 import { startGitHubEmulator, startModelServer, type ModelServer } from '@hydraflow/testkit';
-import { checkEndState } from './end-state';
 import { type Level } from './people';
 import { buildTemplate, copyTemplate } from './repository';
 import { historyScript } from './scripts';
-import { Coverage, explain, report } from './report';
 import { addPeople, Ctx, playSteps, type Action, type Gap, type History, type IssueRef, type Op } from './world';
-import { propertySeed } from './seed';
+import { checkPlayed, holds, inBothOrders } from './holds';
 
 const NUM_RUNS = Number(process.env.HYDRAFLOW_PROPERTY_RUNS ?? 1000);
 /** OpenAPI validation of every emulated request/response (measured: see the report at the end of the run). */
@@ -438,21 +436,15 @@ const PRODUCT_REGRESSIONS: History[] = [
  * another phase held the lock, then that run's re-run; a close after a human took out the label triage had just set,
  * the lock handed to a dispatched phase.
  */
-/** A history with its quiesce in both orders: re-runs of crashed runs first, and pending deliveries first. */
-function inBothOrders(history: History): History[] {
-  return (['crashed-first', 'pending-first'] as const).map((order) => ({
-    ...history,
-    quiesce: { ...history.quiesce, order },
-  }));
-}
-
 const REGRESSIONS: History[] = [
   // Found on seed 4242: a triage-role user opened an issue with hydraflow-discover, a writer set hydraflow-epic, then
   // took it out; that run died after its first write, and the triage-role user set hydraflow-find meanwhile (event
   // delivered later). The re-run honoured hydraflow-find as a refused human move, and her own event's undo restored the
   // state's stage, now find: the issue kept a label from someone who may not steer. The re-run now asks the issue's
   // events who set the label (src/phases/refused-moves.ts).
-  {
+  // And with the triage-role user's event delivered first (pending-first): the undo of her label put back the stage
+  // label the writer had taken out (label-steering.ts now asks who removed it).
+  ...inBothOrders({
     seed: 0,
     provider: 'anthropic',
     steps: [
@@ -475,33 +467,7 @@ const REGRESSIONS: History[] = [
       },
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
-  },
-  // The same on seed 4242 with the triage-role user's event delivered first: the undo of her label put back the stage
-  // label the writer had taken out (label-steering.ts now asks who removed it).
-  {
-    seed: 0,
-    provider: 'anthropic',
-    steps: [
-      { gap: 'short', op: { kind: 'open', issue: 0, labels: ['hydraflow-discover'], by: 'triage' } },
-      {
-        gap: 'short',
-        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-epic', deliver: 'now', by: 'write' },
-      },
-      {
-        gap: 'long',
-        op: {
-          kind: 'crash',
-          inner: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-epic', deliver: 'now', by: 'write' },
-          k: 1,
-        },
-      },
-      {
-        gap: 'short',
-        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later', by: 'triage' },
-      },
-    ],
-    quiesce: { gap: 'short', order: 'pending-first' },
-  },
+  }),
   // Found on seed -1932684471 by a first fix of the one below: a re-run of a /triage that escalated again (a move from
   // hydraflow-hitl to hydraflow-hitl) took its one label for a half-finished move's old label and removed it.
   {
@@ -1047,34 +1013,6 @@ const REGRESSIONS: History[] = [
   }),
 ];
 
-/** Plays `runs` histories of `arb` (the `examples` first) and checks each end state; prints the report. */
-async function holds(what: string, arb: fc.Arbitrary<History>, runs: number, examples: History[]): Promise<void> {
-  const started = performance.now();
-  const timings: number[] = [];
-  const coverage = new Coverage();
-  await fc.assert(
-    fc.asyncProperty(arb, async (history) => {
-      const t = performance.now();
-      const ctx = await playHistory(history);
-      timings.push(performance.now() - t);
-      coverage.add(ctx);
-      if (process.env.HYDRAFLOW_PROPERTY_EXPLAIN) console.log(explain(ctx));
-      try {
-        if (process.env.HYDRAFLOW_PROPERTY_NOCHECK !== '1') checkEndState(ctx, VALIDATE);
-      } catch (error) {
-        (error as Error).message += explain(ctx);
-        throw error;
-      }
-    }),
-    {
-      numRuns: runs,
-      examples: examples.map((history): [History] => [history]),
-      ...propertySeed(),
-    },
-  );
-  report(what, runs, performance.now() - started, timings, VALIDATE, coverage);
-}
-
 /** The product track's histories: half as many as the others (each plays more runs). */
 const PRODUCT_RUNS = Math.ceil(NUM_RUNS / 2);
 
@@ -1089,27 +1027,21 @@ const OPEN_COUNTEREXAMPLES: { found: string; history: History }[] = [];
 describe.skipIf(!process.env.HYDRAFLOW_PROPERTY_OPEN || OPEN_COUNTEREXAMPLES.length === 0)(
   'open counterexamples (HYDRAFLOW_PROPERTY_OPEN=1)',
   () => {
-    it.each(OPEN_COUNTEREXAMPLES.map((c) => [c.found, c.history] as const))('%s', async (_found, history) => {
-      const ctx = await playHistory(history);
-      try {
-        checkEndState(ctx, VALIDATE);
-      } catch (error) {
-        (error as Error).message += explain(ctx);
-        throw error;
-      }
-    });
+    it.each(OPEN_COUNTEREXAMPLES.map((c) => [c.found, c.history] as const))('%s', async (_found, history) =>
+      checkPlayed(await playHistory(history)),
+    );
   },
 );
 
 describe('pipeline histories (property)', () => {
   it(
     `${NUM_RUNS} random histories of people of every permission level, re-runs, concurrency and crashes end in a sane state`,
-    () => holds('pipeline histories', historyArb, NUM_RUNS, REGRESSIONS),
+    () => holds('pipeline histories', historyArb, NUM_RUNS, REGRESSIONS, playHistory),
     TIMEOUT_MS,
   );
   it(
     `${PRODUCT_RUNS} product-track histories (discover, shape's directions, choices, turns, the timeout) end in a sane state`,
-    () => holds('product-track histories', productHistoryArb, PRODUCT_RUNS, PRODUCT_REGRESSIONS),
+    () => holds('product-track histories', productHistoryArb, PRODUCT_RUNS, PRODUCT_REGRESSIONS, playHistory),
     TIMEOUT_MS,
   );
 });

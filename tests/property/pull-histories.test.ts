@@ -20,13 +20,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { startGitHubEmulator, startModelServer, type ModelServer } from '@hydraflow/testkit';
-import { checkEndState } from './end-state';
 import { type Level } from './people';
-import { Coverage, explain, report } from './report';
 import { buildTemplate, copyTemplate } from './repository';
 import { historyScript } from './scripts';
 import { addPeople, Ctx, playSteps, type Action, type History, type Op } from './world';
-import { propertySeed } from './seed';
+import { holds } from './holds';
 
 const NUM_RUNS = Number(
   process.env.HYDRAFLOW_PROPERTY_PULL_RUNS ??
@@ -174,8 +172,6 @@ const historyArb: fc.Arbitrary<History> = fc.record({
 let models: ModelServer;
 let root: string;
 let template: string;
-const timings: number[] = [];
-const coverage = new Coverage();
 
 beforeAll(async () => {
   models = await startModelServer({ script: {} });
@@ -429,30 +425,7 @@ const REGRESSIONS: History[] = [
 describe('pull request histories (property)', () => {
   it(
     `${NUM_RUNS} random histories of approvals, pushes and refine rounds merge only a head a permitted human approved`,
-    async () => {
-      const started = performance.now();
-      await fc.assert(
-        fc.asyncProperty(historyArb, async (history) => {
-          const t = performance.now();
-          const ctx = await playHistory(history);
-          timings.push(performance.now() - t);
-          coverage.add(ctx);
-          if (process.env.HYDRAFLOW_PROPERTY_EXPLAIN) console.log(explain(ctx));
-          try {
-            if (process.env.HYDRAFLOW_PROPERTY_NOCHECK !== '1') checkEndState(ctx, VALIDATE);
-          } catch (error) {
-            (error as Error).message += explain(ctx);
-            throw error;
-          }
-        }),
-        {
-          numRuns: NUM_RUNS,
-          examples: REGRESSIONS.map((history): [History] => [history]),
-          ...propertySeed(),
-        },
-      );
-      report('pull request histories', NUM_RUNS, performance.now() - started, timings, VALIDATE, coverage);
-    },
+    () => holds('pull request histories', historyArb, NUM_RUNS, REGRESSIONS, playHistory),
     TIMEOUT_MS,
   );
 });
