@@ -36,6 +36,14 @@ export async function dropUnpublishedMoves(
  */
 export async function dropUnpublishedMovesOf(ctx: PhaseContext): Promise<void> {
   const removed = await dropUnpublishedMoves(ctx, ctx.issue.number, ctx.issue.labels, ctx.session.state.stage ?? null);
+  forgetLabels(ctx, removed);
+}
+
+/**
+ * Labels this run took off outside a move: what it does next reads the labels it started with, and must not see them
+ * (a label it removed would look like one a human set beside the state's stage).
+ */
+export function forgetLabels(ctx: PhaseContext, removed: readonly string[]): void {
   if (removed.length === 0) return;
   ctx.issue.labels = ctx.issue.labels.filter((l) => !removed.includes(l.toLowerCase()));
   ctx.session.options.labelsAtStart = ctx.issue.labels;

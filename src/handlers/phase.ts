@@ -14,6 +14,7 @@ import {
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import { honourMovesRefusedByLock } from '../phases/refused-moves';
+import { forgetLabels } from './own-labels';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
@@ -164,11 +165,9 @@ async function finishCutMove(ctx: PhaseContext): Promise<void> {
   if (!pipeline.includes(labelFor(last.from)) || !pipeline.includes(labelFor(stage))) return;
   const taken = labelFor(last.from);
   await ctx.issues.removeLabel(ctx.issue.number, taken);
-  // What this run does next reads the labels it started with: the one just taken off must not look like a label a
-  // human set beside the state's stage (property test, CI seed -1844924908: an escalation cut before it took off
-  // hydraflow-plan; the re-run took it off, then honoured it as a writer's move and left the issue with no label).
-  ctx.issue.labels = ctx.issue.labels.filter((l) => l.toLowerCase() !== taken);
-  ctx.session.options.labelsAtStart = ctx.issue.labels;
+  // (property test, CI seed -1844924908: an escalation cut before it took off hydraflow-plan; the re-run took it off,
+  // then, still seeing it, honoured it as a writer's move and left the issue with no label)
+  forgetLabels(ctx, [taken]);
   ctx.cutFinished = taken;
 }
 

@@ -1,4 +1,4 @@
-import { labelFor, lastLabelEvent, pipelineLabelsOf, type PipelineStage } from '@hydraflow/core';
+import { labelFor, lastLabelEvent, pipelineLabelsOf, type LabelEvent, type PipelineStage } from '@hydraflow/core';
 import { belowSteering, noteRefusedLabel } from '../handlers/label-steering';
 import { escalate } from './escalate';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
@@ -103,10 +103,18 @@ export async function setByPermittedHuman(ctx: PhaseContext, stage: PipelineStag
   return (await setterOf(ctx, stage)).may === true;
 }
 
+/** The issue's label events, read once per run however many labels ask who set them (one request, two past 100). */
+const eventsRead = new WeakMap<PhaseContext, Promise<LabelEvent[]>>();
+function labelEventsOf(ctx: PhaseContext): Promise<LabelEvent[]> {
+  let events = eventsRead.get(ctx);
+  if (!events) eventsRead.set(ctx, (events = ctx.issues.labelEvents(ctx.issue.number)));
+  return events;
+}
+
 async function setterOf(ctx: PhaseContext, stage: PipelineStage): Promise<Setter> {
   const label = labelFor(stage);
   try {
-    const actor = lastLabelEvent(await ctx.issues.labelEvents(ctx.issue.number), label, 'labeled')?.actor;
+    const actor = lastLabelEvent(await labelEventsOf(ctx), label, 'labeled')?.actor;
     if (!actor) return { stage, may: 'unknown', why: `no labeled event for \`${label}\`` };
     const permission = await belowSteering(ctx, actor);
     return permission === undefined ? { stage, may: true, actor } : { stage, may: false, actor, permission };
