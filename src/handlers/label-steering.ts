@@ -62,7 +62,10 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   // hydraflow-find asks for triage even when auto_triage is off.
   const opened = stageOf(change.label) === 'find' || app.config.auto_triage;
   // A label already gone was undone before its event came (a re-run, src/phases/refused-moves.ts): not an opened issue.
-  if (change.added && opened && !state.triage && !state.stage && issue.labels.includes(change.label)) {
+  // Never seen means no history either: an issue a writer took out of the pipeline has no stage and no triage, and a
+  // triage-role user's hydraflow-find must not bring it back (property test, seed -2101725468).
+  const unseenByHydraflow = !state.triage && !state.stage && state.history.length === 0;
+  if (change.added && opened && unseenByHydraflow && issue.labels.includes(change.label)) {
     return handlePhase(app, {
       phase: 'triage',
       issue: issue.number,

@@ -1011,6 +1011,25 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   }),
+  // Found at 5000 runs (fast-check seed -2101725468): a writer opened an issue with hydraflow-shape and took it out of
+  // the pipeline; an hour later a triage-role user's hydraflow-find was taken for an issue form's label on an issue
+  // HydraFlow never saw, and triaged it back in. An issue with a history is not unseen (label-steering.ts).
+  {
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: ['hydraflow-shape'], by: 'write' } },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-shape', deliver: 'now', by: 'write' },
+      },
+      {
+        gap: 'hour',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'now', by: 'triage' },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 /** The product track's histories: half as many as the others (each plays more runs). */
