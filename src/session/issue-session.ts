@@ -206,12 +206,17 @@ export class IssueSession {
 
   /**
    * Frees the 👀 taken before the state was read (`open` with `locked`) when no `acquire` used it: the run found
-   * nothing to do. Call when the run's handling ends.
+   * nothing to do. Call when the run's handling ends. A re-run's 👀 that was there already, with no claim naming a
+   * holder, is the one its dead attempt put on (`tryAcquire` would take it over for the same reason): freed too
+   * (property test tests/property/pipeline-histories, seed 1630553918: a dispatched shape run died after its 👀 and
+   * its re-run, finding the directions posted, left it).
    */
   async releaseUnusedLock(): Promise<void> {
     const first = this.lockedFirst;
     this.lockedFirst = undefined;
-    if (first?.created) await this.port.removeIssueReaction(this.options.issue, first.id);
+    const leftByDeadAttempt = this.options.runAttempt > 1 && this.state.claim === undefined;
+    if (first?.created || (first && leftByDeadAttempt))
+      await this.port.removeIssueReaction(this.options.issue, first.id);
   }
 
   /** The issue waits for a human after an incident (found by this run or before): HydraFlow does no work on it. */
