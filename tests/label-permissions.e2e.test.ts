@@ -223,6 +223,41 @@ describe('pipeline labels are permission-checked', () => {
     expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
   });
 
+  for (const [who, honoured] of [
+    ['tina', false],
+    ['lee', true],
+  ] as const) {
+    it(`hydraflow-find set by ${who} while triage ran ${honoured ? 'is honoured' : 'is not: triage’s move stands'}`, async () => {
+      // Pipeline property test (seed -764385732): triage's move honoured a triage-role user's label set while it ran,
+      // her label event's run undid it, and the issue was left with no pipeline label.
+      let issueNumber = 0;
+      world = await createWorld({
+        script: {
+          triage: () => {
+            world!.gh.world.setLabelsAs(issueNumber, who, { add: ['hydraflow-find'] }); // while the model answers
+            return { json: clear };
+          },
+          ...planScript,
+        },
+      });
+      const w = world;
+      w.gh.addUser({ login: 'lee', permission: 'write' });
+      w.gh.addUser({ login: 'tina', permission: 'triage' });
+      w.gh.addUser({ login: 'mallory', permission: 'read' });
+      const issue = w.gh.world.issue({ title: 'Paginate GET /users', body: 'Return 50 per page.', author: 'mallory' });
+      issueNumber = issue.number;
+      const opened = await w.run('issues', 'opened', { issue: issue.number });
+      expect(opened.exitCode, opened.stdout).toBe(0);
+      const labeled = await w.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-find', sender: who });
+      expect(labeled.exitCode, labeled.stdout).toBe(0);
+      // a writer's hydraflow-find asks for a fresh triage, and their move is the go an outsider's issue waits for
+      const triages = w.models.calls.filter((c) => c.role === 'triage').length;
+      expect(triages).toBe(honoured ? 2 : 1);
+      expect(labelsOf(w, issue.number)).toEqual([honoured ? 'hydraflow-ready' : 'hydraflow-plan']);
+      if (!honoured) expect(bodies(w, issue.number)).toMatch(/`tina`.*hydraflow-find.*undone/s);
+    });
+  }
+
   it('a triage-role user removing the pipeline label is undone', async () => {
     const { w, issue } = await outsiderWaiting();
     setLabels(w, issue.number, [], ['hydraflow-plan']);

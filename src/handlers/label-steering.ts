@@ -9,7 +9,6 @@
 import {
   labelFor,
   lastLabelEvent,
-  permissionAtLeast,
   pipelineLabelRemained,
   stageOf,
   type IssueState,
@@ -20,6 +19,7 @@ import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
 import { handlePhase } from './phase';
+import { belowSteering } from './may-steer';
 import { reportIncident } from './untrusted-state';
 
 /** A pipeline label change as the labeled/unlabeled event reports it. */
@@ -28,16 +28,6 @@ export interface LabelChange {
   label: string;
   added: boolean;
   actor: string;
-}
-
-/** The actor's permission when it is below commands.min_permission; undefined when they may steer. */
-export async function belowSteering(
-  app: Pick<App, 'config' | 'issues'>,
-  actor: string,
-): Promise<Permission | undefined> {
-  if (app.config.commands.allowed_bots.includes(actor) || app.config.bot_logins.includes(actor)) return undefined;
-  const permission = await app.issues.getPermission(actor);
-  return permissionAtLeast(permission, app.config.commands.min_permission) ? undefined : permission;
 }
 
 const noteMarker = (actor: string) => `<!-- hydraflow:refused-label:${actor} -->`;

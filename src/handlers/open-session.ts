@@ -8,6 +8,7 @@ import type { PhaseContext } from '../phases/phase-context';
 import { openedIssue } from '../runner/event-issue';
 import { remoteUrlOf } from '../runner/context';
 import { IssueSession, type SessionOptions } from '../session/issue-session';
+import { belowSteering } from './may-steer';
 
 /**
  * The issue as the event delivered it, so the common case costs no GET; dispatched runs fetch it. So do re-runs: a
@@ -95,6 +96,7 @@ export function sessionOptions(
     ...(witnesses.length > 0 ? { witnesses } : {}),
     labelsAtStart,
     now: app.now,
+    maySteer: async (login) => (await belowSteering(app, login)) === undefined,
   };
 }
 

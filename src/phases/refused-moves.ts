@@ -1,5 +1,6 @@
 import { labelFor, lastLabelEvent, pipelineLabelsOf, type LabelEvent, type PipelineStage } from '@hydraflow/core';
-import { belowSteering, noteRefusedLabel } from '../handlers/label-steering';
+import { noteRefusedLabel } from '../handlers/label-steering';
+import { belowSteering } from '../handlers/may-steer';
 import { escalate } from './escalate';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { endPhase } from './end-phase';

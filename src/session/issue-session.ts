@@ -24,6 +24,7 @@ import {
   stageOf,
   stageInfo,
   isPipelineLabel,
+  lastLabelEvent,
 } from '@hydraflow/core';
 import type { IssueComment, IssuesPort } from '@hydraflow/github';
 
@@ -52,6 +53,11 @@ export interface SessionOptions {
    * comments) stay links in the progress comment; every other link in it is neutralized.
    */
   repositoryUrl?: string;
+  /**
+   * Whether a person may move the issue by label (commands.min_permission: handlers/may-steer.ts). A pipeline label
+   * set while the run worked by someone who may not is no move to honour (moveTo). Absent: every human's is honoured.
+   */
+  maySteer?: (login: string) => Promise<boolean>;
 }
 
 export interface Progress {
@@ -390,7 +396,9 @@ export class IssueSession {
     }
     const humanMove = options.happened
       ? undefined
-      : pipelineLabelsOf(after).find((l) => !startPipeline.has(l) && l !== (target && labelFor(target)));
+      : await this.steeringLabel(
+          pipelineLabelsOf(after).filter((l) => !startPipeline.has(l) && l !== (target && labelFor(target))),
+        );
     const now = this.options.now();
     if (humanMove) {
       const humanStage = stageOf(humanMove)!;
@@ -451,11 +459,14 @@ export class IssueSession {
     extra: readonly string[],
     write: (labels: string[] | undefined) => Promise<{ name: string; description: string }[]>,
   ): Promise<PipelineStage | null> {
-    const startPipeline = pipelineLabelsOf(this.options.labelsAtStart).sort().join(',');
+    const startPipeline = pipelineLabelsOf(this.options.labelsAtStart);
     const freshPipeline = pipelineLabelsOf(fresh);
     this.state = { ...this.state, stage: this.stage };
     const now = this.options.now();
-    if (freshPipeline.slice().sort().join(',') !== startPipeline) {
+    const moved =
+      startPipeline.some((l) => !freshPipeline.includes(l)) ||
+      (await this.steeringLabel(freshPipeline.filter((l) => !startPipeline.includes(l)))) !== undefined;
+    if (moved) {
       await write(undefined);
       const humanStage = freshPipeline.length === 1 ? (stageOf(freshPipeline[0]!) ?? null) : null;
       this.stage = humanStage;
@@ -472,6 +483,25 @@ export class IssueSession {
     this.stage = target;
     this.state = recordTransition(this.state, { to: target, by: 'hydraflow', reason, now });
     return target;
+  }
+
+  /**
+   * The first of `arrived` (pipeline labels set while this run worked) that is a move to honour: labels are steering
+   * (handlers/label-steering.ts), so one set by someone who may not steer is not — HydraFlow's own move goes on and
+   * takes it off with the other pipeline labels, and that person's label event gets the note (property test
+   * tests/property/pipeline-histories, seed -764385732: triage honoured a triage-role user's hydraflow-find, its
+   * event's run undid it, and the issue was left with no label). A setter not known (the events unreadable) is
+   * honoured, as without the check: that label event's run asks again.
+   */
+  private async steeringLabel(arrived: readonly string[]): Promise<string | undefined> {
+    const maySteer = this.options.maySteer;
+    if (arrived.length === 0 || !maySteer) return arrived[0];
+    const events = await this.port.labelEvents(this.options.issue).catch(() => undefined);
+    for (const label of arrived) {
+      const actor = events && lastLabelEvent(events, label, 'labeled')?.actor;
+      if (!actor || (await maySteer(actor).catch(() => true))) return label;
+    }
+    return undefined;
   }
 
   /** A human's label choice: keep theirs, remove every other pipeline label, and record who moved the issue. */

@@ -1029,7 +1029,8 @@ const REGRESSIONS: History[] = [
       },
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
-  }, // Found at 5000 runs (fast-check seed 1630553918): an outsider's issue waited after triage; two writers' /retry ran
+  },
+  // Found at 5000 runs (fast-check seed 1630553918): an outsider's issue waited after triage; two writers' /retry ran
   // discover, then shape; discover's dispatch of shape then started a run that died after its 👀, and its re-run, finding
   // the directions posted, left that 👀 with no claim (IssueSession.releaseUnusedLock frees a dead attempt's lock).
   {
@@ -1048,6 +1049,30 @@ const REGRESSIONS: History[] = [
       },
       { gap: 'short', op: { kind: 'comment', issue: 0, body: '/retry', by: 'write' } },
       { gap: 'long', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0, dispatch: true }, k: 1 } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  // Found at 5000 runs (fast-check seed -764385732): an outsider's opened run died; a triage-role user set
+  // hydraflow-find while the re-run's triage worked, and triage's move honoured it as a human's; her label event's run
+  // then undid it and left no label (IssueSession.moveTo honours only a label its setter may steer with).
+  {
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'read' }, k: 1 } },
+      {
+        gap: 'long',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later', by: 'triage' },
+      },
+      {
+        gap: 'long',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'rerun', pick: 0, mode: 'attempt' },
+          b: { kind: 'rerun', pick: 0, mode: 'attempt' },
+          after: 0,
+        },
+      },
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },

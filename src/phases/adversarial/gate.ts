@@ -16,7 +16,7 @@ import {
   type GateResult,
   type Plan,
 } from '@hydraflow/core';
-import { belowSteering } from '../../handlers/label-steering';
+import { belowSteering } from '../../handlers/may-steer';
 import type { PhaseContext } from '../phase-context';
 
 /** The gate's decision, and the override labels it did not obey (who set them may not steer), for the comment. */
