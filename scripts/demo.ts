@@ -1,5 +1,5 @@
 /**
- * `pnpm demo`, in two parts, all on this machine with model answers RECORDED (replayed by a scripted model server):
+ * `pnpm demo`, in five parts, all on this machine with model answers RECORDED (replayed by a scripted model server):
  *
  * 1. Triage: three sample issues (clear, vague, spam) through the built action (dist/) on real webhook payloads, as the
  *    triage step alone (actions/triage), which dispatches the next phase; the template's routing step goes on from a
@@ -15,6 +15,10 @@
  *    brief, shape proposes directions, a human picks one by comment, plan splits it into sub-issues, phase 1 merges;
  *    a second vague issue's shape prompt recalls the first one's preference. The recorded answers are those of
  *    tests/lifecycle/product.ts. It goes as far as this HydraFlow version goes, and says where it stops.
+ * 5. The adversarial layer (`adversarial.enabled: true`): the complexity gate calls the issue load-bearing, the plan
+ *    council's Risk-Skeptic blocks, the planner revises and the concern resolves; then the same concern again after the
+ *    revision (oscillation): it is forwarded, carried by the plan reviewer and code review, and at the merge it becomes
+ *    a knowledge entry in memory. The recorded answers are those of bench/lib/adversarial.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -47,6 +51,7 @@ import {
 import { groomModeQuestions, MODE_ISSUE, MODE_PHASES, TIES_ANSWER } from '../tests/lifecycle/grooming';
 import { PICK_B, productJourneyScript, STATS_INTENT, STRINGS_INTENT } from '../tests/lifecycle/product';
 import { lifecycleWorld } from '../tests/lifecycle/scenario';
+import { adversarialWorld, EMPTY_LIST, stateOf } from '../bench/lib/adversarial';
 
 const recordings = JSON.parse(readFileSync(join(REPO_ROOT, 'demo/recorded-model.json'), 'utf8')) as Record<
   string,
@@ -366,6 +371,69 @@ async function productPart(): Promise<void> {
   }
 }
 
+/** Part 5: the adversarial layer's plan council, converging and oscillating, and a known gap carried to memory. */
+async function adversarialPart(): Promise<void> {
+  console.log(
+    bold('\n\n5. The adversarial layer') + ' — `adversarial.enabled: true`: a complexity gate, then the plan council',
+  );
+  console.log(
+    `   (Builder, Tester, Risk-Skeptic in parallel) argues with the plan before any code. The template again; answers ${bold('recorded')}`,
+  );
+  console.log('   (bench/lib/adversarial.ts): once the council converges, once it oscillates and the gap ships.\n');
+  const options = { enabled: true, complexity: 5, latencyMs: 0, caching: true } as const;
+  for (const voters of ['typical', 'oscillate'] as const) {
+    const { world, issue, jobs } = await adversarialWorld({ ...options, voters });
+    try {
+      const state = () => stateOf(world.gh.world.commentsOn(issue), issue)!.adversarial!;
+      const adv = state();
+      const gate = adv.gate!;
+      console.log(
+        bold(`#${issue} ${world.gh.world.issues.get(issue)!.title}`) +
+          dim(` (${voters === 'typical' ? 'converges' : 'oscillates'})`),
+      );
+      line(`complexity gate: ${gate.decision} (${gate.reasons.join(', ')})`);
+      const council = adv.stages['plan-council']!;
+      for (const r of council.rounds)
+        line(
+          `  round ${r.round}: ${r.voters.length} voter${r.voters.length === 1 ? '' : 's'} · blocking: ${r.blockers.join(', ') || 'none'}`,
+        );
+      line(`  Risk-Skeptic: “${EMPTY_LIST}”`);
+      const revised = world.models.calls.filter((c) => c.role === 'plan').length - 1;
+      line(
+        `  the planner revised ${revised} time${revised === 1 ? '' : 's'} with the concern attached → stage ${council.status}`,
+      );
+      line(`  event log: ${adv.log.map((e) => e.type).join(' → ')}`);
+      if (voters === 'typical') {
+        line(
+          `  labels: ${world.gh.world.issues.get(issue)!.labels.join(', ')} · pending concerns: ${adv.pending.length}`,
+        );
+        continue;
+      }
+      line(`  forwarded: the plan reviewer carried it on; code review carried it (the change does not decide it)`);
+      const pull = [...world.gh.world.pulls.values()][0]!;
+      await world.asAlice('POST', `/repos/acme/widgets/pulls/${pull.number}/reviews`, {
+        event: 'APPROVE',
+        body: 'Ship it.',
+      });
+      await world.lc.runUntilQuiet();
+      const merged = world.gh.world.pulls.get(pull.number)!.merged;
+      line(
+        `  ${bold('alice approves')} → pull request #${pull.number}: ${merged ? 'merged (squash)' : 'NOT merged'} · ${state().log.at(-1)?.type}`,
+      );
+      const memory = execFileSync('git', ['show', 'hydraflow/memory:memory.md'], {
+        cwd: world.sample.bareRepo,
+      }).toString();
+      console.log('  memory.md on hydraflow/memory, the known gap as knowledge (low confidence):');
+      for (const l of memory.split('\n').filter((l) => l.includes('average([])'))) console.log(`    ${l}`);
+      console.log(
+        dim(`\n   ${jobs.length} jobs to the pull request; a trivial issue would have made no extra model call.`),
+      );
+    } finally {
+      await world.close();
+    }
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(DIST_ENTRY)) throw new Error('dist/index.js is missing: run `pnpm build` first');
   console.log(bold('HydraFlow demo') + ' — everything runs on this machine; model answers are recorded, not live.\n');
@@ -373,6 +441,7 @@ async function main(): Promise<void> {
   await lifecyclePart();
   await groomingPart();
   await productPart();
+  await adversarialPart();
 }
 
 await main();

@@ -5,7 +5,7 @@ import { REPO_ROOT } from '@hydraflow/testkit';
 
 // The README's first quick-start command: `pnpm demo` must run to the end on a fresh clone and tell the whole story.
 describe('pnpm demo', () => {
-  it('triages the three samples, takes one issue from opened to a squash-merged pull request, grooms one, and takes a vague issue down the product track', async () => {
+  it('triages the three samples, takes one issue from opened to a squash-merged pull request, grooms one, and takes a vague issue down the product track, and shows the plan council converging and a known gap shipped into memory', async () => {
     // Not a TTY, so the demo prints no colour codes.
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
       cwd: REPO_ROOT,
@@ -36,5 +36,16 @@ describe('pnpm demo', () => {
     expect(stdout).toMatch(/pull request #\d+: merged \(squash\) · sub-issue #2: closed/);
     expect(stdout).toMatch(/- On #1, alice said \(scope_narrow\): "B, just the MVP/);
     expect(stdout).not.toContain('The journey stops here');
+    // The adversarial layer: the council converges once; then it oscillates, and the gap ships into memory.
+    expect(stdout).toContain('5. The adversarial layer');
+    expect(stdout).toMatch(/complexity gate: load_bearing \(complex\)/);
+    expect(stdout).toMatch(/round 1: 3 voters · blocking: risk-skeptic\n.*round 2: 1 voter · blocking: none/);
+    expect(stdout).toContain('→ stage converged');
+    expect(stdout).toMatch(/round 2: 1 voter · blocking: risk-skeptic/);
+    expect(stdout).toContain('→ OscillationDetected → AdversarialStageCompleted');
+    expect(stdout).toMatch(/alice approves → pull request #\d+: merged \(squash\) · ShippedWithKnownGap/);
+    expect(stdout).toMatch(
+      /\| Shipped with a known gap in #\d+ \(high, Risk-Skeptic at plan-council\): average\(\[\]\) divides by zero/,
+    );
   }, 120_000);
 });

@@ -45,7 +45,9 @@ export type VoterScript =
   /** the Risk-Skeptic blocks round 1; the planner's revision resolves it (the stage converges after one revision) */
   | 'typical'
   /** every voter blocks every round, each time with a new concern (no oscillation ends it early) */
-  | 'worst';
+  | 'worst'
+  /** the Risk-Skeptic blocks round 1 and again with the same concern after the revision: the stage oscillates */
+  | 'oscillate';
 
 export interface AdversarialRunOptions {
   /** `adversarial.enabled` in the repository's config */
@@ -99,10 +101,17 @@ function voterScript(voter: (typeof COUNCIL)[number], voters: VoterScript): Scri
   if (voters === 'worst')
     // a new concern each round: the same blocking set twice would end the stage as oscillated (loop.ts)
     return [1, 2, 3, 4].map((round) => concern(`${voter}, round ${round}: the plan skips a case it must cover.`));
-  if (voters === 'typical' && voter === 'risk-skeptic')
-    return [concern('average([]) divides by zero: the plan must say what the empty list returns.'), none];
+  if (voters === 'typical' && voter === 'risk-skeptic') return [concern(EMPTY_LIST), none];
+  if (voters === 'oscillate' && voter === 'risk-skeptic') return [concern(EMPTY_LIST)];
   return [none];
 }
+
+/** The Risk-Skeptic's concern in the typical and oscillating runs. */
+export const EMPTY_LIST = 'average([]) divides by zero: the plan must say what the empty list returns.';
+
+/** The concern ids a consumer's prompt lists (plan-review-concerns.ts, code-review-concerns.ts). */
+const concernIds = (request: ParsedRequest) =>
+  [...request.messages[0]!.content.matchAll(/^- id ([0-9a-f]{16}) /gm)].map((m) => m[1]!);
 
 /**
  * The plan reviewer accepts; when the council forwarded concerns (the worst case), its schema asks for an answer per
@@ -110,10 +119,17 @@ function voterScript(voter: (typeof COUNCIL)[number], voters: VoterScript): Scri
  */
 function planReview(latencyMs: number): (request: ParsedRequest) => ScriptEntry {
   return (request) => {
-    const ids = [...request.messages[0]!.content.matchAll(/^- id ([0-9a-f]{16}) /gm)].map((m) => m[1]!);
+    const ids = concernIds(request);
     const concerns = ids.map((id) => ({ id, verdict: 'carried', why: 'Code review checks the case.' }));
     return { json: { ...planAccepted.json, ...(ids.length ? { concerns } : {}) }, latencyMs };
   };
+}
+
+/** Code review: clean; a concern forwarded to it is carried on (it ships as a known gap, carryover.ts). */
+function codeReview(request: ParsedRequest): ScriptEntry {
+  const ids = concernIds(request);
+  const concerns = ids.map((id) => ({ id, verdict: 'carried', why: 'The change does not decide the empty list.' }));
+  return { json: { ...reviewClean.json, ...(ids.length ? { concerns } : {}) } };
 }
 
 /** The model script of one run; entries with latency where the plan phase's critical path is measured. */
@@ -125,7 +141,7 @@ export function adversarialScript(options: AdversarialRunOptions): Record<string
     plan_review: planReview(options.latencyMs),
     ...Object.fromEntries(COUNCIL.map((v) => [`adv_${v}`, voterScript(v, options.voters).map(slow)])),
     implement: implementAverage(AVERAGE_GOOD),
-    review: reviewClean,
+    review: codeReview,
   };
 }
 
@@ -172,8 +188,13 @@ function usageOf(calls: ModelCall[]): Usage {
 
 const PLAN_ROLES = new Set(['plan', 'plan_review', ...COUNCIL.map((v) => `adv_${v}`)]);
 
-/** One run: opened → quiet (the pull request waits for a human). Throws unless it got there. */
-export async function adversarialOnce(options: AdversarialRunOptions): Promise<AdversarialSample> {
+/**
+ * An issue opened by alice in a repository with the layer as `options` say, run until quiet: its pull request waits
+ * for a human. Throws unless it got there; the caller closes the world.
+ */
+export async function adversarialWorld(
+  options: AdversarialRunOptions,
+): Promise<{ world: Awaited<ReturnType<typeof lifecycleWorld>>; issue: number; jobs: JobRecord[] }> {
   const config = options.enabled ? `${SAMPLE_CONFIG}adversarial:\n  enabled: true\n` : SAMPLE_CONFIG;
   const world = await lifecycleWorld(
     adversarialScript(options),
@@ -183,16 +204,24 @@ export async function adversarialOnce(options: AdversarialRunOptions): Promise<A
       ...(options.caching ? {} : { models: { anthropicMinCacheTokens: 1e9 } }),
     },
   );
+  const issue = world.gh.world.issue({ ...AVERAGE_ISSUE, author: 'alice' });
+  world.lc.dispatch('issues', 'opened', { issue: issue.number, sender: 'alice' });
+  const jobs: JobRecord[] = await world.lc.runUntilQuiet();
+  if (world.gh.world.pulls.size !== 1) {
+    const progress = world.gh.world.commentsOn(issue.number).find((c) => c.body.includes('hydraflow:progress'));
+    const warning = /\*\*\w+ failed:\*\*[\s\S]*?```\n([\s\S]*?)```/.exec(progress?.body ?? '')?.[1] ?? '';
+    const labels = world.gh.world.issues.get(issue.number)!.labels.join(', ');
+    await world.close();
+    throw new Error(`expected one pull request, got none (jobs ${jobsSummary(jobs)}; labels ${labels}) ${warning}`);
+  }
+  return { world, issue: issue.number, jobs };
+}
+
+/** One run: opened → quiet (the pull request waits for a human), measured. */
+export async function adversarialOnce(options: AdversarialRunOptions): Promise<AdversarialSample> {
+  const { world, issue: n, jobs } = await adversarialWorld(options);
+  const issue = { number: n };
   try {
-    const issue = world.gh.world.issue({ ...AVERAGE_ISSUE, author: 'alice' });
-    world.lc.dispatch('issues', 'opened', { issue: issue.number, sender: 'alice' });
-    const jobs: JobRecord[] = await world.lc.runUntilQuiet();
-    if (world.gh.world.pulls.size !== 1) {
-      const progress = world.gh.world.commentsOn(issue.number).find((c) => c.body.includes('hydraflow:progress'));
-      const warning = /\*\*\w+ failed:\*\*[\s\S]*?```\n([\s\S]*?)```/.exec(progress?.body ?? '')?.[1] ?? '';
-      const labels = world.gh.world.issues.get(issue.number)!.labels.join(', ');
-      throw new Error(`expected one pull request, got none (jobs ${jobsSummary(jobs)}; labels ${labels}) ${warning}`);
-    }
     const spans = jobs
       .flatMap((j) => j.steps)
       .filter(isHydraflowStep)
@@ -240,7 +269,7 @@ export async function adversarialOnce(options: AdversarialRunOptions): Promise<A
 
 const jobsSummary = (jobs: JobRecord[]) => jobs.map((j) => `${j.job}:${j.status}`).join(', ');
 
-function stateOf(comments: { user: string; body: string }[], issue: number): IssueState | undefined {
+export function stateOf(comments: { user: string; body: string }[], issue: number): IssueState | undefined {
   const progress = comments.find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'));
   if (!progress) return undefined;
   const decoded = decodeStateBlock(progress.body, { key: TEST_STATE_KEY, issue });
