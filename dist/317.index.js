@@ -1,4 +1,4 @@
-const Z=317,J=[317],K={3317:((Y,A,l)=>{l.r(A),l.d(A,{SHAPE_REQUESTS:()=>_,runShape:()=>q});var r=l(9490),$=l(4988),b=l(9003),C=l(2109),E=l(9148);async function F(e){return((await e.memory?.recall(`${e.issue.title}
+const Z=317,J=[317],K={3317:((Y,A,l)=>{l.r(A),l.d(A,{SHAPE_REQUESTS:()=>_,runShape:()=>q});var r=l(2869),$=l(4988),b=l(9003),C=l(2109),E=l(9148);async function F(e){return((await e.memory?.recall(`${e.issue.title}
 ${e.issue.body}`))?.recalled??[]).map(t=>({text:t.text,source:{issue:t.entry.source??0}}))}async function M(e,n){if(!e.memory||n.length===0)return;const t=(0,r.z1q)(e.issue.title);await e.memory.retain(n.map(s=>({kind:"preference",text:s.text,tags:[...s.signals,...t],source:s.source.issue,confidence:s.direction?.8:.6})),`memory: preferences from the shape of #${e.issue.number}`)}const U=`HydraFlow shape agent.
 You help the people behind one GitHub issue choose WHAT to build, before anyone plans HOW. From the issue, the
 discovery brief and what this team preferred before, you propose 2 to 5 product directions, each with:

@@ -43,14 +43,15 @@
  *                           the issue's signed ledger, priced by packages/core/src/cost/prices.ts
  *
  *   adversarial_*           the adversarial layer (bench/lib/adversarial.ts, issue #19): an issue opened in a repository
- *                           with `adversarial.enabled: true`, triaged and planned under the lifecycle simulator (only the
- *                           plan council is wired today). adversarial_extra_calls_trivial: model calls a trivial issue
- *                           makes with the layer on minus with it off (0); adversarial_plan_council_calls_typical/_worst:
- *                           the plan council's calls as measured (one blocker resolved by one revision; every voter
- *                           blocking every round); adversarial_model_calls_typical/_worst: the arithmetic of
+ *                           with `adversarial.enabled: true`, triaged and planned under the lifecycle simulator (the
+ *                           plan council and the spec stage are wired today). adversarial_extra_calls_trivial: model
+ *                           calls a trivial issue makes with the layer on minus with it off (0);
+ *                           adversarial_plan_council_calls_typical/_worst and adversarial_spec_judge_calls_*: each
+ *                           stage's calls as measured (one blocker resolved by one revision; every voter blocking
+ *                           every round); adversarial_model_calls_typical/_worst: the arithmetic of
  *                           packages/core/src/adversarial/cost.ts over every stage of the table (product track, the
  *                           most stages; worst ≤ 30); adversarial_overhead_ratio: the plan phase's wall time ÷ its
- *                           scripted critical path (planner + voting rounds + reviewer, LIFECYCLE_LATENCY_MS each; a
+ *                           scripted critical path (planner, voting rounds, reviewer, criteria, LIFECYCLE_LATENCY_MS each; a
  *                           round's parallel voters count once; median of ADVERSARIAL_RUNS); adversarial_billable_input_*:
  *                           the voters' billable input tokens with the server's prompt caching ÷ the same run caching
  *                           nothing, with a plan of a real change's size (the sample's plan is below the minimum
@@ -73,6 +74,7 @@ import {
   decodeStateBlock,
   ledgerTotals,
   PROGRESS_MARKER,
+  SPEC_CRITERIA_ROLE,
   stageSpec,
   typicalIssueCalls,
   typicalStageCalls,
@@ -91,7 +93,7 @@ import {
 } from '../bench/lib/lifecycle';
 import { backlogBench, type BacklogMetrics } from '../bench/lib/backlog';
 import { costByPhase, productTrackOnce, shapeBuilt, type ProductTrackSample } from '../bench/lib/product-track';
-import { adversarialOnce, totalCalls, voterCalls, type AdversarialSample } from '../bench/lib/adversarial';
+import { adversarialOnce, specCalls, totalCalls, voterCalls, type AdversarialSample } from '../bench/lib/adversarial';
 import {
   billableInputTokens,
   criticalPathMs,
@@ -704,8 +706,11 @@ function backlogMeta(b: BacklogMetrics) {
 // ---------------------------------------------------------------------------------------------------------------
 // The adversarial layer (bench/lib/adversarial.ts, issue #19).
 
-/** The stages wired into a phase today (src/phases/adversarial/plan-council.ts); the rest are the table's arithmetic. */
-const WIRED_STAGES = ['plan-council'] as const;
+/**
+ * The stages wired into a phase today (src/phases/adversarial/plan-council.ts, spec-judge.ts); the rest are the
+ * table's arithmetic.
+ */
+const WIRED_STAGES = ['plan-council', 'spec-judge'] as const;
 
 async function adversarial() {
   const L = LIFECYCLE_LATENCY_MS;
@@ -730,6 +735,7 @@ async function adversarial() {
   // the stage's calls: the voters' and the planner's revisions (its first draft is the plan phase's own)
   const councilCalls = (s: AdversarialSample) => voterCalls(s) + (s.planCalls - 1);
   const MEASURED = 'calls (measured: plan council)';
+  const MEASURED_SPEC = 'calls (measured: spec stage)';
   const ARITHMETIC = 'calls (cost.ts: whole table)';
   const t = typical[0]!;
   const billableRatio = (on: number, off: number) => (off > 0 ? round(on / off, 3) : null);
@@ -744,12 +750,15 @@ async function adversarial() {
     };
   });
   const councilArithmetic = table.find((r) => r.stage === 'plan-council')!;
+  const specArithmetic = table.find((r) => r.stage === 'spec-judge')!;
   const voterNote =
     'the voters’ calls only (roles adv_*); billable = input + 1.25 × cache writes + 0.1 × cache reads (Anthropic), from the scripted server’s usage';
   const metrics: Record<string, Metric> = {
     adversarial_extra_calls_trivial: { value: totalCalls(trivialOn) - totalCalls(trivialOff), unit: 'calls' },
     adversarial_plan_council_calls_typical: { value: councilCalls(t), unit: MEASURED },
     adversarial_plan_council_calls_worst: { value: councilCalls(worst), unit: MEASURED },
+    adversarial_spec_judge_calls_typical: { value: specCalls(t), unit: MEASURED_SPEC },
+    adversarial_spec_judge_calls_worst: { value: specCalls(worst), unit: MEASURED_SPEC },
     adversarial_model_calls_typical: { value: typicalIssueCalls('load_bearing', 'product'), unit: ARITHMETIC },
     adversarial_model_calls_worst: { value: worstCaseIssueCalls('load_bearing', 'product'), unit: ARITHMETIC },
     adversarial_overhead_ratio: { value: round(median(typical.map(ratio)), 3), unit: 'ratio' },
@@ -771,23 +780,27 @@ async function adversarial() {
     calls_by_role: s.calls,
     gate: s.gate ?? null,
     plan_council: s.stage ?? null,
+    spec_judge: s.spec ?? null,
     plan_wall_ms: round(s.planWallMs, 1),
     plan_critical_path_ms: s.planCriticalMs,
-    plan_critical_path: `${s.planCalls} planner + ${s.rounds} rounds + ${s.reviewCalls} reviewer × ${L} ms`,
+    plan_critical_path: `${s.planCalls} planner + ${s.rounds} council rounds + ${s.reviewCalls} reviewer + ${s.calls[SPEC_CRITERIA_ROLE] ?? 0} criteria + ${s.spec?.rounds.length ?? 0} judge rounds × ${L} ms`,
     usage: s.usage,
     labels: s.labels,
   });
   const meta = {
     scenario:
-      'bench/lib/adversarial.ts: AVERAGE_ISSUE opened by alice in the sample repository with `adversarial:\n  enabled: true` in .github/hydraflow.yml → triage → plan (the plan council, when the gate says load-bearing) → implement → review, until quiet (the pull request waits for a human); the real workflow template, dist/, the lifecycle simulator; triage, planner, voters and plan reviewer answer after the scripted latency, implement and review at once',
+      'bench/lib/adversarial.ts: AVERAGE_ISSUE opened by alice in the sample repository with `adversarial:\n  enabled: true` in .github/hydraflow.yml → triage → plan (the plan council, when the gate says load-bearing, then after the plan reviewer the spec stage: criteria written and judged) → implement → review, until quiet (the pull request waits for a human); the real workflow template, dist/, the lifecycle simulator; triage, planner, voters, plan reviewer, criteria generator and judge answer after the scripted latency, implement and review at once',
     scripted_latency_ms_per_model_call: L,
     wired_stages: WIRED_STAGES,
     measured_vs_arithmetic:
-      'adversarial_plan_council_calls_* are measured (the model server’s records by role: the voters’ calls plus the planner’s revisions; the planner’s first draft is the plan phase’s own); adversarial_model_calls_* are the arithmetic of packages/core/src/adversarial/cost.ts over every stage of the table on the product track (discover, shape and plan stages; the engineering track runs the plan stages only) — only plan-council is wired today, so the rest of the table is not measured',
+      'adversarial_plan_council_calls_* are measured (the model server’s records by role: the voters’ calls plus the planner’s revisions; the planner’s first draft is the plan phase’s own); adversarial_spec_judge_calls_* too (the criteria generator’s runs, its first included, and the judge’s votes); adversarial_model_calls_* are the arithmetic of packages/core/src/adversarial/cost.ts over every stage of the table on the product track (discover, shape and plan stages; the engineering track runs the plan stages only) — plan-council and spec-judge are wired today, so the rest of the table is not measured',
     plan_council_arithmetic: { typical: councilArithmetic.typical_calls, worst: councilArithmetic.worst_calls },
     plan_council_measured_matches_arithmetic:
       councilCalls(t) === councilArithmetic.typical_calls && councilCalls(worst) === councilArithmetic.worst_calls,
     plan_council_calls_in_signed_state: { typical: t.stage?.calls ?? null, worst: worst.stage?.calls ?? null },
+    spec_judge_arithmetic: { typical: specArithmetic.typical_calls, worst: specArithmetic.worst_calls },
+    spec_judge_measured_matches_arithmetic:
+      specCalls(t) === specArithmetic.typical_calls && specCalls(worst) === specArithmetic.worst_calls,
     table: table,
     engineering_track: {
       typical: typicalIssueCalls('load_bearing', 'engineering'),
@@ -799,13 +812,13 @@ async function adversarial() {
       on: describe(trivialOn),
     },
     typical: {
-      note: 'triage complexity 5 (load-bearing); the Risk-Skeptic blocks round 1, the planner revises, round 2 asks only it and it signs off',
+      note: 'triage complexity 5 (load-bearing); the Risk-Skeptic blocks round 1, the planner revises, round 2 asks only it and it signs off; after the plan reviewer, the judge finds the criteria inconsistent once, the generator revises, the judge signs off',
       runs: typical.map(describe),
       ratio_samples: typical.map((s) => round(ratio(s), 3)),
       no_caching: describe(typicalNoCache),
     },
     worst: {
-      note: 'every voter blocks every round with a new concern (no oscillation): round 1 asks 3, the revision, round 2 asks the same 3, and the next retry would pass the stage’s budget of 7, so the stage ends and forwards its concerns to the plan reviewer',
+      note: 'every voter blocks every round with a new concern (no oscillation): round 1 asks 3, the revision, round 2 asks the same 3, and the next retry would pass the stage’s budget of 7, so the stage ends and forwards its concerns to the plan reviewer; the judge blocks every round with a new concern until the spec stage’s budget of 6 ends it and forwards to code review',
       run: describe(worst),
       no_caching: describe(worstNoCache),
     },

@@ -5,7 +5,14 @@
  * requests), the issue's labels and comments, and the signed state's adversarial record and event log.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeStateBlock, fingerprint, type Concern, type IssueState } from '@hydraflow/core';
+import {
+  decodeStateBlock,
+  fingerprint,
+  PLAN_MARKER,
+  readPlanComment,
+  type Concern,
+  type IssueState,
+} from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, type Script, type World } from '@hydraflow/testkit';
 import { planCreatingFiles } from './support/plans';
 import { planAccepted } from './lifecycle/scenario';
@@ -41,6 +48,19 @@ const risk = {
   },
 };
 const COUNCIL = ['adv_builder', 'adv_risk-skeptic', 'adv_tester'];
+/** The spec stage after the plan reviewer (src/phases/adversarial/spec-judge.ts): criteria written, then judged. */
+const SPEC_CALLS = ['adv_spec-ac-generator', 'adv_spec-judge'];
+const CRITERIA = ['GET /users.csv answers 200 with one row per user.', 'A user with a comma in the name is quoted.'];
+const SPEC_OK: Script = {
+  'adv_spec-ac-generator': { json: { acceptance_criteria: CRITERIA } },
+  'adv_spec-judge': { json: { consistent: true, concerns: [] } },
+};
+const SPEC_LOG = [
+  'AdversarialStageStarted',
+  'AdversarialAgentRan',
+  'AdversarialRoundVoted',
+  'AdversarialStageCompleted',
+];
 
 const progress = (w: World, n: number) =>
   w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!;
@@ -50,13 +70,14 @@ function stateOf(w: World, n: number): IssueState {
   return decoded.state;
 }
 const roles = (w: World) => w.models.calls.map((c) => c.role);
+const councilCalls = (w: World) => roles(w).filter((r) => COUNCIL.includes(r ?? ''));
 const councilComment = (w: World, n: number) =>
   w.gh.world
     .commentsOn(n)
     .filter((c) => c.user === BOT_LOGIN && c.body.startsWith('<!-- hydraflow:adversarial-stage plan-council -->'));
 
 async function open(script: Script, config?: string, labels: string[] = []) {
-  world = await createWorld({ script, ...(config ? { config } : {}) });
+  world = await createWorld({ script: { ...SPEC_OK, ...script }, ...(config ? { config } : {}) });
   world.gh.addUser({ login: 'lee', permission: 'write' });
   const issue = world.gh.world.issue({
     title: 'Export users',
@@ -157,7 +178,7 @@ describe('the adversarial plan council', () => {
     const calls = roles(w);
     expect(calls.slice(0, 2)).toEqual(['triage', 'plan']);
     expect([...calls.slice(2, 5)].sort()).toEqual(COUNCIL);
-    expect(calls.slice(5)).toEqual(['plan_review']);
+    expect(calls.slice(5)).toEqual(['plan_review', ...SPEC_CALLS]);
     expect([...w.gh.world.issues.get(n)!.labels].sort()).toEqual(['hydraflow-adv-force', 'hydraflow-ready']);
     const adv = stateOf(w, n).adversarial!;
     expect(adv.gate).toMatchObject({ decision: 'load_bearing', source: 'label', reasons: ['label-force'] });
@@ -183,7 +204,8 @@ describe('the adversarial plan council', () => {
     const calls = roles(w);
     expect(calls.slice(0, 2)).toEqual(['triage', 'plan']);
     expect([...calls.slice(2, 5)].sort()).toEqual(COUNCIL); // round 1: every voter, in parallel
-    expect(calls.slice(5)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review']); // the revision, round 2: only the blocker
+    // the revision, round 2: only the blocker; after the plan reviewer, the spec stage
+    expect(calls.slice(5)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review', ...SPEC_CALLS]);
     // the planner's revision carried the blocking concern; the voters saw the plan, round 2 its own earlier concern
     const revision = w.models.calls[5]!.request!.messages[0]!.content;
     expect(revision).toContain('Blocking concerns from the adversarial review');
@@ -210,11 +232,12 @@ describe('the adversarial plan council', () => {
       'AdversarialAgentRan',
       'AdversarialRoundVoted',
       'AdversarialStageCompleted',
+      ...SPEC_LOG,
     ]);
     expect(adv.pending).toEqual([]);
-    expect(adv.counters).toMatchObject({ calls: 5, resolved: 1, forwarded: 0, oscillations: 0 });
-    // the ledger has the voters under their roles
-    expect(state.ledger.map((e) => e.role).filter((r) => r.startsWith('adv_'))).toHaveLength(4);
+    expect(adv.counters).toMatchObject({ calls: 7, resolved: 1, forwarded: 0, oscillations: 0 });
+    // the ledger has the voters (and the spec stage's calls) under their roles
+    expect(state.ledger.map((e) => e.role).filter((r) => r.startsWith('adv_'))).toHaveLength(6);
     // the concern's text is in the council's comment, hash-checked, and never in the signed state
     const comments = councilComment(w, n);
     expect(comments).toHaveLength(1);
@@ -257,7 +280,7 @@ describe('the adversarial plan council', () => {
     const run = await w.run('issues', 'opened', { issue: n });
     expect(run.exitCode, run.stdout).toBe(0);
     const calls = roles(w);
-    expect(calls.slice(5)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review']); // no third round
+    expect(calls.slice(5)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review', ...SPEC_CALLS]); // no third round
     const review = w.models.calls[7]!.request!;
     expect(review.messages[0]!.content).toContain('Concerns forwarded by the adversarial review');
     expect(review.messages[0]!.content).toContain(`id ${id}`);
@@ -275,6 +298,7 @@ describe('the adversarial plan council', () => {
       'OscillationDetected',
       'AdversarialStageCompleted',
       'ConcernsAnswered',
+      ...SPEC_LOG,
     ]);
     // carried by the plan reviewer: it now waits for code review
     expect(adv.pending).toEqual([
@@ -311,7 +335,7 @@ describe('the adversarial plan council', () => {
     expect(w.gh.world.issues.get(n)!.labels).toContain(RUNNING);
     const cut = stateOf(w, n).adversarial!;
     expect(cut.stages['plan-council']).toMatchObject({ status: 'running', next: 'vote', rounds: [] });
-    expect(roles(w).filter((r) => r?.startsWith('adv_'))).toHaveLength(3);
+    expect(councilCalls(w)).toHaveLength(3);
 
     // the phase's failure was escalated with the real error; a human's /retry plans again
     expect(w.gh.world.issues.get(n)!.labels).toContain('hydraflow-hitl');
@@ -320,10 +344,10 @@ describe('the adversarial plan council', () => {
     expect(again.exitCode, again.stdout).toBe(0);
     expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
     // round 1 was not recorded, so it is asked again; nothing before it is
-    expect(roles(w).filter((r) => r?.startsWith('adv_'))).toHaveLength(6);
+    expect(councilCalls(w)).toHaveLength(6);
     const adv = stateOf(w, n).adversarial!;
     expect(adv.stages['plan-council']).toMatchObject({ status: 'converged', calls: 3 });
-    expect(adv.counters.stagesStarted).toBe(1);
+    expect(adv.counters.stagesStarted).toBe(2); // the council, then the spec stage
     expect(adv.pending).toEqual([]);
     expect(councilComment(w, n)[0]!.body).toContain('Name the export file after the date.');
   });
@@ -354,16 +378,101 @@ describe('the adversarial plan council', () => {
       expect(run.exitCode, run.stdout).toBe(0);
     };
     await retry();
-    expect(roles(w).filter((r) => r?.startsWith('adv_'))).toHaveLength(3); // no voter asked on guessed concerns
+    expect(councilCalls(w)).toHaveLength(3); // no voter asked on guessed concerns
     expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-hitl']);
     expect(progress(w, n).body).toContain('recorded concerns are gone');
     expect(stateOf(w, n).adversarial!.stages['plan-council']).toBeUndefined();
 
     await retry();
     expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
-    expect(roles(w).filter((r) => r?.startsWith('adv_'))).toHaveLength(6);
+    expect(councilCalls(w)).toHaveLength(6);
     const adv = stateOf(w, n).adversarial!;
     expect(adv.stages['plan-council']).toMatchObject({ status: 'converged', calls: 3 });
-    expect(adv.counters.stagesStarted).toBe(2);
+    expect(adv.counters.stagesStarted).toBe(3); // the council twice, then the spec stage
+  });
+});
+
+describe('the adversarial spec stage (SpecACGenerator + SpecJudge), after the plan reviewer accepts', () => {
+  const signOff = { adv_builder: none, adv_tester: none, 'adv_risk-skeptic': none };
+  const planOf = (w: World, n: number) =>
+    readPlanComment(w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.startsWith(PLAN_MARKER))?.body);
+
+  it('the judge blocks once, the generator revises with its concern, and the accepted plan carries the revised criteria', async () => {
+    const CONTRADICTION = 'Criterion 2 quotes commas but the plan writes names unquoted: one of them is wrong.';
+    const REVISED = [...CRITERIA.slice(0, 1), 'A user with a comma in the name is written quoted, as the plan says.'];
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        plan: planCreatingFiles,
+        ...signOff,
+        plan_review: planAccepted,
+        'adv_spec-ac-generator': [
+          { json: { acceptance_criteria: CRITERIA } },
+          { json: { acceptance_criteria: REVISED } },
+        ],
+        'adv_spec-judge': [
+          {
+            json: {
+              consistent: false,
+              concerns: [{ severity: 'high', blocking: true, text: CONTRADICTION, evidence: ['criterion 2'] }],
+            },
+          },
+          { json: { consistent: true, concerns: [] } },
+        ],
+      },
+      ON,
+    );
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(roles(w).slice(5)).toEqual(['plan_review', ...SPEC_CALLS, ...SPEC_CALLS]);
+    const generator = w.models.calls.filter((c) => c.role === 'adv_spec-ac-generator');
+    expect(generator[0]!.request!.messages[0]!.content).toContain('Export users'); // the spec: the issue and the plan
+    expect(generator[1]!.request!.messages[0]!.content).toContain(CONTRADICTION); // the revision answers the judge
+    const judge = w.models.calls.filter((c) => c.role === 'adv_spec-judge');
+    expect(judge[1]!.request!.system).toContain(REVISED[1]);
+
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']); // the transient label is off
+    expect(planOf(w, n)?.acceptance_criteria).toEqual(REVISED); // what implement and code review read
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.stages['spec-judge']).toMatchObject({ status: 'converged', retries: 1, agentRuns: 2, calls: 4 });
+    expect(adv.pending).toEqual([]);
+    expect(adv.counters).toMatchObject({ resolved: 1, forwarded: 0 });
+    expect(progress(w, n).body).toContain('| spec-judge | converged |');
+  });
+
+  it('a judge answer that does not parse fails closed: a high blocking concern, and what the loop cannot settle waits for code review', async () => {
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        plan: planCreatingFiles,
+        ...signOff,
+        plan_review: planAccepted,
+        'adv_spec-judge': { fault: 'junk' },
+      },
+      ON,
+    );
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
+    const adv = stateOf(w, n).adversarial!;
+    // round 2's synthetic concern is round 1's: the loop stops as oscillating instead of spending round 3
+    expect(adv.stages['spec-judge']).toMatchObject({ status: 'oscillated', retries: 1, agentRuns: 2 });
+    expect(roles(w).filter((r) => r === 'adv_spec-ac-generator')).toHaveLength(2);
+    expect(adv.pending).toEqual([
+      expect.objectContaining({ voter: 'spec-judge', severity: 'high', must_address_by: 'code-review' }),
+    ]);
+    expect(adv.log.map((e) => e.type)).toContain('OscillationDetected');
+    const comment = w.gh.world
+      .commentsOn(n)
+      .find((c) => c.body.startsWith('<!-- hydraflow:adversarial-stage spec-judge -->'))!;
+    expect(comment.body).toContain('could not be read, so the acceptance criteria were not judged');
+  });
+
+  it('a trivial issue: no criteria are written and no judge is asked', async () => {
+    const { w, n } = await open({ triage: { json: simple }, plan: planCreatingFiles, plan_review: planAccepted }, ON);
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(roles(w)).toEqual(['triage', 'plan', 'plan_review']);
+    expect(stateOf(w, n).adversarial!.stages['spec-judge']).toBeUndefined();
   });
 });

@@ -23,6 +23,8 @@ import {
   reviewVerdictSchema,
   triageVerdictSchema,
   voterAnswerSchema,
+  specCriteriaSchema,
+  specJudgeAnswerSchema,
 } from '@hydraflow/core';
 import {
   MAX_ENUM_INTEGERS,
@@ -55,12 +57,15 @@ const STRUCTURED: Record<string, z.ZodType> = {
   adversarial_answer: voterAnswerSchema,
   plan_review_with_concerns: planReviewWithConcernsSchema,
   review_with_concerns: reviewWithConcernsSchema,
+  // the spec stage: the acceptance criteria generator's answer
+  spec_criteria: specCriteriaSchema,
 };
 
 /** Sent under a name above, in another shape: the review of a product-track pull request (spec-match). */
 const VARIANTS: Record<string, z.ZodType> = {
   'review (spec-match)': specReviewVerdictSchema,
   'review_with_concerns (spec-match)': specReviewWithConcernsSchema,
+  'adversarial_answer (spec-judge)': specJudgeAnswerSchema,
 };
 
 /** The submit tools: grooming's (every agent submits an engineer-shaped verdict, the summary agent the summary) and the research agent's brief (discover). */

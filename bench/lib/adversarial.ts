@@ -14,7 +14,7 @@
  * (src/phases/phase-context.ts); its critical path is the scripted latency × (planner calls + voting rounds + plan
  * reviewer calls): the voters of a round are asked in parallel, so a round costs one latency.
  */
-import { decodeStateBlock, type IssueState } from '@hydraflow/core';
+import { decodeStateBlock, SPEC_CRITERIA_ROLE, type AdversarialState, type IssueState } from '@hydraflow/core';
 import {
   BOT_LOGIN,
   SAMPLE_CONFIG,
@@ -132,14 +132,54 @@ function codeReview(request: ParsedRequest): ScriptEntry {
   return { json: { ...reviewClean.json, ...(ids.length ? { concerns } : {}) } };
 }
 
+/**
+ * The spec stage (src/phases/adversarial/spec-judge.ts): the generator writes the criteria, a revision each time the
+ * judge blocks; the judge blocks round 1 in the typical run (the stage converges after one revision), every round with
+ * a new concern in the worst, never otherwise.
+ */
+function specScript(voters: VoterScript): { generator: ScriptEntry[]; judge: ScriptEntry[] } {
+  const criteria = (n: number) => ({
+    json: {
+      acceptance_criteria: [
+        ...averagePlan.json.acceptance_criteria,
+        ...(n > 0 ? [`average([]) returns NaN, as the plan says (revision ${n}).`] : []),
+      ],
+    },
+  });
+  const inconsistent = (round: number) => ({
+    json: {
+      consistent: false,
+      concerns: [
+        {
+          severity: 'high',
+          blocking: true,
+          text: `Round ${round}: no criterion says what average([]) returns, which the plan decides.`,
+          evidence: ['the criteria'],
+        },
+      ],
+    },
+  });
+  const consistent = { json: { consistent: true, concerns: [] } };
+  const judge =
+    voters === 'worst'
+      ? [1, 2, 3, 4].map(inconsistent)
+      : voters === 'typical'
+        ? [inconsistent(1), consistent]
+        : [consistent];
+  return { generator: [0, 1, 2, 3].map(criteria), judge };
+}
+
 /** The model script of one run; entries with latency where the plan phase's critical path is measured. */
 export function adversarialScript(options: AdversarialRunOptions): Record<string, ScriptValue> {
   const slow = (e: ScriptEntry): ScriptEntry => ({ ...e, latencyMs: options.latencyMs });
+  const spec = specScript(options.voters);
   return {
     triage: slow({ json: { ...triageClear.json, complexity_score: options.complexity } }),
     plan: [0, 1, 2, 3].map((n) => slow(planned(n, options.largePlan ?? false))),
     plan_review: planReview(options.latencyMs),
     ...Object.fromEntries(COUNCIL.map((v) => [`adv_${v}`, voterScript(v, options.voters).map(slow)])),
+    [SPEC_CRITERIA_ROLE]: spec.generator.map(slow),
+    'adv_spec-judge': spec.judge.map(slow),
     implement: implementAverage(AVERAGE_GOOD),
     review: codeReview,
   };
@@ -151,19 +191,29 @@ export interface AdversarialSample {
   calls: Record<string, number>;
   /** the plan phase's span in the HydraFlow step, ms */
   planWallMs: number;
-  /** scripted latency × (planner calls + voting rounds + plan reviewer calls), ms */
+  /** scripted latency × (planner calls + voting rounds + plan reviewer calls + criteria written + judge rounds), ms */
   planCriticalMs: number;
   planCalls: number;
   reviewCalls: number;
   rounds: number;
   /** the plan council's record in the signed state (status, retries, calls), when it ran */
-  stage?: { status: string; retries: number; calls: number; rounds: number[] };
+  stage?: StageSample;
+  /** the spec stage's (src/phases/adversarial/spec-judge.ts), when it ran */
+  spec?: StageSample;
   gate?: string;
   /** usage of the voters' calls (adv_*) and of every plan-phase call, as the server reported it */
   usage: { voters: Usage; planPhase: Usage };
   labels: string[];
   jobs: number;
   violations: number;
+}
+
+export interface StageSample {
+  status: string;
+  retries: number;
+  calls: number;
+  /** voters per round */
+  rounds: number[];
 }
 
 export interface Usage {
@@ -186,7 +236,13 @@ function usageOf(calls: ModelCall[]): Usage {
   return { input, written, read, billable: input + 1.25 * written + 0.1 * read };
 }
 
-const PLAN_ROLES = new Set(['plan', 'plan_review', ...COUNCIL.map((v) => `adv_${v}`)]);
+const PLAN_ROLES = new Set([
+  'plan',
+  'plan_review',
+  ...COUNCIL.map((v) => `adv_${v}`),
+  SPEC_CRITERIA_ROLE,
+  'adv_spec-judge',
+]);
 
 /**
  * An issue opened by alice in a repository with the layer as `options` say, run until quiet: its pull request waits
@@ -234,28 +290,22 @@ export async function adversarialOnce(options: AdversarialRunOptions): Promise<A
     for (const c of ok) calls[c.role ?? '?'] = (calls[c.role ?? '?'] ?? 0) + 1;
     const state = stateOf(world.gh.world.commentsOn(issue.number), issue.number);
     const rec = state?.adversarial?.stages['plan-council'];
+    const specRec = state?.adversarial?.stages['spec-judge'];
     const rounds = rec?.rounds.length ?? 0;
     const planCalls = calls.plan ?? 0;
     const reviewCalls = calls.plan_review ?? 0;
+    const specSequential = (calls[SPEC_CRITERIA_ROLE] ?? 0) + (specRec?.rounds.length ?? 0);
     const inPlan = ok.filter((c) => PLAN_ROLES.has(c.role ?? ''));
     return {
       options,
       calls,
       planWallMs: plan.endedAt - plan.startedAt,
-      planCriticalMs: options.latencyMs * (planCalls + rounds + reviewCalls),
+      planCriticalMs: options.latencyMs * (planCalls + rounds + reviewCalls + specSequential),
       planCalls,
       reviewCalls,
       rounds,
-      ...(rec
-        ? {
-            stage: {
-              status: rec.status,
-              retries: rec.retries,
-              calls: rec.calls,
-              rounds: rec.rounds.map((r) => r.voters.length),
-            },
-          }
-        : {}),
+      ...(rec ? { stage: stageSample(rec) } : {}),
+      ...(specRec ? { spec: stageSample(specRec) } : {}),
       ...(state?.adversarial?.gate ? { gate: state.adversarial.gate.decision } : {}),
       usage: { voters: usageOf(inPlan.filter((c) => c.role?.startsWith('adv_'))), planPhase: usageOf(inPlan) },
       labels: world.gh.world.issues.get(issue.number)!.labels,
@@ -267,6 +317,10 @@ export async function adversarialOnce(options: AdversarialRunOptions): Promise<A
   }
 }
 
+function stageSample(rec: NonNullable<AdversarialState['stages']['plan-council']>): StageSample {
+  return { status: rec.status, retries: rec.retries, calls: rec.calls, rounds: rec.rounds.map((r) => r.voters.length) };
+}
+
 const jobsSummary = (jobs: JobRecord[]) => jobs.map((j) => `${j.job}:${j.status}`).join(', ');
 
 export function stateOf(comments: { user: string; body: string }[], issue: number): IssueState | undefined {
@@ -276,10 +330,12 @@ export function stateOf(comments: { user: string; body: string }[], issue: numbe
   return decoded.status === 'valid' ? decoded.state : undefined;
 }
 
-/** The voters' calls of a run (every role adv_*). */
+/** The plan council voters' calls of a run. */
 export const voterCalls = (s: AdversarialSample) =>
-  Object.entries(s.calls)
-    .filter(([role]) => role.startsWith('adv_'))
-    .reduce((n, [, k]) => n + k, 0);
+  COUNCIL.map((v) => s.calls[`adv_${v}`] ?? 0).reduce((n, k) => n + k, 0);
+
+/** The spec stage's calls of a run: the criteria written and the judge's votes. */
+export const specCalls = (s: AdversarialSample) =>
+  (s.calls[SPEC_CRITERIA_ROLE] ?? 0) + (s.calls['adv_spec-judge'] ?? 0);
 
 export const totalCalls = (s: AdversarialSample) => Object.values(s.calls).reduce((n, k) => n + k, 0);

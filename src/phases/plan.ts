@@ -27,7 +27,8 @@ import { councilRevisionCall, draftCall, issueMessage, planStands, type Attempt 
 import { readRepositoryContext, type RepositoryContext } from './repository-context';
 import { endPhase } from './end-phase';
 import { runProductPlan } from './product-plan';
-import { concernsForPlanReview, forgetPlanCouncil, runPlanCouncil } from './adversarial/plan-council';
+import { concernsForPlanReview, forgetRunningPlanStages, runPlanCouncil } from './adversarial/plan-council';
+import { runSpecJudge } from './adversarial/spec-judge';
 import {
   PLAN_REVIEW_CONCERNS_NOTE,
   planReviewConcernsSection,
@@ -206,6 +207,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
 
   const history: Attempt[] = [];
   let council: string[] | undefined;
+  let councilGate: string[] | undefined;
   try {
     for (
       let step = nextPlanStep(history, settings);
@@ -225,30 +227,14 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
         );
         plan = result.plan;
         council = result.lines;
+        councilGate = result.gateLines;
       }
       const problems = repo.exists ? checkPlanPaths(plan, repo.exists) : [];
       const review = await reviewPlan(ctx, repo, plan, problems);
       history.push({ plan, review, problems });
     }
   } catch (error) {
-    if (error instanceof ModelOutputError) {
-      return escalate(ctx, {
-        headline: 'Planning could not read the model’s answer, so it did not guess a plan',
-        reason: `an answer of the ${history.length === 0 ? 'first planning round' : `planning round after ${history.length} attempt(s)`} (the plan, a revision or the plan review) did not parse after one repair attempt: ${error.message}`,
-      });
-    }
-    if (isFatal(error)) {
-      return stopSpending(ctx, error, 'Planning stopped before spending more');
-    }
-    if (error instanceof ConcernsUnavailableError) {
-      forgetPlanCouncil(ctx);
-      return escalate(ctx, {
-        headline:
-          'The plan council’s recorded concerns are gone, so it did not guess them; /retry starts the council over',
-        reason: error.message,
-      });
-    }
-    throw error;
+    return planningStopped(ctx, error, history.length);
   }
 
   const step = nextPlanStep(history, settings);
@@ -270,8 +256,16 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   }
   if (step.step !== 'accept') throw new Error(`runPlan: unexpected step ${step.step}`);
   checkoutBranchAhead(ctx);
+  // The adversarial spec stage (adversarial/spec-judge.ts): acceptance criteria from the spec, judged, into the plan.
+  let judged;
+  try {
+    judged = await runSpecJudge(ctx, last.plan);
+  } catch (error) {
+    return planningStopped(ctx, error, history.length);
+  }
+  const accepted = { ...last, plan: judged.plan };
 
-  const body = renderPlanComment(last.plan, last.review, {
+  const body = renderPlanComment(accepted.plan, accepted.review, {
     status: 'accepted',
     revisions: step.revisions,
     maxRevisions: settings.maxRevisions,
@@ -280,16 +274,43 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   const comment = await upsertPlanComment(ctx, issues, body);
   session.update((s) => ({
     ...s,
-    plan: record(ctx, 'accepted', comment, last, step.revisions, issueHash),
+    plan: record(ctx, 'accepted', comment, accepted, step.revisions, issueHash),
     lastError: undefined,
   }));
   const mean = meanScore(last.review);
+  const adversarial = judged.lines.length > 0 ? [...(councilGate ?? []), '', ...judged.lines] : council;
   return goReady(ctx, {
     reason: `plan accepted: mean ${mean}/10 after ${step.revisions} revision(s)`,
     headline: `Planned: mean ${mean}/10 after ${step.revisions} revision${step.revisions === 1 ? '' : 's'} → ready`,
     summary: `planned → ready (mean ${mean}/10, ${step.revisions} revision(s))`,
-    details: [details(last, step.revisions, comment.htmlUrl), ...(council ? ['', ...council] : [])].join('\n'),
+    details: [details(accepted, step.revisions, comment.htmlUrl), ...(adversarial ? ['', ...adversarial] : [])].join(
+      '\n',
+    ),
   });
+}
+
+/**
+ * Why planning stopped, on the issue: a model answer that does not parse (after `attempts` planning rounds), a budget
+ * or a provider that refuses, or an adversarial stage whose recorded concerns are gone; anything else is rethrown.
+ */
+function planningStopped(ctx: PhaseContext, error: unknown, attempts: number): Promise<PhaseOutcome> {
+  if (error instanceof ModelOutputError) {
+    return escalate(ctx, {
+      headline: 'Planning could not read the model’s answer, so it did not guess a plan',
+      reason: `an answer of the ${attempts === 0 ? 'first planning round' : `planning round after ${attempts} attempt(s)`} (the plan, a revision or the plan review) did not parse after one repair attempt: ${error.message}`,
+    });
+  }
+  if (isFatal(error)) {
+    return stopSpending(ctx, error, 'Planning stopped before spending more');
+  }
+  if (error instanceof ConcernsUnavailableError) {
+    forgetRunningPlanStages(ctx);
+    return escalate(ctx, {
+      headline: 'An adversarial stage’s recorded concerns are gone, so it did not guess them; /retry starts it over',
+      reason: error.message,
+    });
+  }
+  throw error;
 }
 
 /** The issue came back to planning unchanged: the plan accepted for this very text stands, without a model call. */

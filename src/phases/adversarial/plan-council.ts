@@ -7,29 +7,26 @@
  *   I/O: Builder, Tester and Risk-Skeptic vote in parallel (voters.ts); blocking concerns → the planner revises with
  *   them attached; oscillation, exhausted retries or budget → the open blocking concerns are forwarded to the plan
  *   reviewer (plan-review-concerns.ts);
- * - after every step the state is published (and the concerns' comment written first, concerns-comment.ts), so a run
- *   killed mid-stage resumes at the recorded step; the label comes off when the stage ends.
+ * - after every step the state is published (and the concerns' comment written first), so a run killed mid-stage
+ *   resumes at the recorded step; the label comes off when the stage ends (plan-stage.ts, shared with spec-judge.ts).
  */
 import {
   adversarialOf,
   adversarialSummaryLines,
-  driveAdversarialStage,
   fingerprint,
   revisionRequest,
   stageSpec,
-  startStage,
-  withAdversarialEvents,
+  stagesOfPhase,
   type AdversarialState,
   type Concern,
   type GateResult,
-  type IssueState,
   type Plan,
 } from '@hydraflow/core';
 import type { PhaseContext } from '../phase-context';
 import { decidePlanGate, gateLines } from './gate';
 import { askVoter } from './voters';
-import { readConcerns, writeConcerns } from './concerns-comment';
-import { clearRunningLabel, setRunningLabel } from './running-label';
+import { readConcerns } from './concerns-comment';
+import { drivePlanStage } from './plan-stage';
 
 export const PLAN_COUNCIL = stageSpec('plan-council');
 
@@ -39,6 +36,8 @@ export interface CouncilResult {
   gate: GateResult;
   /** Lines for the progress comment: the gate's decision and reasons, the stage's outcome. */
   lines: string[];
+  /** The gate's lines alone (a later stage's outcome goes after them). */
+  gateLines: string[];
 }
 
 /** `revise`: one planner call revising `plan` with the council's blocking concerns (`notes`) attached. */
@@ -52,68 +51,22 @@ export async function runPlanCouncil(
   const decided = await decidePlanGate(ctx, first);
   const gate = decided.result;
   const lines = (state: AdversarialState) => [...gateLines(decided), '', ...adversarialSummaryLines(state)];
-  if (gate.decision === 'trivial') return { plan: first, gate, lines: lines(adversarialOf(session.state)) };
+  if (gate.decision === 'trivial')
+    return { plan: first, gate, lines: lines(adversarialOf(session.state)), gateLines: gateLines(decided) };
 
-  const now = () => session.options.now().toISOString();
-  if (endedBeforeThisPlanning(adversarialOf(session.state), session.state.plan)) {
-    // a stage that ended for an earlier plan (re-planned after an edit, or a /retry): this plan is voted on anew
-    session.update((s) =>
-      withAdversarialEvents(s, startStage(spec, now(), { runId: session.options.runId, restart: true })),
-    );
-  }
   let plan = first;
-  await setRunningLabel(ctx, 'plan');
-  let result;
-  try {
-    result = await driveAdversarialStage(
-      adversarialOf(session.state),
-      spec,
-      {
-        now,
-        runAgent: async ({ concerns }) => {
-          plan = await revise(plan, revisionRequest(concerns));
-        },
-        vote: ({ voter, round, previous }) =>
-          askVoter(ctx, { spec, voter, round, subject: JSON.stringify(plan, null, 2), previous }),
-        load: () => Promise.resolve(readConcerns(ctx, adversarialOf(session.state).stages[spec.name]?.block)),
-        persist: async ({ state, concerns }) => {
-          const known = adversarialOf(session.state).stages[spec.name]?.block;
-          // the concerns first: the state that names their hash must never point at a block not written yet
-          const block = await writeConcerns(ctx, spec, known, concerns);
-          const withBlock = {
-            ...state,
-            stages: { ...state.stages, [spec.name]: { ...state.stages[spec.name]!, block } },
-          };
-          session.update((s) => ({ ...s, adversarial: withBlock }));
-          const rec = withBlock.stages[spec.name]!;
-          await session.publish({
-            headline: `Planning: the plan council is ${rec.status === 'running' ? `at round ${rec.rounds.length + (rec.next === 'vote' ? 1 : 0)}` : `done (${rec.status})`}`,
-            next: rec.status === 'running' ? 'HydraFlow goes on with the plan council.' : 'The plan reviewer is next.',
-            details: lines(withBlock).join('\n'),
-          });
-        },
+  const result = await drivePlanStage(
+    ctx,
+    { spec, then: 'The plan reviewer is next.', lines },
+    {
+      runAgent: async ({ concerns }) => {
+        plan = await revise(plan, revisionRequest(concerns));
       },
-      { runId: session.options.runId },
-    );
-  } catch (error) {
-    // The stage did not end: the label comes off if GitHub lets it (the phase's failure is what to report); else the
-    // next run takes it off (clearLeftoverRunningLabels) before it resumes the stage at its recorded step.
-    await clearRunningLabel(ctx, 'plan').catch(() => undefined);
-    throw error;
-  }
-  await clearRunningLabel(ctx, 'plan');
-  return { plan, gate, lines: lines(result.state) };
-}
-
-/**
- * True when the stage ended before the plan the state records was made (a later planning of the issue). A stage
- * that ended after it — or with no plan recorded — is this planning's, cut short by a crash: its outcome stands and
- * its forwarded concerns still wait for the plan reviewer.
- */
-function endedBeforeThisPlanning(state: AdversarialState, plan: IssueState['plan']): boolean {
-  const rec = state.stages[PLAN_COUNCIL.name];
-  if (!rec || rec.status === 'running' || !plan) return false;
-  return (rec.endedAt ?? rec.startedAt) <= plan.at;
+      vote: ({ voter, round, previous }) =>
+        askVoter(ctx, { spec, voter, round, subject: JSON.stringify(plan, null, 2), previous }),
+    },
+  );
+  return { plan, gate, lines: lines(result.state), gateLines: gateLines(decided) };
 }
 
 /** The concerns waiting for the plan reviewer, with their text (from each stage's concerns comment). */
@@ -132,15 +85,18 @@ export function concernsForPlanReview(ctx: PhaseContext): Concern[] {
 }
 
 /**
- * The stage's concerns are gone (their comment deleted or edited: ConcernsUnavailableError): the stage cannot go on
- * from its record, so the record is dropped with the escalation that says so, and the next planning (a human's
- * `/retry`) starts the stage over. Its counters and the concerns already forwarded stay.
+ * A plan-phase stage's concerns are gone (their comment deleted or edited: ConcernsUnavailableError): the stage cannot
+ * go on from its record, so the record of the stage that was running is dropped with the escalation that says so, and
+ * the next planning (a human's `/retry`) starts it over. Its counters and the concerns already forwarded stay.
  */
-export function forgetPlanCouncil(ctx: PhaseContext): void {
+export function forgetRunningPlanStages(ctx: PhaseContext): void {
   ctx.session.update((s) => {
     const adv = adversarialOf(s);
-    const stages = { ...adv.stages };
-    delete stages[PLAN_COUNCIL.name];
+    const stages = Object.fromEntries(
+      Object.entries(adv.stages).filter(([name, rec]) => !(PLAN_STAGES.has(name) && rec?.status === 'running')),
+    );
     return { ...s, adversarial: { ...adv, stages } };
   });
 }
+
+const PLAN_STAGES = new Set<string>(stagesOfPhase('plan').map((s) => s.name));

@@ -18,3 +18,4 @@ export * from './cost';
 export * from './consumers';
 export * from './render';
 export * from './config';
+export * from './spec-criteria';
