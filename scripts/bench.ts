@@ -44,8 +44,9 @@
  *
  *   adversarial_*           the adversarial layer (bench/lib/adversarial.ts, issue #19): an issue opened in a repository
  *                           with `adversarial.enabled: true`, triaged and planned under the lifecycle simulator (the
- *                           plan council and the spec stage are wired today). adversarial_extra_calls_trivial: model
- *                           calls a trivial issue makes with the layer on minus with it off (0);
+ *                           assumption surfacer, the plan council and the spec stage are wired today).
+ *                           adversarial_extra_calls_trivial: model calls a trivial issue makes with the layer on minus
+ *                           with it off (0);
  *                           adversarial_plan_council_calls_typical/_worst and adversarial_spec_judge_calls_*: each
  *                           stage's calls as measured (one blocker resolved by one revision; every voter blocking
  *                           every round); adversarial_model_calls_typical/_worst: the arithmetic of
@@ -707,10 +708,10 @@ function backlogMeta(b: BacklogMetrics) {
 // The adversarial layer (bench/lib/adversarial.ts, issue #19).
 
 /**
- * The stages wired into a phase today (src/phases/adversarial/plan-council.ts, spec-judge.ts); the rest are the
+ * The stages wired into a phase today (src/phases/adversarial/assumptions.ts, plan-council.ts, spec-judge.ts); the rest are the
  * table's arithmetic.
  */
-const WIRED_STAGES = ['plan-council', 'spec-judge'] as const;
+const WIRED_STAGES = ['assumptions-plan', 'plan-council', 'spec-judge'] as const;
 
 async function adversarial() {
   const L = LIFECYCLE_LATENCY_MS;
@@ -781,19 +782,20 @@ async function adversarial() {
     gate: s.gate ?? null,
     plan_council: s.stage ?? null,
     spec_judge: s.spec ?? null,
+    assumptions_plan: s.assumptions ?? null,
     plan_wall_ms: round(s.planWallMs, 1),
     plan_critical_path_ms: s.planCriticalMs,
-    plan_critical_path: `${s.planCalls} planner + ${s.rounds} council rounds + ${s.reviewCalls} reviewer + ${s.calls[SPEC_CRITERIA_ROLE] ?? 0} criteria + ${s.spec?.rounds.length ?? 0} judge rounds × ${L} ms`,
+    plan_critical_path: `${s.planCalls} planner + ${s.rounds} council rounds + ${s.reviewCalls} reviewer + ${s.calls[SPEC_CRITERIA_ROLE] ?? 0} criteria + ${s.spec?.rounds.length ?? 0} judge rounds + ${s.assumptions?.rounds.length ?? 0} surfacer round × ${L} ms`,
     usage: s.usage,
     labels: s.labels,
   });
   const meta = {
     scenario:
-      'bench/lib/adversarial.ts: AVERAGE_ISSUE opened by alice in the sample repository with `adversarial:\n  enabled: true` in .github/hydraflow.yml → triage → plan (the plan council, when the gate says load-bearing, then after the plan reviewer the spec stage: criteria written and judged) → implement → review, until quiet (the pull request waits for a human); the real workflow template, dist/, the lifecycle simulator; triage, planner, voters, plan reviewer, criteria generator and judge answer after the scripted latency, implement and review at once',
+      'bench/lib/adversarial.ts: AVERAGE_ISSUE opened by alice in the sample repository with `adversarial:\n  enabled: true` in .github/hydraflow.yml → triage → plan (when the gate says load-bearing: the assumption surfacer and the plan council, then after the plan reviewer the spec stage: criteria written and judged) → implement → review, until quiet (the pull request waits for a human); the real workflow template, dist/, the lifecycle simulator; triage, planner, voters, plan reviewer, criteria generator and judge answer after the scripted latency, implement and review at once',
     scripted_latency_ms_per_model_call: L,
     wired_stages: WIRED_STAGES,
     measured_vs_arithmetic:
-      'adversarial_plan_council_calls_* are measured (the model server’s records by role: the voters’ calls plus the planner’s revisions; the planner’s first draft is the plan phase’s own); adversarial_spec_judge_calls_* too (the criteria generator’s runs, its first included, and the judge’s votes); adversarial_model_calls_* are the arithmetic of packages/core/src/adversarial/cost.ts over every stage of the table on the product track (discover, shape and plan stages; the engineering track runs the plan stages only) — plan-council and spec-judge are wired today, so the rest of the table is not measured',
+      'adversarial_plan_council_calls_* are measured (the model server’s records by role: the voters’ calls plus the planner’s revisions; the planner’s first draft is the plan phase’s own); adversarial_spec_judge_calls_* too (the criteria generator’s runs, its first included, and the judge’s votes); adversarial_model_calls_* are the arithmetic of packages/core/src/adversarial/cost.ts over every stage of the table on the product track (discover, shape and plan stages; the engineering track runs the plan stages only) — assumptions-plan, plan-council and spec-judge are wired today (the surfacer’s one call is in calls_by_role), so the rest of the table is not measured',
     plan_council_arithmetic: { typical: councilArithmetic.typical_calls, worst: councilArithmetic.worst_calls },
     plan_council_measured_matches_arithmetic:
       councilCalls(t) === councilArithmetic.typical_calls && councilCalls(worst) === councilArithmetic.worst_calls,

@@ -14,6 +14,8 @@ import {
   type IssueState,
 } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, type Script, type World } from '@hydraflow/testkit';
+import { createRestClient, MemoryBranch } from '@hydraflow/github';
+import { Memory } from '../src/memory/memory';
 import { planCreatingFiles } from './support/plans';
 import { planAccepted } from './lifecycle/scenario';
 
@@ -51,7 +53,11 @@ const COUNCIL = ['adv_builder', 'adv_risk-skeptic', 'adv_tester'];
 /** The spec stage after the plan reviewer (src/phases/adversarial/spec-judge.ts): criteria written, then judged. */
 const SPEC_CALLS = ['adv_spec-ac-generator', 'adv_spec-judge'];
 const CRITERIA = ['GET /users.csv answers 200 with one row per user.', 'A user with a comma in the name is quoted.'];
+/** The assumption surfacer before the council (src/phases/adversarial/assumptions.ts): one call, no retry. */
+const SURFACER = 'adv_assumption-surfacer';
+const ASSUMPTIONS_LOG = ['AdversarialStageStarted', 'AdversarialRoundVoted', 'AdversarialStageCompleted'];
 const SPEC_OK: Script = {
+  [SURFACER]: { json: { assumptions: [] } },
   'adv_spec-ac-generator': { json: { acceptance_criteria: CRITERIA } },
   'adv_spec-judge': { json: { consistent: true, concerns: [] } },
 };
@@ -155,7 +161,7 @@ describe('the adversarial plan council', () => {
     w.gh.world.setLabelsAs(n, 'tina', { add: ['hydraflow-adv-skip'] });
     const run = await w.run('issues', 'opened', { issue: n });
     expect(run.exitCode, run.stdout).toBe(0);
-    expect([...roles(w).slice(2, 5)].sort()).toEqual(COUNCIL);
+    expect([...roles(w).slice(3, 6)].sort()).toEqual(COUNCIL);
     expect(stateOf(w, n).adversarial!.gate).toMatchObject({ decision: 'load_bearing' });
     expect(progress(w, n).body).toContain('`hydraflow-adv-skip` set by tina');
   });
@@ -176,9 +182,9 @@ describe('the adversarial plan council', () => {
     const run = await w.run('issues', 'opened', { issue: n });
     expect(run.exitCode, run.stdout).toBe(0);
     const calls = roles(w);
-    expect(calls.slice(0, 2)).toEqual(['triage', 'plan']);
-    expect([...calls.slice(2, 5)].sort()).toEqual(COUNCIL);
-    expect(calls.slice(5)).toEqual(['plan_review', ...SPEC_CALLS]);
+    expect(calls.slice(0, 3)).toEqual(['triage', 'plan', SURFACER]);
+    expect([...calls.slice(3, 6)].sort()).toEqual(COUNCIL);
+    expect(calls.slice(6)).toEqual(['plan_review', ...SPEC_CALLS]);
     expect([...w.gh.world.issues.get(n)!.labels].sort()).toEqual(['hydraflow-adv-force', 'hydraflow-ready']);
     const adv = stateOf(w, n).adversarial!;
     expect(adv.gate).toMatchObject({ decision: 'load_bearing', source: 'label', reasons: ['label-force'] });
@@ -202,19 +208,19 @@ describe('the adversarial plan council', () => {
     expect(run.exitCode, run.stdout).toBe(0);
 
     const calls = roles(w);
-    expect(calls.slice(0, 2)).toEqual(['triage', 'plan']);
-    expect([...calls.slice(2, 5)].sort()).toEqual(COUNCIL); // round 1: every voter, in parallel
+    expect(calls.slice(0, 3)).toEqual(['triage', 'plan', SURFACER]); // the assumptions first, then the council
+    expect([...calls.slice(3, 6)].sort()).toEqual(COUNCIL); // round 1: every voter, in parallel
     // the revision, round 2: only the blocker; after the plan reviewer, the spec stage
-    expect(calls.slice(5)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review', ...SPEC_CALLS]);
+    expect(calls.slice(6)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review', ...SPEC_CALLS]);
     // the planner's revision carried the blocking concern; the voters saw the plan, round 2 its own earlier concern
-    const revision = w.models.calls[5]!.request!.messages[0]!.content;
+    const revision = w.models.calls[6]!.request!.messages[0]!.content;
     expect(revision).toContain('Blocking concerns from the adversarial review');
     expect(revision).toContain(RISK);
-    const round2 = w.models.calls[6]!.request!;
+    const round2 = w.models.calls[7]!.request!;
     expect(round2.system).toContain('behind a backup step');
     expect(round2.messages[0]!.content).toContain(RISK);
-    expect(w.models.calls[7]!.request!.messages[0]!.content).toContain('behind a backup step');
-    expect(w.models.calls[7]!.request!.messages[0]!.content).not.toContain('Concerns forwarded');
+    expect(w.models.calls[8]!.request!.messages[0]!.content).toContain('behind a backup step');
+    expect(w.models.calls[8]!.request!.messages[0]!.content).not.toContain('Concerns forwarded');
 
     expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
     const state = stateOf(w, n);
@@ -227,6 +233,7 @@ describe('the adversarial plan council', () => {
     ]);
     expect(adv.log.map((e) => e.type)).toEqual([
       'ComplexityGateRouted',
+      ...ASSUMPTIONS_LOG,
       'AdversarialStageStarted',
       'AdversarialRoundVoted',
       'AdversarialAgentRan',
@@ -235,9 +242,9 @@ describe('the adversarial plan council', () => {
       ...SPEC_LOG,
     ]);
     expect(adv.pending).toEqual([]);
-    expect(adv.counters).toMatchObject({ calls: 7, resolved: 1, forwarded: 0, oscillations: 0 });
-    // the ledger has the voters (and the spec stage's calls) under their roles
-    expect(state.ledger.map((e) => e.role).filter((r) => r.startsWith('adv_'))).toHaveLength(6);
+    expect(adv.counters).toMatchObject({ calls: 8, resolved: 1, forwarded: 0, oscillations: 0 });
+    // the ledger has the voters (and the other stages' calls) under their roles
+    expect(state.ledger.map((e) => e.role).filter((r) => r.startsWith('adv_'))).toHaveLength(7);
     // the concern's text is in the council's comment, hash-checked, and never in the signed state
     const comments = councilComment(w, n);
     expect(comments).toHaveLength(1);
@@ -280,8 +287,8 @@ describe('the adversarial plan council', () => {
     const run = await w.run('issues', 'opened', { issue: n });
     expect(run.exitCode, run.stdout).toBe(0);
     const calls = roles(w);
-    expect(calls.slice(5)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review', ...SPEC_CALLS]); // no third round
-    const review = w.models.calls[7]!.request!;
+    expect(calls.slice(6)).toEqual(['plan', 'adv_risk-skeptic', 'plan_review', ...SPEC_CALLS]); // no third round
+    const review = w.models.calls[8]!.request!;
     expect(review.messages[0]!.content).toContain('Concerns forwarded by the adversarial review');
     expect(review.messages[0]!.content).toContain(`id ${id}`);
     expect(review.messages[0]!.content).toContain(RISK);
@@ -291,6 +298,7 @@ describe('the adversarial plan council', () => {
     expect(adv.stages['plan-council']).toMatchObject({ status: 'oscillated', retries: 1, calls: 5 });
     expect(adv.log.map((e) => e.type)).toEqual([
       'ComplexityGateRouted',
+      ...ASSUMPTIONS_LOG,
       'AdversarialStageStarted',
       'AdversarialRoundVoted',
       'AdversarialAgentRan',
@@ -347,7 +355,7 @@ describe('the adversarial plan council', () => {
     expect(councilCalls(w)).toHaveLength(6);
     const adv = stateOf(w, n).adversarial!;
     expect(adv.stages['plan-council']).toMatchObject({ status: 'converged', calls: 3 });
-    expect(adv.counters.stagesStarted).toBe(2); // the council, then the spec stage
+    expect(adv.counters.stagesStarted).toBe(3); // the assumptions, the council, then the spec stage
     expect(adv.pending).toEqual([]);
     expect(councilComment(w, n)[0]!.body).toContain('Name the export file after the date.');
   });
@@ -388,7 +396,7 @@ describe('the adversarial plan council', () => {
     expect(councilCalls(w)).toHaveLength(6);
     const adv = stateOf(w, n).adversarial!;
     expect(adv.stages['plan-council']).toMatchObject({ status: 'converged', calls: 3 });
-    expect(adv.counters.stagesStarted).toBe(3); // the council twice, then the spec stage
+    expect(adv.counters.stagesStarted).toBe(4); // the assumptions (their outcome stands), the council twice, the spec stage
   });
 });
 
@@ -424,7 +432,7 @@ describe('the adversarial spec stage (SpecACGenerator + SpecJudge), after the pl
     );
     const run = await w.run('issues', 'opened', { issue: n });
     expect(run.exitCode, run.stdout).toBe(0);
-    expect(roles(w).slice(5)).toEqual(['plan_review', ...SPEC_CALLS, ...SPEC_CALLS]);
+    expect(roles(w).slice(6)).toEqual(['plan_review', ...SPEC_CALLS, ...SPEC_CALLS]);
     const generator = w.models.calls.filter((c) => c.role === 'adv_spec-ac-generator');
     expect(generator[0]!.request!.messages[0]!.content).toContain('Export users'); // the spec: the issue and the plan
     expect(generator[1]!.request!.messages[0]!.content).toContain(CONTRADICTION); // the revision answers the judge
@@ -474,5 +482,72 @@ describe('the adversarial spec stage (SpecACGenerator + SpecJudge), after the pl
     expect(run.exitCode, run.stdout).toBe(0);
     expect(roles(w)).toEqual(['triage', 'plan', 'plan_review']);
     expect(stateOf(w, n).adversarial!.stages['spec-judge']).toBeUndefined();
+  });
+});
+
+describe('the assumption surfacer at plan, before the council', () => {
+  const signOff = { adv_builder: none, adv_tester: none, 'adv_risk-skeptic': none };
+  const ASSUMPTION = 'Every user row fits in memory at once.';
+  const GAP = 'Shipped with a known gap in #7 (high, Risk-Skeptic at plan-council): exports ignore deleted users.';
+
+  it('a load-bearing assumption the plan does not check goes straight to the plan reviewer (no planner re-run), and it reads what earlier merges left in memory', async () => {
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        plan: planCreatingFiles,
+        [SURFACER]: {
+          json: {
+            assumptions: [
+              { assumption: ASSUMPTION, how_to_check: 'Count the users table.', load_bearing: true, checked: false },
+              { assumption: 'The CSV needs no header.', how_to_check: 'Ask.', load_bearing: false, checked: false },
+            ],
+          },
+        },
+        ...signOff,
+        plan_review: (request) => {
+          const ids = [...request.messages[0]!.content.matchAll(/^- id ([0-9a-f]{16}) /gm)].map((m) => m[1]!);
+          const concerns = ids.map((id) => ({ id, verdict: 'carried', why: 'Code review checks the streaming.' }));
+          return { json: { ...planAccepted.json, concerns } };
+        },
+      },
+      ON,
+    );
+    // an earlier merge's carryover (src/phases/adversarial/carryover.ts), written as HydraFlow writes it
+    const memory = new Memory(
+      new MemoryBranch(createRestClient({ token: w.gh.botToken, baseUrl: w.gh.url }), {
+        owner: 'acme',
+        repo: 'widgets',
+      }),
+      {
+        config: { memory: { enabled: true, max_entries: 200, max_age_days: 90 } },
+        now: () => new Date(),
+        warn: () => {},
+      },
+    );
+    const kept = await memory.retain(
+      [{ kind: 'knowledge', text: GAP, tags: ['known-gap', 'export', 'users'], source: 7, confidence: 0.3 }],
+      'memory: a known gap',
+    );
+    expect(kept.ok).toBe(true);
+
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    const calls = roles(w);
+    expect(calls.slice(0, 3)).toEqual(['triage', 'plan', SURFACER]);
+    expect(calls.filter((r) => r === 'plan')).toHaveLength(1); // no revision for the surfacer: its retries are 0
+    const surfacer = w.models.calls.find((c) => c.role === SURFACER)!.request!;
+    expect(surfacer.system).toContain('exports ignore deleted users'); // the recalled knowledge, as a note
+    const review = w.models.calls.find((c) => c.role === 'plan_review')!.request!.messages[0]!.content;
+    expect(review).toContain(ASSUMPTION);
+    expect(review).not.toContain('The CSV needs no header.'); // not load-bearing: not blocking
+
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.stages['assumptions-plan']).toMatchObject({ retries: 0, agentRuns: 0, calls: 1 });
+    expect(adv.stages['assumptions-plan']!.status).not.toBe('running');
+    // carried by the plan reviewer: it now waits for code review
+    expect(adv.pending).toEqual([
+      expect.objectContaining({ voter: 'assumption-surfacer', must_address_by: 'code-review' }),
+    ]);
   });
 });

@@ -169,6 +169,20 @@ function specScript(voters: VoterScript): { generator: ScriptEntry[]; judge: Scr
   return { generator: [0, 1, 2, 3].map(criteria), judge };
 }
 
+/**
+ * The assumption surfacer (src/phases/adversarial/assumptions.ts): in the worst run one load-bearing assumption the
+ * plan does not check (forwarded at once to the plan reviewer, who carries it on); otherwise only a checked one.
+ */
+function assumptionsScript(voters: VoterScript): ScriptEntry {
+  const assumption = (load: boolean) => ({
+    assumption: 'Callers pass arrays of finite numbers only.',
+    how_to_check: 'Read the callers of src/numbers.js.',
+    load_bearing: load,
+    checked: !load,
+  });
+  return { json: { assumptions: [assumption(voters === 'worst')] } };
+}
+
 /** The model script of one run; entries with latency where the plan phase's critical path is measured. */
 export function adversarialScript(options: AdversarialRunOptions): Record<string, ScriptValue> {
   const slow = (e: ScriptEntry): ScriptEntry => ({ ...e, latencyMs: options.latencyMs });
@@ -178,6 +192,7 @@ export function adversarialScript(options: AdversarialRunOptions): Record<string
     plan: [0, 1, 2, 3].map((n) => slow(planned(n, options.largePlan ?? false))),
     plan_review: planReview(options.latencyMs),
     ...Object.fromEntries(COUNCIL.map((v) => [`adv_${v}`, voterScript(v, options.voters).map(slow)])),
+    'adv_assumption-surfacer': slow(assumptionsScript(options.voters)),
     [SPEC_CRITERIA_ROLE]: spec.generator.map(slow),
     'adv_spec-judge': spec.judge.map(slow),
     implement: implementAverage(AVERAGE_GOOD),
@@ -191,7 +206,10 @@ export interface AdversarialSample {
   calls: Record<string, number>;
   /** the plan phase's span in the HydraFlow step, ms */
   planWallMs: number;
-  /** scripted latency × (planner calls + voting rounds + plan reviewer calls + criteria written + judge rounds), ms */
+  /**
+   * scripted latency × (planner calls + council rounds + plan reviewer calls + criteria written + judge rounds + the
+   * surfacer's round), ms
+   */
   planCriticalMs: number;
   planCalls: number;
   reviewCalls: number;
@@ -200,6 +218,8 @@ export interface AdversarialSample {
   stage?: StageSample;
   /** the spec stage's (src/phases/adversarial/spec-judge.ts), when it ran */
   spec?: StageSample;
+  /** the assumption surfacer's (src/phases/adversarial/assumptions.ts), when it ran */
+  assumptions?: StageSample;
   gate?: string;
   /** usage of the voters' calls (adv_*) and of every plan-phase call, as the server reported it */
   usage: { voters: Usage; planPhase: Usage };
@@ -242,6 +262,7 @@ const PLAN_ROLES = new Set([
   ...COUNCIL.map((v) => `adv_${v}`),
   SPEC_CRITERIA_ROLE,
   'adv_spec-judge',
+  'adv_assumption-surfacer',
 ]);
 
 /**
@@ -291,10 +312,12 @@ export async function adversarialOnce(options: AdversarialRunOptions): Promise<A
     const state = stateOf(world.gh.world.commentsOn(issue.number), issue.number);
     const rec = state?.adversarial?.stages['plan-council'];
     const specRec = state?.adversarial?.stages['spec-judge'];
+    const assumptionsRec = state?.adversarial?.stages['assumptions-plan'];
     const rounds = rec?.rounds.length ?? 0;
     const planCalls = calls.plan ?? 0;
     const reviewCalls = calls.plan_review ?? 0;
-    const specSequential = (calls[SPEC_CRITERIA_ROLE] ?? 0) + (specRec?.rounds.length ?? 0);
+    const specSequential =
+      (calls[SPEC_CRITERIA_ROLE] ?? 0) + (specRec?.rounds.length ?? 0) + (assumptionsRec?.rounds.length ?? 0);
     const inPlan = ok.filter((c) => PLAN_ROLES.has(c.role ?? ''));
     return {
       options,
@@ -306,6 +329,7 @@ export async function adversarialOnce(options: AdversarialRunOptions): Promise<A
       rounds,
       ...(rec ? { stage: stageSample(rec) } : {}),
       ...(specRec ? { spec: stageSample(specRec) } : {}),
+      ...(assumptionsRec ? { assumptions: stageSample(assumptionsRec) } : {}),
       ...(state?.adversarial?.gate ? { gate: state.adversarial.gate.decision } : {}),
       usage: { voters: usageOf(inPlan.filter((c) => c.role?.startsWith('adv_'))), planPhase: usageOf(inPlan) },
       labels: world.gh.world.issues.get(issue.number)!.labels,

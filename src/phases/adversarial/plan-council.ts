@@ -3,7 +3,8 @@
  * planner's first plan and the plan reviewer, when `adversarial.enabled`:
  *
  * - the complexity gate decides (gate.ts here); trivial → nothing more, no model call;
- * - load-bearing → the transient `hydraflow-adv-plan-running` label, and the retry loop (drive.ts) with this file's
+ * - load-bearing → the assumption surfacer first (assumptions.ts), then, under the transient
+ *   `hydraflow-adv-plan-running` label, the retry loop (drive.ts) with this file's
  *   I/O: Builder, Tester and Risk-Skeptic vote in parallel (voters.ts); blocking concerns → the planner revises with
  *   them attached; oscillation, exhausted retries or budget → the open blocking concerns are forwarded to the plan
  *   reviewer (plan-review-concerns.ts);
@@ -27,6 +28,7 @@ import { decidePlanGate, gateLines } from './gate';
 import { askVoter } from './voters';
 import { readConcerns } from './concerns-comment';
 import { drivePlanStage } from './plan-stage';
+import { runPlanAssumptions } from './assumptions';
 
 export const PLAN_COUNCIL = stageSpec('plan-council');
 
@@ -54,6 +56,7 @@ export async function runPlanCouncil(
   if (gate.decision === 'trivial')
     return { plan: first, gate, lines: lines(adversarialOf(session.state)), gateLines: gateLines(decided) };
 
+  await runPlanAssumptions(ctx, first, lines);
   let plan = first;
   const result = await drivePlanStage(
     ctx,

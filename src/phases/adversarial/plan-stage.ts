@@ -25,6 +25,8 @@ export interface PlanStage {
   then: string;
   /** The progress comment's details after a step. */
   lines: (state: AdversarialState) => string[];
+  /** Another stage of the phase follows at once (the assumption surfacer before the council): the label stays on. */
+  keepLabel?: boolean;
 }
 
 /** Runs `stage` to its end with the agent and the voters given, from wherever the state left it. */
@@ -78,7 +80,7 @@ export async function drivePlanStage(
     await clearRunningLabel(ctx, 'plan').catch(() => undefined);
     throw error;
   }
-  await clearRunningLabel(ctx, 'plan');
+  if (!stage.keepLabel) await clearRunningLabel(ctx, 'plan');
   return result;
 }
 

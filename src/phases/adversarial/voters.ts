@@ -26,7 +26,15 @@ export function voterRole(voter: VoterName): string {
 
 export async function askVoter(
   ctx: PhaseContext,
-  args: { spec: AdversarialStageSpec; voter: VoterName; round: number; subject: string; previous: Concern[] },
+  args: {
+    spec: AdversarialStageSpec;
+    voter: VoterName;
+    round: number;
+    subject: string;
+    previous: Concern[];
+    /** Knowledge recalled from the memory store (the assumption surfacer's). */
+    knowledge?: readonly string[];
+  },
 ): Promise<Concern[]> {
   const { spec, voter } = args;
   const prompt = buildVoterPrompt({
@@ -36,6 +44,7 @@ export async function askVoter(
     issue: { number: ctx.issue.number, title: ctx.issue.title, body: ctx.issue.body ?? '' },
     subject: args.subject,
     previous: args.previous,
+    ...(args.knowledge?.length ? { knowledge: args.knowledge } : {}),
   });
   const role = voterRole(voter);
   try {
