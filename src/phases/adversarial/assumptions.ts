@@ -7,12 +7,12 @@
  *
  * It reads what earlier issues shipped unresolved: the carryover's `knowledge` entries of the memory store
  * (carryover.ts) recalled for this issue (one request; none when memory is off), as low-confidence notes in its
- * prompt. Shares the plan stages' driver (plan-stage.ts).
+ * prompt. Shares the plan stages' driver (stage-driver.ts).
  */
 import { adversarialSummaryLines, HydraflowError, stageSpec, type AdversarialState, type Plan } from '@hydraflow/core';
 import type { PhaseContext } from '../phase-context';
 import { askVoter } from './voters';
-import { drivePlanStage } from './plan-stage';
+import { driveStage } from './stage-driver';
 
 export const ASSUMPTIONS_PLAN = stageSpec('assumptions-plan');
 
@@ -24,7 +24,7 @@ export async function runPlanAssumptions(
 ): Promise<void> {
   const spec = ASSUMPTIONS_PLAN;
   const knowledge = await recallKnowledge(ctx);
-  await drivePlanStage(
+  await driveStage(
     ctx,
     { spec, then: 'The plan council is next.', lines, keepLabel: true },
     {

@@ -25,7 +25,11 @@ export interface PlanGate {
   ignored: string[];
 }
 
-export async function decidePlanGate(ctx: PhaseContext, plan: Plan): Promise<PlanGate> {
+/**
+ * The gate's decision, recorded: at plan with the planner's first plan; at shape (`plan` undefined) from triage and the
+ * product track alone, which the plan phase's gate then keeps (decideComplexity's `previous`).
+ */
+export async function decidePlanGate(ctx: PhaseContext, plan: Plan | undefined): Promise<PlanGate> {
   const { session } = ctx;
   const triage = session.state.triage;
   const { labels, ignored } = await overridesOfSteerers(ctx);
@@ -42,7 +46,7 @@ export async function decidePlanGate(ctx: PhaseContext, plan: Plan): Promise<Pla
             },
           }
         : {}),
-      plan: { files: plan.files_to_touch, risks: plan.risks },
+      ...(plan ? { plan: { files: plan.files_to_touch, risks: plan.risks } } : { productTrack: true }),
     },
     {},
     adversarialOf(session.state).gate,
@@ -76,9 +80,8 @@ async function overridesOfSteerers(ctx: PhaseContext): Promise<{ labels: string[
 }
 
 /** The decision and every reason, for the progress comment (may name the plan's paths: never kept in the state). */
-export function gateLines({ result, ignored }: PlanGate): string[] {
-  const what =
-    result.decision === 'trivial' ? 'trivial: no adversarial stage runs' : 'load-bearing: the plan council runs';
+export function gateLines({ result, ignored }: PlanGate, council = 'the plan council'): string[] {
+  const what = result.decision === 'trivial' ? 'trivial: no adversarial stage runs' : `load-bearing: ${council} runs`;
   const by = result.source === 'label' ? ' (a human’s label)' : '';
   return [
     `**Complexity gate:** ${what}${by}.`,

@@ -9,7 +9,7 @@
  *   them attached; oscillation, exhausted retries or budget → the open blocking concerns are forwarded to the plan
  *   reviewer (plan-review-concerns.ts);
  * - after every step the state is published (and the concerns' comment written first), so a run killed mid-stage
- *   resumes at the recorded step; the label comes off when the stage ends (plan-stage.ts, shared with spec-judge.ts).
+ *   resumes at the recorded step; the label comes off when the stage ends (stage-driver.ts, shared with spec-judge.ts).
  */
 import {
   adversarialOf,
@@ -27,7 +27,7 @@ import type { PhaseContext } from '../phase-context';
 import { decidePlanGate, gateLines } from './gate';
 import { askVoter } from './voters';
 import { readConcerns } from './concerns-comment';
-import { drivePlanStage } from './plan-stage';
+import { driveStage } from './stage-driver';
 import { runPlanAssumptions } from './assumptions';
 
 export const PLAN_COUNCIL = stageSpec('plan-council');
@@ -58,7 +58,7 @@ export async function runPlanCouncil(
 
   await runPlanAssumptions(ctx, first, lines);
   let plan = first;
-  const result = await drivePlanStage(
+  const result = await driveStage(
     ctx,
     { spec, then: 'The plan reviewer is next.', lines },
     {

@@ -7,7 +7,7 @@
  *   model call of the stage: the table's `agentFirstRun`); they replace the plan's own, so the implementer and code
  *   review work to them;
  * - the Spec Judge checks them against the spec and each other; a blocking inconsistency → the generator revises with
- *   it attached (the retry loop, plan-stage.ts); an answer that does not parse is a high blocking concern of its own
+ *   it attached (the retry loop, stage-driver.ts); an answer that does not parse is a high blocking concern of its own
  *   (answers.ts: the stage fails closed, never "consistent");
  * - what the loop cannot settle (exhausted, oscillation, budget) is forwarded to code review
  *   (code-review-concerns.ts), which answers it or carries it to the merge.
@@ -28,7 +28,7 @@ import {
 } from '@hydraflow/core';
 import type { PhaseContext } from '../phase-context';
 import { askVoter } from './voters';
-import { drivePlanStage } from './plan-stage';
+import { driveStage } from './stage-driver';
 
 export const SPEC_JUDGE = stageSpec('spec-judge');
 
@@ -41,7 +41,7 @@ export async function runSpecJudge(ctx: PhaseContext, accepted: Plan): Promise<{
   if (!ctx.config.adversarial.enabled || gate?.decision !== 'load_bearing') return { plan: accepted, lines: [] };
   const spec = SPEC_JUDGE;
   let plan = accepted;
-  const result = await drivePlanStage(
+  const result = await driveStage(
     ctx,
     { spec, then: 'The issue goes to implement.', lines: adversarialSummaryLines },
     {

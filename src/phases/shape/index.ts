@@ -33,6 +33,7 @@ import {
   renderTurnComment,
   shapePreferenceEntries,
   shipItChoice,
+  ConcernsUnavailableError,
   type ShapeDirection,
   type ShapeLetter,
   type ShapeRecord,
@@ -47,6 +48,8 @@ import { stopSpending } from '../pause';
 import { dropUnpublishedMovesOf } from '../../handlers/own-labels';
 import { recallMemories, retainPreferences } from './memory';
 import { shapeCall, type ShapeMessage } from './prompt';
+import { forgetShapeCouncil, runShapeCouncil } from '../adversarial/shape-council';
+import { clearLeftoverRunningLabels } from '../adversarial/running-label';
 
 /**
  * Requests a shape run makes at most after reading the issue: the lock (2), the permission, the comment(s) written
@@ -132,20 +135,37 @@ async function firstTurn(ctx: PhaseContext): Promise<PhaseOutcome> {
   await ctx.ensureRequests?.(SHAPE_REQUESTS, `shaping of #${issue.number}`);
   const lock = await session.acquire({ takeOver: ctx.forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
-  let called: Called;
+  // a run killed while the shape council ran left its transient label: no stage of this run runs yet
+  await clearLeftoverRunningLabels(ctx);
+  let turn: ShapeTurn;
+  let council: string[] = [];
   try {
-    called = await callModel(ctx, [], []);
+    turn = await proposeDirections(ctx);
+    // The adversarial shape council (adversarial/shape-council.ts): the directions are attacked before anyone sees them.
+    if (ctx.config.adversarial.enabled) {
+      const result = await runShapeCouncil(ctx, turn, (current, notes) =>
+        proposeDirections(ctx, { directions: current.directions, notes }),
+      );
+      turn = result.turn;
+      council = result.lines;
+    }
   } catch (error) {
     if (isFatal(error)) return stopSpending(ctx, error, 'Shaping stopped before spending more');
+    if (error instanceof UnusableDirections) {
+      return escalate(ctx, {
+        headline: 'Shape did not produce usable directions (redone once), so nothing was guessed',
+        reason: error.message,
+      });
+    }
+    if (error instanceof ConcernsUnavailableError) {
+      forgetShapeCouncil(ctx);
+      return escalate(ctx, {
+        headline: 'The shape council’s recorded concerns are gone, so it did not guess them; /retry starts it over',
+        reason: error.message,
+      });
+    }
     throw error;
   }
-  if ('failure' in called) {
-    return escalate(ctx, {
-      headline: 'Shape did not produce usable directions (redone once), so nothing was guessed',
-      reason: called.failure,
-    });
-  }
-  const { turn } = called;
   if (session.currentStage !== 'shape') await session.moveTo('shape', 'shape: directions posted');
   const { body, hash } = renderDirectionsComment(turn.directions, { turns: 0, maxTurns: ctx.config.max_shape_turns });
   const comment = await upsert(ctx, session.state.shape?.commentId, DIRECTIONS_MARKER, body);
@@ -161,9 +181,25 @@ async function firstTurn(ctx: PhaseContext): Promise<PhaseOutcome> {
   await endPhase(session, {
     headline: `Shape: ${turn.directions.length} product directions posted; waiting for a human to choose`,
     next: NEXT_WAIT,
-    details: status(ctx, record, `See [the directions](${comment.htmlUrl}).`),
+    details: [
+      status(ctx, record, `See [the directions](${comment.htmlUrl}).`),
+      ...(council.length ? ['', ...council] : []),
+    ].join('\n'),
   });
   return { summary: `shape: ${turn.directions.length} directions posted; waiting for a human`, stage: 'shape' };
+}
+
+/** The shape agent's answer broke the rules twice (the provider's repair is the one redo). */
+class UnusableDirections extends Error {}
+
+/** The first turn's directions, or their revision for the shape council's blocking concerns (`revise.notes`). */
+async function proposeDirections(
+  ctx: PhaseContext,
+  revise?: { directions: readonly ShapeDirection[]; notes: string },
+): Promise<ShapeTurn> {
+  const called = await callModel(ctx, revise?.directions ?? [], [], revise?.notes);
+  if ('failure' in called) throw new UnusableDirections(called.failure);
+  return called.turn;
 }
 
 type Called = { turn: ShapeTurn } | { failure: string };
@@ -173,6 +209,7 @@ async function callModel(
   ctx: PhaseContext,
   directions: readonly ShapeDirection[],
   conversation: readonly ShapeMessage[],
+  revision?: string,
 ): Promise<Called> {
   const discover = ctx.session.state.discover;
   const briefComment = discover && ctx.session.comments.find((c) => c.id === discover.commentId && isOurs(ctx, c));
@@ -181,7 +218,9 @@ async function callModel(
   const memories = await recallMemories(ctx);
   try {
     return {
-      turn: await ctx.models.structured(shapeCall({ issue: ctx.issue, brief, memories, directions, conversation })),
+      turn: await ctx.models.structured(
+        shapeCall({ issue: ctx.issue, brief, memories, directions, conversation, ...(revision ? { revision } : {}) }),
+      ),
     };
   } catch (error) {
     if (error instanceof ModelOutputError) return { failure: error.message.slice(0, 500) };

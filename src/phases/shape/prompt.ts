@@ -65,7 +65,7 @@ function briefText(brief: DiscoverBrief | undefined): string {
   );
 }
 
-function directionsText(directions: readonly ShapeDirection[]): string {
+export function directionsText(directions: readonly ShapeDirection[]): string {
   return directions
     .map(
       (d) =>
@@ -84,6 +84,8 @@ export function shapeCall(args: {
   memories: readonly ShapeMemory[];
   directions: readonly ShapeDirection[];
   conversation: readonly ShapeMessage[];
+  /** The adversarial shape council's blocking concerns (revisionRequest): the directions are revised for them. */
+  revision?: string;
 }): StructuredCall<ShapeTurn> {
   const { issue } = args;
   const memories = args.memories.slice(0, SHAPE_LIMITS.memories);
@@ -115,7 +117,9 @@ export function shapeCall(args: {
           '',
           'Answer the latest human reply and give the directions as they stand now.',
         ]
-      : ['Propose the directions (first turn: "reply" is empty).']),
+      : args.revision
+        ? [args.revision, '', 'Revise the directions so that each blocking concern is answered ("reply" is empty).']
+        : ['Propose the directions (first turn: "reply" is empty).']),
   ].join('\n');
   return {
     role: 'shape',

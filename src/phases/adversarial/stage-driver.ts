@@ -1,14 +1,16 @@
 /**
- * What the plan phase's adversarial stages (the plan council, plan-council.ts; the spec judge, spec-judge.ts) share
- * around the retry loop (packages/core/src/adversarial/drive.ts): the transient `hydraflow-adv-plan-running` label on
- * while a stage runs, its concerns written to the stage's comment before the state that names their hash, and the
- * state published after every step, so a run killed mid-stage resumes at the recorded step.
+ * What the wired adversarial stages (assumptions.ts, plan-council.ts, spec-judge.ts at plan; shape-council.ts at shape)
+ * share around the retry loop (packages/core/src/adversarial/drive.ts): the phase's transient
+ * `hydraflow-adv-<phase>-running` label on while a stage runs, its concerns written to the stage's comment before the
+ * state that names their hash, and the state published after every step, so a run killed mid-stage resumes at the
+ * recorded step.
  */
 import {
   adversarialOf,
   driveAdversarialStage,
   startStage,
   withAdversarialEvents,
+  type AdversarialPhase,
   type AdversarialStageSpec,
   type AdversarialState,
   type DriveResult,
@@ -19,7 +21,9 @@ import type { PhaseContext } from '../phase-context';
 import { readConcerns, writeConcerns } from './concerns-comment';
 import { clearRunningLabel, setRunningLabel } from './running-label';
 
-export interface PlanStage {
+const DOING: Record<AdversarialPhase, string> = { discover: 'Discovery', shape: 'Shaping', plan: 'Planning' };
+
+export interface StageWiring {
   spec: AdversarialStageSpec;
   /** What the progress comment says the stage hands on to when it ends. */
   then: string;
@@ -27,24 +31,31 @@ export interface PlanStage {
   lines: (state: AdversarialState) => string[];
   /** Another stage of the phase follows at once (the assumption surfacer before the council): the label stays on. */
   keepLabel?: boolean;
+  /** A stage of a phase other than plan that ended is voted on anew (a human's forced re-run of the phase). */
+  restart?: boolean;
 }
 
 /** Runs `stage` to its end with the agent and the voters given, from wherever the state left it. */
-export async function drivePlanStage(
+export async function driveStage(
   ctx: PhaseContext,
-  stage: PlanStage,
+  stage: StageWiring,
   io: Pick<StageIO, 'runAgent' | 'vote'>,
 ): Promise<DriveResult> {
   const { session } = ctx;
   const { spec } = stage;
   const now = () => session.options.now().toISOString();
-  if (endedBeforeThisPlanning(adversarialOf(session.state), spec, session.state.plan)) {
-    // a stage that ended for an earlier plan (re-planned after an edit, or a /retry): this plan is voted on anew
+  const ended = adversarialOf(session.state).stages[spec.name]?.status;
+  const restart =
+    spec.phase === 'plan'
+      ? endedBeforeThisPlanning(adversarialOf(session.state), spec, session.state.plan)
+      : stage.restart === true && ended !== undefined && ended !== 'running';
+  if (restart) {
+    // a stage that ended for an earlier plan (re-planned after an edit, or a /retry), or a forced re-run: voted anew
     session.update((s) =>
       withAdversarialEvents(s, startStage(spec, now(), { runId: session.options.runId, restart: true })),
     );
   }
-  await setRunningLabel(ctx, 'plan');
+  await setRunningLabel(ctx, spec.phase);
   let result: DriveResult;
   try {
     result = await driveAdversarialStage(
@@ -66,7 +77,7 @@ export async function drivePlanStage(
           const rec = withBlock.stages[spec.name]!;
           const what = spec.name.replace('-', ' ');
           await session.publish({
-            headline: `Planning: the ${what} is ${rec.status === 'running' ? `at round ${rec.rounds.length + (rec.next === 'vote' ? 1 : 0)}` : `done (${rec.status})`}`,
+            headline: `${DOING[spec.phase]}: the ${what} is ${rec.status === 'running' ? `at round ${rec.rounds.length + (rec.next === 'vote' ? 1 : 0)}` : `done (${rec.status})`}`,
             next: rec.status === 'running' ? `HydraFlow goes on with the ${what}.` : stage.then,
             details: stage.lines(withBlock).join('\n'),
           });
@@ -77,10 +88,10 @@ export async function drivePlanStage(
   } catch (error) {
     // The stage did not end: the label comes off if GitHub lets it (the phase's failure is what to report); else the
     // next run takes it off (clearLeftoverRunningLabels) before it resumes the stage at its recorded step.
-    await clearRunningLabel(ctx, 'plan').catch(() => undefined);
+    await clearRunningLabel(ctx, spec.phase).catch(() => undefined);
     throw error;
   }
-  if (!stage.keepLabel) await clearRunningLabel(ctx, 'plan');
+  if (!stage.keepLabel) await clearRunningLabel(ctx, spec.phase);
   return result;
 }
 
