@@ -74,10 +74,23 @@ function stateOf(w: World, n: number): IssueState {
 }
 const roles = (w: World) => w.models.calls.map((c) => c.role);
 
+/** Discover's stages sign off (tests/adversarial-discover.e2e.test.ts has them at work). */
+const DISCOVER_SIGNS_OFF: Script = {
+  'adv_assumption-surfacer': { json: { assumptions: [] } },
+  'adv_problem-sharpener': none,
+  'adv_existing-solution-hunter': none,
+  'adv_cheapest-test-advocate': none,
+};
+
 /** A vague issue by lee, through triage, discover and shape's first turn. */
 async function shaped(script: Script, config = ON) {
   world = await createWorld({
-    script: { triage: { json: vague }, discover: { toolCalls: [{ name: 'submit_brief', input: brief }] }, ...script },
+    script: {
+      triage: { json: vague },
+      discover: { toolCalls: [{ name: 'submit_brief', input: brief }] },
+      ...DISCOVER_SIGNS_OFF,
+      ...script,
+    },
     config,
   });
   const w = world;

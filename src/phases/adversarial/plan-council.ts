@@ -28,7 +28,7 @@ import { decidePlanGate, gateLines } from './gate';
 import { askVoter } from './voters';
 import { readConcerns } from './concerns-comment';
 import { driveStage } from './stage-driver';
-import { runPlanAssumptions } from './assumptions';
+import { ASSUMPTIONS_PLAN, runAssumptions } from './assumptions';
 
 export const PLAN_COUNCIL = stageSpec('plan-council');
 
@@ -56,7 +56,10 @@ export async function runPlanCouncil(
   if (gate.decision === 'trivial')
     return { plan: first, gate, lines: lines(adversarialOf(session.state)), gateLines: gateLines(decided) };
 
-  await runPlanAssumptions(ctx, first, lines);
+  await runAssumptions(ctx, ASSUMPTIONS_PLAN, JSON.stringify(first, null, 2), {
+    then: 'The plan council is next.',
+    lines,
+  });
   let plan = first;
   const result = await driveStage(
     ctx,

@@ -8,6 +8,7 @@
 import {
   BRIEF_MARKER,
   briefGaps,
+  ConcernsUnavailableError,
   briefHash,
   isBuiltPhase,
   isFatal,
@@ -24,6 +25,8 @@ import { escalate } from '../escalate';
 import { stopSpending } from '../pause';
 import { humanComments } from '../groom/context';
 import { research, webSearchFor, type ResearchResult } from './research';
+import { forgetRunningDiscoverStages, runDiscoveryCouncil } from '../adversarial/discovery-council';
+import { clearLeftoverRunningLabels } from '../adversarial/running-label';
 
 /**
  * Requests a discovery makes at most after its start: the lock taken over (2), the memory read, the brief, the label
@@ -47,6 +50,8 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
   await ctx.ensureRequests?.(DISCOVER_REQUESTS, `discovery of #${issue.number}`);
   const lock = await session.acquire({ takeOver: ctx.forced });
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: stageAtStart };
+  // a run killed while a discover stage ran left its transient label: no stage of this run runs yet
+  await clearLeftoverRunningLabels(ctx);
 
   const text = `${issue.title}\n${issue.body}`;
   // what earlier issues taught (a human's preferences), by relevance to this one; nothing when memory is off or unread
@@ -79,10 +84,39 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
     });
   }
   const firstGaps = 'brief' in first ? briefGaps(first.brief, text) : [];
-  const gaps = briefGaps(last.brief, text);
+  let brief = last.brief;
+  let council: string[] = [];
+  // The adversarial discover stages (adversarial/discovery-council.ts), on a complete brief, before anyone sees it.
+  if (ctx.config.adversarial.enabled && briefGaps(brief, text).length === 0) {
+    try {
+      const result = await runDiscoveryCouncil(ctx, brief, async (current, notes) => {
+        const redone = await research({ ...input, redo: { brief: current, gaps: [], concerns: notes } });
+        if (!('brief' in redone)) throw new UnusableBrief(redone.failure);
+        return redone.brief;
+      });
+      brief = result.brief;
+      council = result.lines;
+    } catch (error) {
+      if (isFatal(error)) return stopSpending(ctx, error, 'Discovery stopped before spending more');
+      if (error instanceof UnusableBrief)
+        return escalate(ctx, {
+          headline: 'Discovery did not produce a brief for the council’s concerns, so nothing was guessed',
+          reason: error.message,
+        });
+      if (error instanceof ConcernsUnavailableError) {
+        forgetRunningDiscoverStages(ctx);
+        return escalate(ctx, {
+          headline: 'A discover stage’s recorded concerns are gone, so it did not guess them; /retry starts it over',
+          reason: error.message,
+        });
+      }
+      throw error;
+    }
+  }
+  const gaps = briefGaps(brief, text);
   const attempts = second ? 2 : 1;
-  const comment = await upsertBrief(ctx, renderBriefComment(last.brief, { attempts, gaps: firstGaps }));
-  record(ctx, last.brief, comment, attempts);
+  const comment = await upsertBrief(ctx, renderBriefComment(brief, { attempts, gaps: firstGaps }));
+  record(ctx, brief, comment, attempts);
   if (gaps.length > 0) {
     return escalate(ctx, {
       headline: 'The discovery brief is still incomplete after one redo',
@@ -94,7 +128,7 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
   // short in between leaves both labels and the state at discover, so its re-run discovers again (the brief is updated
   // in place), never a stage label whose brief the state does not know (property test: a /retry that died there).
   const stage = await session.moveTo('shape', 'research brief posted', { removeLater: true });
-  const shown = `[the discovery brief](${comment.htmlUrl})`;
+  const shown = `[the discovery brief](${comment.htmlUrl})${council.length ? `.\n\n${council.join('\n')}\n` : ''}`;
   if (stage !== 'shape') {
     await endPhase(session, {
       headline: `Researched, but a human moved the issue to ${stage ?? 'no stage'} meanwhile; that choice stands`,
@@ -103,21 +137,24 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
     });
     return { summary: `brief posted; human override to ${stage} honoured`, stage };
   }
-  const headline = `Discovery brief posted: ${counts(last.brief)}${attempts > 1 ? ' (redone once to fill its gaps)' : ''}`;
+  const headline = `Discovery brief posted: ${counts(brief)}${attempts > 1 ? ' (redone once to fill its gaps)' : ''}`;
   if (!isBuiltPhase('shape')) {
     await endPhase(session, {
       headline,
       next: `Shape (directions to choose from) is not in this HydraFlow version: the issue waits at \`${labelFor('shape')}\` for a human to choose a direction, then set \`${labelFor('plan')}\`.`,
       details: `See ${shown}.`,
     });
-    return { summary: `discovery brief posted (${counts(last.brief)}) → shape`, stage: 'shape' };
+    return { summary: `discovery brief posted (${counts(brief)}) → shape`, stage: 'shape' };
   }
   // shape runs in a run of its own (phases.ts: ownRun), which takes this run's lock over
   const next = await startNextPhase(ctx, 'shape', 'Shape (product directions to choose from)');
   await session.publish({ headline, next: next.note, details: `See ${shown}.` });
   await session.finishMove(); // hydraflow-discover goes once the state that says shape is published (as triage does)
-  return { summary: `discovery brief posted (${counts(last.brief)}) → shape`, stage: 'shape', ...next.outcome };
+  return { summary: `discovery brief posted (${counts(brief)}) → shape`, stage: 'shape', ...next.outcome };
 }
+
+/** The research agent's redo for the discovery council did not end with a brief. */
+class UnusableBrief extends Error {}
 
 function counts(brief: DiscoverBrief): string {
   return [

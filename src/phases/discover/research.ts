@@ -87,7 +87,8 @@ export async function research(args: {
   memories?: string;
   /** The provider's server-side web search, when the config allows it and the provider has one (webSearchFor). */
   webSearch?: { maxUses: number } | undefined;
-  redo?: { brief: DiscoverBrief; gaps: readonly string[] };
+  /** `concerns`: the adversarial discovery council's blocking concerns (revisionRequest), instead of the gaps. */
+  redo?: { brief: DiscoverBrief; gaps: readonly string[]; concerns?: string };
 }): Promise<ResearchResult> {
   const readOnly = await createReadOnlyTools({ root: args.workspace });
   const submit = defineTool({
@@ -109,7 +110,7 @@ export async function research(args: {
           'Your previous brief (JSON):',
           JSON.stringify(args.redo.brief),
           '',
-          `It falls short: ${args.redo.gaps.join('; ')}.`,
+          args.redo.concerns ?? `It falls short: ${args.redo.gaps.join('; ')}.`,
           'Research what is missing and submit the whole brief again.',
         ]
       : []),
