@@ -101,6 +101,7 @@ describe('the adversarial discover stages', () => {
     expect(adv.stages['assumptions-discover']).toMatchObject({ status: 'converged', calls: 1 });
     expect(adv.stages['discovery-council']).toMatchObject({ status: 'converged', retries: 1, agentRuns: 1 });
     expect(adv.pending).toEqual([]);
+    expect(run.summary).toContain('| discovery-council | converged |'); // the job summary shows the stages too
   });
 
   it('off (the default): discovery makes exactly the calls it made before', async () => {

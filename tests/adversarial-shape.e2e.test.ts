@@ -129,6 +129,7 @@ describe('the adversarial shape council', () => {
     expect(adv.stages['shape-council']).toMatchObject({ status: 'converged', retries: 1, agentRuns: 1, calls: 4 });
     expect(adv.pending).toEqual([]);
     expect(progress(w, n)).toContain('**Complexity gate:** load-bearing: the shape council runs.');
+    expect(shape.summary).toContain('| shape-council | converged |'); // the job summary shows the stage too
   });
 
   it('what two revisions cannot settle waits for the plan reviewer; a human’s hydraflow-adv-skip asks no voter', async () => {

@@ -150,7 +150,9 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
   const next = await startNextPhase(ctx, 'shape', 'Shape (product directions to choose from)');
   await session.publish({ headline, next: next.note, details: `See ${shown}.` });
   await session.finishMove(); // hydraflow-discover goes once the state that says shape is published (as triage does)
-  return { summary: `discovery brief posted (${counts(brief)}) → shape`, stage: 'shape', ...next.outcome };
+  // the adversarial stages' outcome goes to the job summary too (run.ts shows an outcome's details there)
+  const details = council.length ? { details: council.join('\n') } : {};
+  return { summary: `discovery brief posted (${counts(brief)}) → shape`, stage: 'shape', ...details, ...next.outcome };
 }
 
 /** The research agent's redo for the discovery council did not end with a brief. */

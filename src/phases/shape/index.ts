@@ -186,7 +186,12 @@ async function firstTurn(ctx: PhaseContext): Promise<PhaseOutcome> {
       ...(council.length ? ['', ...council] : []),
     ].join('\n'),
   });
-  return { summary: `shape: ${turn.directions.length} directions posted; waiting for a human`, stage: 'shape' };
+  return {
+    summary: `shape: ${turn.directions.length} directions posted; waiting for a human`,
+    stage: 'shape',
+    // the shape council's outcome goes to the job summary too (run.ts shows an outcome's details there)
+    ...(council.length ? { details: council.join('\n') } : {}),
+  };
 }
 
 /** The shape agent's answer broke the rules twice (the provider's repair is the one redo). */
