@@ -11,6 +11,7 @@ import {
   DIRECTIONS_MARKER,
   FINAL_MARKER,
   GROOMED_LABEL,
+  isAdversarialRunningLabel,
   PROGRESS_MARKER,
   stageOf,
 } from '@hydraflow/core';
@@ -40,6 +41,9 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
       if (model.closeRaced)
         expect(kept.length, `${where}: closed issue (raced) with several pipeline labels`).toBeLessThanOrEqual(1);
       else expect(kept, `${where}: closed issue keeps a pipeline label`).toEqual([]);
+      // a dead run's transient adversarial label goes with the close (handlers/close.ts)
+      if (!model.closeRaced && !model.eventLost)
+        expect(labels.filter(isAdversarialRunningLabel), `${where}: closed issue keeps a transient label`).toEqual([]);
     } else if (touchedByHydraflow(ctx, n) && !model.eventLost) {
       const allowed =
         model.raced || model.refusedByLock
@@ -55,7 +59,7 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
     }
 
     // 2. HydraFlow never removes (or adds) a label that is not a pipeline label (or its own `groomed`).
-    const ours = (l: string) => isPipeline(l) || l === GROOMED_LABEL.name;
+    const ours = (l: string) => isPipeline(l) || l === GROOMED_LABEL.name || isAdversarialRunningLabel(l);
     expect(labels.filter((l) => !ours(l)).sort(), `${where}: human labels changed`).toEqual(
       [...model.humanLabels].sort(),
     );

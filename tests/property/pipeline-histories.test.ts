@@ -135,6 +135,15 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
   { weight: 3, arbitrary: commentArb },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('close' as const), issue: issueArb }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'sweep' as const }) },
+  // a dead run's transient adversarial label (issue #19): HydraFlow's own, never a pipeline label
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('leftover' as const),
+      issue: issueArb,
+      phase: fc.constantFrom('discover' as const, 'shape' as const, 'plan' as const),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({

@@ -1,5 +1,5 @@
 /** What a property run prints: the runs of a failing history (and its requests, on demand), and how long it took. */
-import { BRIEF_MARKER, decodeStateBlock, PROGRESS_MARKER } from '@hydraflow/core';
+import { BRIEF_MARKER, decodeStateBlock, isAdversarialRunningLabel, PROGRESS_MARKER } from '@hydraflow/core';
 import { BOT_LOGIN, TEST_STATE_KEY } from '@hydraflow/testkit';
 import { steers } from './people';
 import type { Ctx } from './world';
@@ -60,6 +60,10 @@ export class Coverage {
     if (discovers.some((r) => r.crashed)) seen.add('a discover run crashed');
     if (discovers.length > 1) seen.add('discover run twice');
     if (ctx.events.some((e) => e.name === 'schedule')) seen.add('a sweep');
+    // a dead run's transient adversarial label (world.ts `leftover`), and HydraFlow taking one off
+    const transient = world.events.filter((e) => typeof e.label === 'string' && isAdversarialRunningLabel(e.label));
+    if (transient.some((e) => e.action === 'labeled')) seen.add('a transient label left');
+    if (transient.some((e) => e.action === 'unlabeled')) seen.add('a transient label taken off');
     for (const model of ctx.issues) {
       if (!model) continue;
       const progress = world

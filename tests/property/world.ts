@@ -80,6 +80,12 @@ export type Action =
   /** On the issue, or (`on: 'pull'`) on HydraFlow's pull request for it. */
   | { kind: 'comment'; issue: IssueRef; body: string; by?: Level; on?: 'issue' | 'pull'; deliver?: Delivery }
   | { kind: 'close'; issue: IssueRef }
+  /**
+   * A HydraFlow run died inside an adversarial stage (the layer on in an earlier configuration) and left the phase's
+   * transient label: HydraFlow's own label, never a pipeline label; the next run of a phase that hosts a stage, or the
+   * close, takes it off (src/phases/adversarial/running-label.ts).
+   */
+  | { kind: 'leftover'; issue: IssueRef; phase: 'discover' | 'shape' | 'plan' }
   /** The template's hourly schedule fires (the sweep). */
   | { kind: 'sweep' }
   /** A review of HydraFlow's pull request for issue 0, on its head or on the head before it (a superseded one). */
@@ -714,6 +720,13 @@ async function humanAct(ctx: Ctx, action: Action): Promise<EventRecord[]> {
       if (!issue) return [];
       expect((await ctx.api('PATCH', `/issues/${issue.number}`, { state: 'closed' })).status).toBe(200);
       return [ctx.event(issue.number, 'issues', 'closed')];
+    }
+    case 'leftover': {
+      const issue = open(action.issue);
+      if (!issue) return [];
+      // the bot's own label: GitHub's labeled event is HydraFlow's, which its router ignores; none is delivered
+      ctx.gh.world.setLabelsAs(issue.number, BOT_LOGIN, { add: [`hydraflow-adv-${action.phase}-running`] });
+      return [];
     }
     case 'tamper':
       return tamper(ctx, action);
