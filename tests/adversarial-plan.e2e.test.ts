@@ -476,6 +476,37 @@ describe('the adversarial spec stage (SpecACGenerator + SpecJudge), after the pl
     expect(comment.body).toContain('could not be read, so the acceptance criteria were not judged');
   });
 
+  it('a judge that blocks anew every round: two rewrites, then the retries are exhausted and its concerns wait for code review', async () => {
+    const judge = [1, 2, 3].map((round) => ({
+      json: {
+        consistent: false,
+        concerns: [
+          { severity: 'high', blocking: true, text: `Round ${round}: criterion 1 is unmeasurable.`, evidence: [] },
+        ],
+      },
+    }));
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        plan: planCreatingFiles,
+        ...signOff,
+        plan_review: planAccepted,
+        'adv_spec-judge': judge,
+      },
+      ON,
+    );
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(roles(w).slice(6)).toEqual(['plan_review', ...SPEC_CALLS, ...SPEC_CALLS, ...SPEC_CALLS]);
+    const adv = stateOf(w, n).adversarial!;
+    expect(adv.stages['spec-judge']).toMatchObject({ status: 'exhausted', retries: 2, agentRuns: 3, calls: 6 });
+    expect(adv.log.map((e) => e.type)).toContain('AdversarialRetryExhausted');
+    expect(adv.pending).toEqual([
+      expect.objectContaining({ voter: 'spec-judge', must_address_by: 'code-review', severity: 'high' }),
+    ]);
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
+  });
+
   it('a trivial issue: no criteria are written and no judge is asked', async () => {
     const { w, n } = await open({ triage: { json: simple }, plan: planCreatingFiles, plan_review: planAccepted }, ON);
     const run = await w.run('issues', 'opened', { issue: n });
@@ -549,5 +580,47 @@ describe('the assumption surfacer at plan, before the council', () => {
     expect(adv.pending).toEqual([
       expect.objectContaining({ voter: 'assumption-surfacer', must_address_by: 'code-review' }),
     ]);
+  });
+});
+
+describe('the plan council out of calls', () => {
+  it('every round blocks anew: after one revision its budget of 7 calls ends the stage, visibly, and its open concerns wait for the plan reviewer, who sees them', async () => {
+    const blocks = (voter: string) =>
+      [1, 2, 3].map((round) => ({
+        json: {
+          concerns: [
+            { severity: 'high', blocking: true, text: `${voter}, round ${round}: a case is missing.`, evidence: [] },
+          ],
+        },
+      }));
+    const { w, n } = await open(
+      {
+        triage: { json: complex },
+        plan: [planCreatingFiles, revisedPlan, revisedPlan],
+        adv_builder: blocks('builder'),
+        adv_tester: blocks('tester'),
+        'adv_risk-skeptic': blocks('risk-skeptic'),
+        plan_review: (request) => {
+          const ids = [...request.messages[0]!.content.matchAll(/^- id ([0-9a-f]{16}) /gm)].map((m) => m[1]!);
+          return {
+            json: { ...planAccepted.json, concerns: ids.map((id) => ({ id, verdict: 'carried', why: 'Later.' })) },
+          };
+        },
+      },
+      ON,
+    );
+    const run = await w.run('issues', 'opened', { issue: n });
+    expect(run.exitCode, run.stdout).toBe(0);
+    const adv = stateOf(w, n).adversarial!;
+    const council = adv.stages['plan-council']!;
+    // the budget of 7 calls: 3 voters, a revision, 3 voters; a third round would pass it
+    expect(council).toMatchObject({ calls: 7, agentRuns: 1 });
+    expect(council.status).toBe('budget'); // ended visibly by its budget, before its retry cap of 2
+    expect(progress(w, n).body).toContain('| plan-council | budget |');
+    const review = w.models.calls.find((c) => c.role === 'plan_review')!.request!.messages[0]!.content;
+    expect(review).toContain('Concerns forwarded by the adversarial review');
+    for (const voter of ['builder', 'tester', 'risk-skeptic']) expect(review).toContain(`${voter}, round 2`);
+    expect(adv.pending.filter((p) => p.must_address_by === 'code-review')).toHaveLength(3);
+    expect(w.gh.world.issues.get(n)!.labels).toEqual(['hydraflow-ready']);
   });
 });
