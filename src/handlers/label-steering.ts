@@ -11,16 +11,18 @@ import {
   lastLabelEvent,
   pipelineLabelRemained,
   stageOf,
+  stagesBeside,
   type IssueState,
   type PipelineStage,
 } from '@hydraflow/core';
 import type { Permission } from '@hydraflow/github';
 import type { App } from '../app';
-import type { PhaseOutcome } from '../phases/phase-context';
+import type { PhaseContext, PhaseOutcome } from '../phases/phase-context';
 import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
 import { handlePhase } from './phase';
 import { belowSteering } from './may-steer';
 import { reportIncident } from './untrusted-state';
+import { dropUnpublishedMovesOf } from './own-labels';
 
 /** A pipeline label change as the labeled/unlabeled event reports it. */
 export interface LabelChange {
@@ -75,13 +77,33 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   const own = stage ? labelFor(stage) : unseen && !change.added ? change.label : undefined;
   // back to the state's stage, whichever of the person's events this is (a swap of labels sends two)
   if (change.added && change.label !== own) await app.issues.removeLabel(issue.number, change.label);
-  if (own && !issue.labels.includes(own) && !(await removedByPermittedHuman(app, issue.number, own, change)))
-    await app.issues.addLabels(issue.number, [own]);
+  const putBack =
+    own !== undefined &&
+    !issue.labels.includes(own) &&
+    !(await removedByPermittedHuman(app, issue.number, own, change));
+  if (putBack) await app.issues.addLabels(issue.number, [own]);
+  ctx.issue.labels = [...issue.labels.filter((l) => l !== change.label || l === own), ...(putBack ? [own] : [])];
+  await dropDeadRunsMoves(ctx);
   await noteRefusedLabel(app, issue.number, ctx.session.comments, change, permission);
   return {
     summary: `${change.label} ${change.added ? 'set' : 'removed'} by ${change.actor} (${permission}) undone`,
     stage: state.stage ?? null,
   };
+}
+
+/**
+ * A stage label beside the state's stage that HydraFlow's identity set and never published (a run that died between
+ * adding the label and publishing its move: own-labels.ts) is taken off too, under the lock, so no live run is between
+ * the two (property test tests/property/pipeline-histories, seed 620103312: a triage-role user's labels each started a
+ * triage; the first died after adding hydraflow-groom, the second published plan and died before taking the others off,
+ * and the undo of her labels left groom beside plan). No request unless a stage label is beside the state's.
+ */
+async function dropDeadRunsMoves(ctx: PhaseContext): Promise<void> {
+  if (stagesBeside(ctx.issue.labels, ctx.session.state.stage ?? null).length === 0) return;
+  const lock = await ctx.session.acquire();
+  if (!lock.ok) return; // a live run holds the issue: its own move ends with the other labels off
+  await dropUnpublishedMovesOf(ctx);
+  await ctx.session.unlock();
 }
 
 /**

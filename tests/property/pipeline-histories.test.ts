@@ -1085,6 +1085,29 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  // Found at 5000 runs (fast-check seed 620103312): a triage-role user opened an issue with hydraflow-find and set
+  // hydraflow-epic; each label's run triaged the issue as opened, the first died after adding hydraflow-groom, the
+  // second published plan and died before taking the other labels off; the re-runs undid her labels and left groom
+  // beside plan (label-steering.ts takes off HydraFlow's own unpublished move, under the lock).
+  {
+    seed: -173357073,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: ['hydraflow-find'], by: 'triage' }, k: 5 },
+      },
+      {
+        gap: 'long',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-epic', deliver: 'now', by: 'triage' },
+          k: 8,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 /** The product track's histories: half as many as the others (each plays more runs). */
