@@ -132,6 +132,15 @@ describe('issues events', () => {
     });
     expect(route(issues('closed', { labels: ['hydraflow-fixed'] }), ctx).kind).toBe('skip');
     expect(route(issues('closed', { labels: ['bug'] }), ctx).kind).toBe('skip');
+    // a dead run's transient adversarial label goes with the close, stage label or not
+    expect(route(issues('closed', { labels: ['hydraflow-adv-discover-running'] }), ctx)).toMatchObject({
+      kind: 'close',
+      target: null,
+    });
+    expect(route(issues('closed', { labels: ['hydraflow-fixed', 'hydraflow-adv-plan-running'] }), ctx)).toMatchObject({
+      kind: 'close',
+      target: 'fixed',
+    });
     expect(route(issues('closed', { labels: ['hydraflow-plan'], sender: bot }), ctx).kind).toBe('close');
     expect(route(issues('labeled', { label: 'hydraflow-plan', state: 'closed' }), ctx)).toMatchObject({
       kind: 'skip',

@@ -45,6 +45,7 @@ import { openQuestions, parseQuestionsSection } from '../groom/questions';
 import { defaultCommands, parseCommand, type CommandRegistry } from './commands';
 import { stricterPermission } from './permissions';
 import { hasStateBlock } from '../state/codec';
+import { staleRunningLabels } from '../adversarial/labels';
 
 export interface RouterEvent {
   /** The event name (GITHUB_EVENT_NAME), e.g. `issues`, `issue_comment`, `workflow_dispatch`. */
@@ -171,11 +172,13 @@ const routeIssues: EventHandler = (event, ctx) => {
 
   if (event.action === 'closed') {
     const present = pipelineLabelsOf(labels);
-    // No stage label, but a 👀 may still be there (a lock handed to a phase that will never run now): clean up.
-    if (present.length === 0 && !(Number(p.issue?.reactions?.eyes) > 0))
+    // No stage label, but a 👀 may still be there (a lock handed to a phase that will never run now), or a dead run's
+    // transient adversarial label (property test tests/property/pipeline-histories, seed 636023180): clean up.
+    const leftover = staleRunningLabels(labels).length > 0;
+    if (present.length === 0 && !(Number(p.issue?.reactions?.eyes) > 0) && !leftover)
       return skip('closed issue has no pipeline label');
     const done = present.some((l) => stageOf(l.toLowerCase()) === 'fixed');
-    if (done && present.length === 1) return skip('closed issue is already marked hydraflow-fixed');
+    if (done && present.length === 1 && !leftover) return skip('closed issue is already marked hydraflow-fixed');
     return { kind: 'close', issue, target: done ? 'fixed' : null };
   }
   if (p.issue?.pull_request) return skip('pull requests are not handled as issues');
