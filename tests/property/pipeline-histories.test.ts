@@ -27,7 +27,7 @@ import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { PIPELINE_LABELS } from '@hydraflow/core';
 import { startGitHubEmulator, startModelServer, type ModelServer } from '@hydraflow/testkit';
 import { type Level } from './people';
-import { buildTemplate, copyTemplate } from './repository';
+import { buildTemplate, copyTemplate, removeHistoryDir } from './repository';
 import { historyScript } from './scripts';
 import { addPeople, Ctx, playSteps, type Action, type Gap, type History, type IssueRef, type Op } from './world';
 import { checkPlayed, holds, inBothOrders } from './holds';
@@ -284,7 +284,7 @@ async function playHistory(history: History): Promise<Ctx> {
     return ctx;
   } finally {
     await gh.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeHistoryDir(dir);
     vi.useRealTimers();
   }
 }

@@ -21,7 +21,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it, vi } from 'vitest';
 import { startGitHubEmulator, startModelServer, type ModelServer } from '@hydraflow/testkit';
 import { type Level } from './people';
-import { buildTemplate, copyTemplate } from './repository';
+import { buildTemplate, copyTemplate, removeHistoryDir } from './repository';
 import { historyScript } from './scripts';
 import { addPeople, Ctx, playSteps, type Action, type History, type Op } from './world';
 import { holds } from './holds';
@@ -203,7 +203,7 @@ async function playHistory(history: History): Promise<Ctx> {
     return ctx;
   } finally {
     await gh.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeHistoryDir(dir);
     vi.useRealTimers();
   }
 }

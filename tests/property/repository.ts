@@ -71,3 +71,16 @@ export function copyTemplate(template: string, dir: string): HistoryRepository {
     },
   };
 }
+
+/**
+ * Removes a history's directory. A crashed run's git (a fetch, or the `gc --auto` it detached) may still be writing in
+ * its workspace, so the removal is retried, and a directory still busy is left to the system's temp cleanup: litter,
+ * never a history's failure (the pull property once failed on ENOTEMPTY here, with every invariant holding).
+ */
+export function removeHistoryDir(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw error;
+  }
+}
