@@ -27,7 +27,8 @@ import { councilRevisionCall, draftCall, issueMessage, planStands, type Attempt 
 import { readRepositoryContext, type RepositoryContext } from './repository-context';
 import { endPhase } from './end-phase';
 import { runProductPlan } from './product-plan';
-import { concernsForPlanReview, forgetRunningPlanStages, runPlanCouncil } from './adversarial/plan-council';
+import { concernsForPlanReview, runPlanCouncil } from './adversarial/plan-council';
+import { forgetRunningStages } from './adversarial/stage-driver';
 import { runSpecJudge } from './adversarial/spec-judge';
 import {
   PLAN_REVIEW_CONCERNS_NOTE,
@@ -304,7 +305,7 @@ function planningStopped(ctx: PhaseContext, error: unknown, attempts: number): P
     return stopSpending(ctx, error, 'Planning stopped before spending more');
   }
   if (error instanceof ConcernsUnavailableError) {
-    forgetRunningPlanStages(ctx);
+    forgetRunningStages(ctx, 'plan');
     return escalate(ctx, {
       headline: 'An adversarial stage’s recorded concerns are gone, so it did not guess them; /retry starts it over',
       reason: error.message,

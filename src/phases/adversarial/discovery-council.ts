@@ -12,7 +12,6 @@
  * researches again and the stages resume at their recorded steps with the new brief.
  */
 import {
-  adversarialOf,
   adversarialSummaryLines,
   revisionRequest,
   stageSpec,
@@ -60,19 +59,4 @@ export async function runDiscoveryCouncil(
     },
   );
   return { brief, lines: lines(result.state) };
-}
-
-/**
- * The discover stages' concerns are gone (their comment deleted or edited: ConcernsUnavailableError): the record of
- * the stage that was running is dropped with the escalation that says so, and the next discovery starts it over.
- */
-export function forgetRunningDiscoverStages(ctx: PhaseContext): void {
-  ctx.session.update((s) => {
-    const adv = adversarialOf(s);
-    const names = new Set<string>([ASSUMPTIONS_DISCOVER.name, DISCOVERY_COUNCIL.name]);
-    const stages = Object.fromEntries(
-      Object.entries(adv.stages).filter(([name, rec]) => !(names.has(name) && rec?.status === 'running')),
-    );
-    return { ...s, adversarial: { ...adv, stages } };
-  });
 }

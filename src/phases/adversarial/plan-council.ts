@@ -17,7 +17,6 @@ import {
   fingerprint,
   revisionRequest,
   stageSpec,
-  stagesOfPhase,
   type AdversarialState,
   type Concern,
   type GateResult,
@@ -89,20 +88,3 @@ export function concernsForPlanReview(ctx: PhaseContext): Concern[] {
     return true;
   });
 }
-
-/**
- * A plan-phase stage's concerns are gone (their comment deleted or edited: ConcernsUnavailableError): the stage cannot
- * go on from its record, so the record of the stage that was running is dropped with the escalation that says so, and
- * the next planning (a human's `/retry`) starts it over. Its counters and the concerns already forwarded stay.
- */
-export function forgetRunningPlanStages(ctx: PhaseContext): void {
-  ctx.session.update((s) => {
-    const adv = adversarialOf(s);
-    const stages = Object.fromEntries(
-      Object.entries(adv.stages).filter(([name, rec]) => !(PLAN_STAGES.has(name) && rec?.status === 'running')),
-    );
-    return { ...s, adversarial: { ...adv, stages } };
-  });
-}
-
-const PLAN_STAGES = new Set<string>(stagesOfPhase('plan').map((s) => s.name));

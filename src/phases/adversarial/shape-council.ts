@@ -9,7 +9,7 @@
  * The directions live in this run until they are posted: a run killed mid-stage has posted none, so its re-run (or a
  * `/retry`) proposes again and the stage resumes at its recorded step with the new directions.
  */
-import { adversarialOf, adversarialSummaryLines, revisionRequest, stageSpec, type ShapeTurn } from '@hydraflow/core';
+import { adversarialSummaryLines, revisionRequest, stageSpec, type ShapeTurn } from '@hydraflow/core';
 import type { PhaseContext } from '../phase-context';
 import { directionsText } from '../shape/prompt';
 import { decidePlanGate, gateLines } from './gate';
@@ -49,17 +49,4 @@ export async function runShapeCouncil(
     },
   );
   return { turn, lines: lines(result.state) };
-}
-
-/**
- * The shape council's concerns are gone (their comment deleted or edited: ConcernsUnavailableError): its record is
- * dropped with the escalation that says so, and the next first turn (a human's `/retry`) starts it over.
- */
-export function forgetShapeCouncil(ctx: PhaseContext): void {
-  ctx.session.update((s) => {
-    const adv = adversarialOf(s);
-    const stages = { ...adv.stages };
-    delete stages[SHAPE_COUNCIL.name];
-    return { ...s, adversarial: { ...adv, stages } };
-  });
 }

@@ -8,6 +8,7 @@
 import {
   adversarialOf,
   driveAdversarialStage,
+  stagesOfPhase,
   startStage,
   withAdversarialEvents,
   type AdversarialPhase,
@@ -108,4 +109,20 @@ function endedBeforeThisPlanning(
   const rec = state.stages[spec.name];
   if (!rec || rec.status === 'running' || !plan) return false;
   return (rec.endedAt ?? rec.startedAt) <= plan.at;
+}
+
+/**
+ * A stage's concerns are gone (their comment deleted or edited: ConcernsUnavailableError): the record of `phase`'s
+ * stage that was running is dropped, with the escalation the caller writes, so the phase's next run (a human's
+ * `/retry`) starts it over. Its counters and the concerns already forwarded stay.
+ */
+export function forgetRunningStages(ctx: PhaseContext, phase: AdversarialPhase): void {
+  const names = new Set<string>(stagesOfPhase(phase).map((s) => s.name));
+  ctx.session.update((s) => {
+    const adv = adversarialOf(s);
+    const stages = Object.fromEntries(
+      Object.entries(adv.stages).filter(([name, rec]) => !(names.has(name) && rec?.status === 'running')),
+    );
+    return { ...s, adversarial: { ...adv, stages } };
+  });
 }

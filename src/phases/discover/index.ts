@@ -25,7 +25,8 @@ import { escalate } from '../escalate';
 import { stopSpending } from '../pause';
 import { humanComments } from '../groom/context';
 import { research, webSearchFor, type ResearchResult } from './research';
-import { forgetRunningDiscoverStages, runDiscoveryCouncil } from '../adversarial/discovery-council';
+import { runDiscoveryCouncil } from '../adversarial/discovery-council';
+import { forgetRunningStages } from '../adversarial/stage-driver';
 import { clearLeftoverRunningLabels } from '../adversarial/running-label';
 
 /**
@@ -104,7 +105,7 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
           reason: error.message,
         });
       if (error instanceof ConcernsUnavailableError) {
-        forgetRunningDiscoverStages(ctx);
+        forgetRunningStages(ctx, 'discover');
         return escalate(ctx, {
           headline: 'A discover stage’s recorded concerns are gone, so it did not guess them; /retry starts it over',
           reason: error.message,

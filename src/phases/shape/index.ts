@@ -48,7 +48,8 @@ import { stopSpending } from '../pause';
 import { dropUnpublishedMovesOf } from '../../handlers/own-labels';
 import { recallMemories, retainPreferences } from './memory';
 import { shapeCall, type ShapeMessage } from './prompt';
-import { forgetShapeCouncil, runShapeCouncil } from '../adversarial/shape-council';
+import { runShapeCouncil } from '../adversarial/shape-council';
+import { forgetRunningStages } from '../adversarial/stage-driver';
 import { clearLeftoverRunningLabels } from '../adversarial/running-label';
 
 /**
@@ -158,7 +159,7 @@ async function firstTurn(ctx: PhaseContext): Promise<PhaseOutcome> {
       });
     }
     if (error instanceof ConcernsUnavailableError) {
-      forgetShapeCouncil(ctx);
+      forgetRunningStages(ctx, 'shape');
       return escalate(ctx, {
         headline: 'The shape council’s recorded concerns are gone, so it did not guess them; /retry starts it over',
         reason: error.message,
