@@ -5,6 +5,7 @@
  * model server's recorded calls, the brief comment, the labels, the dispatch of shape and the signed state's record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { completeBrief } from './support/briefs';
 import { BRIEF_MARKER, decodeStateBlock, readBriefData, type DiscoverBrief, type IssueState } from '@hydraflow/core';
 import {
   BOT_LOGIN,
@@ -29,18 +30,10 @@ const vague = {
   enrichment: 'A product intent: needs research.',
   reasons: ['No concrete behaviour is asked for.'],
 };
-const brief: DiscoverBrief = {
-  summary: 'New users install the CLI and do not know which command to run first, so many give up early.',
-  existing_solutions: [{ name: 'README quick start', what: 'Lists three commands.', gap: 'Nobody reads it.' }],
-  user_needs: ['See the next useful command right after installing.'],
-  opportunities: ['Print a short getting-started hint on the first run of the CLI.'],
-  open_questions: ['Is a first-run hint enough?'],
-  sources: [{ title: 'README quick start section', where: 'README.md' }],
-};
 const REDONE: DiscoverBrief = {
-  ...brief,
+  ...completeBrief,
   existing_solutions: [
-    ...brief.existing_solutions,
+    ...completeBrief.existing_solutions,
     { name: '`cli --help`', what: 'Lists every command.', gap: 'Shown only when asked for.' },
   ],
 };
@@ -49,7 +42,7 @@ const SOLVED = 'The CLI already prints every command with --help: the brief neve
 /** The research agent: the brief; redone (with the council's concern in its task) it names the existing solution. */
 function researcher(request: ParsedRequest): ScriptEntry {
   const redo = request.messages.some((m) => m.content.includes('Blocking concerns from the adversarial review'));
-  return { toolCalls: [{ name: 'submit_brief', input: redo ? REDONE : brief }] };
+  return { toolCalls: [{ name: 'submit_brief', input: redo ? REDONE : completeBrief }] };
 }
 const none = { json: { concerns: [] } };
 const solved = { json: { concerns: [{ severity: 'high', blocking: true, text: SOLVED, evidence: ['cli --help'] }] } };

@@ -5,14 +5,8 @@
  * the model server's recorded calls, the directions comment, the labels and the signed state's adversarial record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  decodeStateBlock,
-  DIRECTIONS_MARKER,
-  readShapeData,
-  type DiscoverBrief,
-  type IssueState,
-  type ShapeDirection,
-} from '@hydraflow/core';
+import { completeBrief, direction, shapedDirections } from './support/briefs';
+import { decodeStateBlock, DIRECTIONS_MARKER, readShapeData, type IssueState } from '@hydraflow/core';
 import {
   BOT_LOGIN,
   createWorld,
@@ -37,24 +31,8 @@ const vague = {
   enrichment: 'A product intent: needs research.',
   reasons: ['No concrete behaviour is asked for.'],
 };
-const brief: DiscoverBrief = {
-  summary: 'New users install the CLI and do not know which command to run first, so many give up early.',
-  existing_solutions: [{ name: 'README quick start', what: 'Lists three commands.', gap: 'Nobody reads it.' }],
-  user_needs: ['See the next useful command right after installing.'],
-  opportunities: ['Print a short getting-started hint on the first run of the CLI.'],
-  open_questions: ['Is a first-run hint enough?'],
-  sources: [{ title: 'README quick start section', where: 'README.md' }],
-};
-const dir = (letter: string, name: string, size: ShapeDirection['size']): ShapeDirection => ({
-  letter: letter as ShapeDirection['letter'],
-  name,
-  scope: `${name}: what is in and what is out.`,
-  tradeoffs: `${name}: what it gains and what it costs.`,
-  size,
-  defer: false,
-});
-const FIRST = [dir('A', 'First-Run Hint', 'S'), dir('B', 'Quick & Focused', 'M'), dir('C', 'Guided Tour', 'L')];
-const REVISED = [dir('A', 'First-Run Hint', 'S'), dir('B', 'Hint With An Opt-Out', 'M'), dir('C', 'Guided Tour', 'L')];
+const FIRST = shapedDirections;
+const REVISED = [FIRST[0]!, direction('B', 'Hint With An Opt-Out', 'M'), ...FIRST.slice(2)];
 const NAG = 'Every direction prints on every run: nobody can turn the hint off, which scripts and CI will hate.';
 
 /** The shape agent: the first directions; a revision (with the council's concern attached) revises them. */
@@ -87,7 +65,7 @@ async function shaped(script: Script, config = ON) {
   world = await createWorld({
     script: {
       triage: { json: vague },
-      discover: { toolCalls: [{ name: 'submit_brief', input: brief }] },
+      discover: { toolCalls: [{ name: 'submit_brief', input: completeBrief }] },
       ...DISCOVER_SIGNS_OFF,
       ...script,
     },
@@ -146,7 +124,7 @@ describe('the adversarial shape council', () => {
     world = await createWorld({
       script: {
         triage: { json: vague },
-        discover: { toolCalls: [{ name: 'submit_brief', input: brief }] },
+        discover: { toolCalls: [{ name: 'submit_brief', input: completeBrief }] },
         shape: shaper,
       },
       config: ON,
