@@ -141,7 +141,8 @@ async function resumeStaleLocks(
     for (const issue of issues) {
       const pipeline = pipelineLabelsOf(issue.labels);
       if (issue.isPullRequest || pipeline.length === 0) continue;
-      if (pipeline.includes(labelFor('find')) || pipeline.includes(labelFor('epic'))) continue; // triaged below; epics
+      // triaged below; epics keep their 👀 — unless another stage label is beside it: a human's move refused by a lock
+      if (pipeline.length === 1 && (pipeline[0] === labelFor('find') || pipeline[0] === labelFor('epic'))) continue;
       // No 👀: a run may still have been cut between removing a 👀 (taking a lock over is a delete, then a fresh 👀:
       // IssueSession.tryAcquire, and this sweep's own resume below) and putting its own on — its state then names a
       // claim nobody holds, and nothing else would ever look (tests/lifecycle/backlog.e2e). Only where a built phase
@@ -150,6 +151,7 @@ async function resumeStaleLocks(
       if (unlocked && !pipeline.some((l) => isBuiltPhase(stageOf(l.toLowerCase()) ?? ''))) continue;
       if (left() < STALE_LOCK_REQUESTS) return { resumed, freed, stopped: 'the hour’s GitHub budget is spent' };
       const session = await IssueSession.open(app.issues, sessionOptions(app, issue.number, 'sweep', issue.labels));
+      if (session.state.stage === 'epic') continue; // an epic, whatever stray label is beside it: as above
       const claim = session.state.claim;
       const now = app.now().getTime();
       if (claim && Date.parse(claim.expiresAt) > now) continue; // a run holds it
@@ -166,7 +168,10 @@ async function resumeStaleLocks(
         // its own claim only when its phase ends. At work, unless its 👀 is older than a claim lives (it died before
         // publishing). Removing it would take the lock from a live run, whose work this sweep would then dispatch
         // again (property test tests/property/pipeline-histories, product seed -392832811; tests/sweep-handoff.e2e).
-        if (claim && !lock.created && young && !namedBy(claim, lock)) continue;
+        // A re-run of this sweep presumes such a 👀 its own dead attempt's, put on after it removed the claimed one (the
+        // presumption IssueSession.tryAcquire makes for a phase's re-run): else the issue waits a claim's life for it
+        // (property test tests/property/pipeline-histories, product seed 78838780).
+        if (claim && !lock.created && young && !namedBy(claim, lock) && app.runner.runAttempt <= 1) continue;
         // Removed by its id: the claimed 👀, or a dead run's. Gone already: a run took the lock over just now (its
         // compare-and-swap on the same id), and this sweep leaves the issue to it. A cut from here to the acquire below
         // leaves no 👀: the next sweep finds it as above.
