@@ -4,7 +4,9 @@ import {
   hasHandled,
   isFatal,
   labelFor,
+  lastLabelEvent,
   markHandled,
+  pipelineLabelRemained,
   pipelineLabelsOf,
   stagesBeside,
   takeDispatch,
@@ -151,7 +153,9 @@ async function finishDone(app: App, ctx: PhaseContext, summary: string): Promise
 /**
  * Triage removes the stage label it leaves only after publishing its verdict (ADR 0014): an earlier attempt that died in
  * between left both labels, the one its state's last move came from beside the one it went to. Its re-run, finding the
- * work done, finishes that move (property test tests/property/pipeline-histories: a /triage that died there).
+ * work done, finishes that move (property test tests/property/pipeline-histories: a /triage that died there). The
+ * label it went to may have been taken off since, while the stale one stood: no move (the router skips a removal that
+ * leaves a pipeline label), so it is put back before the stale one comes off (stillOwnCut).
  */
 async function finishCutMove(ctx: PhaseContext): Promise<void> {
   const last = ctx.session.state.history.at(-1);
@@ -162,13 +166,35 @@ async function finishCutMove(ctx: PhaseContext): Promise<void> {
   // steer, never a reason to leave HydraFlow's own stale label (property test: a triage-role user's hydraflow-find
   // beside the two left the issue on hydraflow-plan and hydraflow-groom).
   const pipeline = pipelineLabelsOf(ctx.issue.labels);
-  if (!pipeline.includes(labelFor(last.from)) || !pipeline.includes(labelFor(stage))) return;
   const taken = labelFor(last.from);
+  const wanted = labelFor(stage);
+  if (!pipeline.includes(taken)) return;
+  if (!pipeline.includes(wanted)) {
+    if (!(await stillOwnCut(ctx, taken, wanted))) return;
+    await ctx.issues.addLabels(ctx.issue.number, [wanted]);
+    ctx.issue.labels = [...ctx.issue.labels, wanted];
+  }
   await ctx.issues.removeLabel(ctx.issue.number, taken);
   // (property test, CI seed -1844924908: an escalation cut before it took off hydraflow-plan; the re-run took it off,
   // then, still seeing it, honoured it as a writer's move and left the issue with no label)
   forgetLabels(ctx, [taken]);
   ctx.cutFinished = taken;
+}
+
+/**
+ * Whether a cut move whose label `wanted` is gone is still HydraFlow's to finish: `wanted` was taken off while a
+ * pipeline label stood beside it (no move: packages/core/src/router/route.ts), and HydraFlow's identity set `taken`
+ * last (no human has moved the issue back to it since). The issue's events say (one request, on this rare path only).
+ * Property test tests/property/pipeline-histories, product seed -1137976996: a discover run died between adding
+ * hydraflow-shape and taking off hydraflow-discover, a triage-role user took off hydraflow-shape, and the issue ended
+ * with both labels.
+ */
+async function stillOwnCut(ctx: PhaseContext, taken: string, wanted: string): Promise<boolean> {
+  const events = await ctx.issues.labelEvents(ctx.issue.number).catch(() => undefined);
+  const removal = events && lastLabelEvent(events, wanted, 'unlabeled');
+  if (!events || !removal || !pipelineLabelRemained(events, removal.index, wanted)) return false;
+  const setter = lastLabelEvent(events, taken, 'labeled')?.actor;
+  return setter !== undefined && ctx.config.bot_logins.includes(setter);
 }
 
 /**

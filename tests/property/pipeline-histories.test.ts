@@ -463,6 +463,49 @@ const PRODUCT_REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  {
+    // Found at 5000 runs on da36cc0 (product seed -1137976996; it fails on 63f8907 too): a discover run died between
+    // adding hydraflow-shape and taking off hydraflow-discover, and a triage-role user took off hydraflow-shape (no move:
+    // hydraflow-discover stood beside it). The discover run's re-run found its work done and, shape's label gone, left
+    // the cut move unfinished; the shape run the sweep resumed put its label back beside the stale one. The re-run now
+    // puts the label back and takes the stale one off when the issue's events show no human moved it (handlers/phase.ts).
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0, dispatch: true }, k: 8 } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-shape', deliver: 'later', by: 'triage' },
+          b: { kind: 'label', issue: 1, op: 'add', label: 'hydraflow-find', deliver: 'now', by: 'triage' },
+          after: 0,
+        },
+      },
+      {
+        gap: 'long',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'deliver', pick: 0, dispatch: true },
+          b: { kind: 'deliver', pick: 0 },
+          after: 0,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'deliver', pick: 0, dispatch: true },
+          b: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-hitl', deliver: 'later', by: 'triage' },
+          after: 0,
+        },
+      },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'sweep' }, k: 1 } },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
 ];
 
 /**
