@@ -161,8 +161,10 @@ async function resumeStaleLocks(
       } else {
         const lock = await app.issues.reactToIssue(issue.number, 'eyes');
         const young = now - Date.parse(lock.createdAt) <= LOCK_TTL_MS;
-        // no claim published yet: a run at work, unless its 👀 is older than any claim lives
-        if (!claim && !lock.created && young) continue;
+        // No claim published yet: a run at work, unless its 👀 is older than any claim lives, or is the one the state
+        // says its holder released and was about to take off (`released`: that run died in between; property test
+        // tests/property/pipeline-histories, product seed -1768124150: a sweep timed a shape conversation out).
+        if (!claim && !lock.created && young && session.state.released !== lock.id) continue;
         // A 👀 that is not the one the claim names was put on since the claim was written: a run took the lock over
         // (the dispatched run the claim hands it to, started late — GitHub starts runs when it can), and it publishes
         // its own claim only when its phase ends. At work, unless its 👀 is older than a claim lives (it died before

@@ -307,7 +307,9 @@ export class IssueSession {
       (this.foundIncident && !heldSinceChange) ||
       (handoff && (takeOver || (this.options.dispatched === true && claim!.phase === phase))) ||
       (claim !== undefined && Date.parse(claim.expiresAt) <= now.getTime()) ||
-      (claim === undefined && (runAttempt > 1 || now.getTime() - Date.parse(reaction.createdAt) > ttl));
+      (claim === undefined && (runAttempt > 1 || now.getTime() - Date.parse(reaction.createdAt) > ttl)) ||
+      // the 👀 of a run that published the release of its claim and died before taking it off (schema: `released`)
+      (claim === undefined && this.state.released === reaction.id);
     if (!reaction.created && claim?.runId !== runId) {
       if (!mayTakeOver) {
         const holder = claim ? `${claim.phase} (run ${claim.runId.replace(HANDOFF, 'handed off by ')})` : 'another run';
@@ -628,8 +630,9 @@ export class IssueSession {
    */
   handOff(phase: string): void {
     const now = this.options.now();
+    const { released: _superseded, ...state } = this.state;
     this.state = {
-      ...this.state,
+      ...state,
       claim: {
         runId: `${HANDOFF}${this.options.runId}`.slice(0, 64),
         phase,
@@ -696,7 +699,7 @@ export class IssueSession {
 
   /** Drops this run's claim from the state to be published next. */
   releaseClaim(): void {
-    this.state = releaseClaim(this.state, this.options.runId, this.options.now());
+    this.state = releaseClaim(this.state, this.options.runId, this.options.now(), this.lockReaction);
   }
 
   /**

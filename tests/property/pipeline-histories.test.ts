@@ -506,6 +506,42 @@ const PRODUCT_REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'long', order: 'crashed-first' },
   },
+  {
+    // Found at 5000 runs on abc5c00 (product seed -1768124150; it fails on 63f8907 too): the hourly sweep timed a shape
+    // conversation out, published the escalation (its claim released) and died before taking its 👀 off. The 👀 was
+    // young and no claim named it, so the sweep's re-run took it for a live run's and left it. The state now records the
+    // 👀 the releasing run still holds (`released`): found later, any run may take it at once.
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: 'B', by: 'read' }, k: 2 } },
+      {
+        gap: 'long',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'comment', issue: 0, body: 'What would a cheaper option look like?', by: 'admin' },
+          k: 3,
+        },
+      },
+      { gap: 'hour', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0, dispatch: true }, k: 1 } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'sweep' }, k: 6 } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0, dispatch: true }, k: 1 } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-hitl', deliver: 'now', by: 'write' },
+          b: { kind: 'deliver', pick: 0, dispatch: true },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 /**

@@ -46,15 +46,19 @@ export function claimIssue(
     at: args.now.toISOString(),
     expiresAt: new Date(args.now.getTime() + (args.ttlMs ?? DEFAULT_CLAIM_TTL_MS)).toISOString(),
   };
-  return { ...state, claim };
+  const { released: _superseded, ...rest } = state;
+  return { ...rest, claim };
 }
 
-/** Drop the claim if it is ours (or expired); another run's active claim is left alone. */
-export function releaseClaim(state: IssueState, runId: string, now: Date): IssueState {
+/**
+ * Drop the claim if it is ours (or expired); another run's active claim is left alone. `held`: the 👀 the releasing run
+ * still holds and removes after publishing (recorded as `released`, so a run finding it later knows it for a leftover).
+ */
+export function releaseClaim(state: IssueState, runId: string, now: Date, held?: number): IssueState {
   const status = claimStatus(state, now, runId);
   if (status === 'ours' || status === 'expired') {
-    const { claim: _drop, ...rest } = state;
-    return rest;
+    const { claim: _drop, released: _earlier, ...rest } = state;
+    return held === undefined ? rest : { ...rest, released: held };
   }
   return state;
 }

@@ -263,6 +263,12 @@ export const issueStateSchema = z.object({
   seq: z.number().int().nonnegative(),
   stage: pipelineStageSchema.nullable().optional(),
   claim: claimSchema.optional(),
+  /**
+   * Id of the 👀 the run that last released its claim still held when it published that: it removes it next
+   * (IssueSession.unlock). Found on the issue later, it is the leftover of a run that died in between: any run may take
+   * it, at once (IssueSession.tryAcquire, handlers/sweep.ts).
+   */
+  released: z.number().int().positive().optional(),
   triage: triageRecordSchema.optional(),
   /** The discovery brief: its comment id and hash — no brief text (discover/brief.ts). */
   discover: discoverRecordSchema.optional(),
