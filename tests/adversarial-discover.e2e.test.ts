@@ -5,8 +5,9 @@
  * model server's recorded calls, the brief comment, the labels, the dispatch of shape and the signed state's record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { completeBrief } from './support/briefs';
-import { BRIEF_MARKER, decodeStateBlock, readBriefData, type DiscoverBrief, type IssueState } from '@hydraflow/core';
+import { stateOf } from './support/state';
+import { completeBrief, vague } from './support/briefs';
+import { BRIEF_MARKER, readBriefData, type DiscoverBrief } from '@hydraflow/core';
 import {
   BOT_LOGIN,
   createWorld,
@@ -23,13 +24,6 @@ afterEach(async () => {
 });
 
 const ON = 'adversarial:\n  enabled: true\n';
-const vague = {
-  clarity_score: 3,
-  complexity_score: 5,
-  needs_discovery: true,
-  enrichment: 'A product intent: needs research.',
-  reasons: ['No concrete behaviour is asked for.'],
-};
 const REDONE: DiscoverBrief = {
   ...completeBrief,
   existing_solutions: [
@@ -49,12 +43,6 @@ const solved = { json: { concerns: [{ severity: 'high', blocking: true, text: SO
 const COUNCIL = ['adv_cheapest-test-advocate', 'adv_existing-solution-hunter', 'adv_problem-sharpener'];
 
 const ours = (w: World, n: number) => w.gh.world.commentsOn(n).filter((c) => c.user === BOT_LOGIN);
-function stateOf(w: World, n: number): IssueState {
-  const progress = ours(w, n).find((c) => c.body.includes('hydraflow:progress'))!.body;
-  const decoded = decodeStateBlock(progress, { key: w.stateKey, issue: n });
-  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
-  return decoded.state;
-}
 const roles = (w: World) => w.models.calls.map((c) => c.role);
 
 async function discovered(script: Script, config = ON) {

@@ -6,8 +6,8 @@
  * labels, memory.md on hydraflow/memory, the requests made) and the signed state.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { stateOf } from './support/state';
 import {
-  decodeStateBlock,
   emptyAdversarialState,
   emptyState,
   encodeStateBlock,
@@ -168,13 +168,6 @@ async function setup(config: string, open: Concern[], opts: { review?: Script; w
       { inputs: { 'push-token': pusher.token } },
     );
   return { w, n: issue.number, pull, gate, review };
-}
-
-function stateOf(w: World, n: number): IssueState {
-  const progress = w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!;
-  const decoded = decodeStateBlock(progress.body, { key: w.stateKey, issue: n });
-  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
-  return decoded.state;
 }
 
 function memoryFile(w: World): string | undefined {

@@ -5,14 +5,8 @@
  * requests), the issue's labels and comments, and the signed state's adversarial record and event log.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  decodeStateBlock,
-  fingerprint,
-  PLAN_MARKER,
-  readPlanComment,
-  type Concern,
-  type IssueState,
-} from '@hydraflow/core';
+import { stateOf } from './support/state';
+import { fingerprint, PLAN_MARKER, readPlanComment, type Concern } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, type Script, type World } from '@hydraflow/testkit';
 import { createRestClient, MemoryBranch } from '@hydraflow/github';
 import { Memory } from '../src/memory/memory';
@@ -70,11 +64,6 @@ const SPEC_LOG = [
 
 const progress = (w: World, n: number) =>
   w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!;
-function stateOf(w: World, n: number): IssueState {
-  const decoded = decodeStateBlock(progress(w, n).body, { key: w.stateKey, issue: n });
-  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
-  return decoded.state;
-}
 const roles = (w: World) => w.models.calls.map((c) => c.role);
 const councilCalls = (w: World) => roles(w).filter((r) => COUNCIL.includes(r ?? ''));
 const councilComment = (w: World, n: number) =>

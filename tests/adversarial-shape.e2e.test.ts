@@ -5,8 +5,9 @@
  * the model server's recorded calls, the directions comment, the labels and the signed state's adversarial record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { completeBrief, direction, shapedDirections } from './support/briefs';
-import { decodeStateBlock, DIRECTIONS_MARKER, readShapeData, type IssueState } from '@hydraflow/core';
+import { stateOf } from './support/state';
+import { completeBrief, direction, shapedDirections, vague } from './support/briefs';
+import { DIRECTIONS_MARKER, readShapeData } from '@hydraflow/core';
 import {
   BOT_LOGIN,
   createWorld,
@@ -24,13 +25,6 @@ afterEach(async () => {
 
 const ON = 'adversarial:\n  enabled: true\n';
 const RUNNING = 'hydraflow-adv-shape-running';
-const vague = {
-  clarity_score: 3,
-  complexity_score: 5,
-  needs_discovery: true,
-  enrichment: 'A product intent: needs research.',
-  reasons: ['No concrete behaviour is asked for.'],
-};
 const FIRST = shapedDirections;
 const REVISED = [FIRST[0]!, direction('B', 'Hint With An Opt-Out', 'M'), ...FIRST.slice(2)];
 const NAG = 'Every direction prints on every run: nobody can turn the hint off, which scripts and CI will hate.';
@@ -45,11 +39,6 @@ const nag = { json: { concerns: [{ severity: 'high', blocking: true, text: NAG, 
 
 const progress = (w: World, n: number) =>
   w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!.body;
-function stateOf(w: World, n: number): IssueState {
-  const decoded = decodeStateBlock(progress(w, n), { key: w.stateKey, issue: n });
-  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
-  return decoded.state;
-}
 const roles = (w: World) => w.models.calls.map((c) => c.role);
 
 /** Discover's stages sign off (tests/adversarial-discover.e2e.test.ts has them at work). */

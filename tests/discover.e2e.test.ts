@@ -5,16 +5,9 @@
  * the assertions are on the world: labels, comments, the signed state and the model server's record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { vague } from './support/briefs';
 import { BRIEF_MARKER, briefHash, costOf, decodeStateBlock, type DiscoverBrief } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, type ParsedRequest, type ScriptEntry, type World } from '@hydraflow/testkit';
-
-const vague = {
-  clarity_score: 3,
-  complexity_score: 5,
-  needs_discovery: true,
-  enrichment: 'A product intent: needs research.',
-  reasons: ['No concrete behaviour is asked for.'],
-};
 
 const ISSUE = {
   title: 'Make onboarding better',

@@ -14,7 +14,8 @@
  * llama-cpp.interop.test.ts (opt-in).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeStateBlock, emptyState, encodeStateBlock, PROGRESS_MARKER, type IssueState } from '@hydraflow/core';
+import { stateOf } from './support/state';
+import { emptyState, encodeStateBlock, PROGRESS_MARKER, type IssueState } from '@hydraflow/core';
 import {
   BOT_LOGIN,
   createWorld,
@@ -57,13 +58,6 @@ async function llamaWorld(script: Script, models: Omit<ModelServerOptions, 'scri
 }
 
 const labelsOf = (w: World, issue: number) => [...w.gh.world.issues.get(issue)!.labels].sort();
-
-function stateOf(w: World, issue: number): IssueState {
-  const progress = w.gh.world.commentsOn(issue).find((c) => c.user === BOT_LOGIN && c.body.includes(PROGRESS_MARKER));
-  const decoded = decodeStateBlock(progress!.body, { key: w.stateKey, issue });
-  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
-  return decoded.state;
-}
 
 function openIssue(w: World) {
   return w.gh.world.issue({

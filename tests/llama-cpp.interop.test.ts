@@ -18,15 +18,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stateOf } from './support/state';
 import { z } from 'zod';
-import {
-  decodeStateBlock,
-  emptyState,
-  encodeStateBlock,
-  OutputFormatError,
-  PROGRESS_MARKER,
-  type IssueState,
-} from '@hydraflow/core';
+import { emptyState, encodeStateBlock, OutputFormatError, PROGRESS_MARKER, type IssueState } from '@hydraflow/core';
 import {
   createProvider,
   generateStructured,
@@ -94,13 +88,6 @@ async function llamaWorld(config = ''): Promise<World> {
 
 /** HydraFlow's inputs for a run against the proxy in front of llama.cpp. */
 const viaLlama = () => ({ inputs: { 'base-url': proxy.baseUrl }, timeoutMs: RUN_TIMEOUT });
-
-function stateOf(w: World, issue: number): IssueState {
-  const progress = w.gh.world.commentsOn(issue).find((c) => c.user === BOT_LOGIN && c.body.includes(PROGRESS_MARKER));
-  const decoded = decodeStateBlock(progress!.body, { key: w.stateKey, issue });
-  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
-  return decoded.state;
-}
 
 /** The calls of `roles` since `from`: every one a 200. */
 function callsOf(roles: (role: string) => boolean, from: number) {

@@ -5,6 +5,7 @@
  * on the emulated branch and the model server's record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { vague } from './support/briefs';
 import { parseMemoryFile, type HydraflowConfig, type MemoryDraft } from '@hydraflow/core';
 import { createRestClient, MEMORY_BRANCH, MemoryBranch } from '@hydraflow/github';
 import {
@@ -237,13 +238,6 @@ describe('the memory store on hydraflow/memory', () => {
   });
 });
 
-const vague = {
-  clarity_score: 3,
-  complexity_score: 5,
-  needs_discovery: true,
-  enrichment: 'A product intent: needs research.',
-  reasons: ['No concrete behaviour is asked for.'],
-};
 const brief = {
   summary: 'New users install the CLI and do not know which command to run first, so many give up early.',
   existing_solutions: [{ name: 'The README quick start', what: 'Lists three commands.', gap: 'Out of date.' }],

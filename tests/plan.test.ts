@@ -8,15 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dispatchedApp } from './support/in-process';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  decodeStateBlock,
-  PLAN_MARKER,
-  planHash,
-  readPlanComment,
-  type IssueState,
-  type Plan,
-  type PlanReview,
-} from '@hydraflow/core';
+import { stateOf } from './support/state';
+import { PLAN_MARKER, planHash, readPlanComment, type Plan, type PlanReview } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, MODEL_API_KEY, type Script, type World } from '@hydraflow/testkit';
 import { openPhase } from '../src/handlers/open-session';
 import { runPlan } from '../src/phases/plan';
@@ -100,12 +93,6 @@ async function setup(script: Script, planConfig?: Partial<HydraflowConfig['plan'
 
 const botComments = (w: World, n: number) => w.gh.world.commentsOn(n).filter((c) => c.user === BOT_LOGIN);
 const planComment = (w: World, n: number) => botComments(w, n).filter((c) => c.body.startsWith(PLAN_MARKER));
-function stateOf(w: World, n: number): IssueState {
-  const progress = botComments(w, n).find((c) => c.body.includes('hydraflow:progress'))!;
-  const decoded = decodeStateBlock(progress.body, { key: w.stateKey, issue: n });
-  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
-  return decoded.state;
-}
 
 describe('runPlan', () => {
   it('revises a plan that falls short once, accepts the revision, posts one plan comment, moves to ready and dispatches implement', async () => {

@@ -12,14 +12,8 @@
  * - 2 sub-issues → one revision naming the problem → still 2 → a human; nothing created.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  decodeStateBlock,
-  emptyState,
-  encodeStateBlock,
-  PROGRESS_MARKER,
-  renderShapeData,
-  type IssueState,
-} from '@hydraflow/core';
+import { stateOf } from './support/state';
+import { emptyState, encodeStateBlock, PROGRESS_MARKER, renderShapeData, type IssueState } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, expectNoViolations, type Script, type World } from '@hydraflow/testkit';
 import { planCreatingFiles } from './support/plans';
 import { planAccepted } from './lifecycle/scenario';
@@ -34,11 +28,6 @@ afterEach(async () => {
 const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
 const botComments = (w: World, n: number) => w.gh.world.commentsOn(n).filter((c) => c.user === BOT_LOGIN);
 const progressOf = (w: World, n: number) => botComments(w, n).find((c) => c.body.includes('hydraflow:progress'))!;
-function stateOf(w: World, n: number): IssueState {
-  const decoded = decodeStateBlock(progressOf(w, n).body, { key: w.stateKey, issue: n });
-  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
-  return decoded.state;
-}
 
 const phase = (n: number, title: string, depends: number[] = []) => ({
   phase_number: n,

@@ -4,7 +4,8 @@
  */
 import { dispatchedApp } from './support/in-process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeStateBlock, findingKey, readReviewFindings, type Finding, type IssueState } from '@hydraflow/core';
+import { stateOf } from './support/state';
+import { findingKey, readReviewFindings, type Finding } from '@hydraflow/core';
 import { createRestClient } from '@hydraflow/github';
 import { BOT_LOGIN, createWorld, fakeSha, type Script, type World } from '@hydraflow/testkit';
 import { RestPulls } from '../packages/github/src/rest-pulls';
@@ -79,12 +80,6 @@ async function setup(script: Script, reviewConfig: Record<string, number> = {}) 
 
 const reviewsOf = (w: World) => [...w.gh.world.reviews.values()];
 const inlineOf = (w: World) => [...w.gh.world.reviewComments.values()];
-function stateOf(w: World, n: number): IssueState {
-  const progress = w.gh.world.commentsOn(n).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:progress'))!;
-  const decoded = decodeStateBlock(progress.body, { key: w.stateKey, issue: n });
-  if (decoded.status !== 'valid') throw new Error(`state not valid: ${JSON.stringify(decoded)}`);
-  return decoded.state;
-}
 
 describe('runReview', () => {
   it('a critical finding → refine with the finding; the next round never repeats it; the same sha posts nothing', async () => {

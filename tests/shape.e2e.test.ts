@@ -6,6 +6,7 @@
  * reactions, the signed state, the dispatches and the model server's record.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { vague } from './support/briefs';
 import {
   DECOMPOSITION_LINE,
   DIRECTIONS_MARKER,
@@ -24,14 +25,6 @@ import {
   type ScriptEntry,
   type World,
 } from '@hydraflow/testkit';
-
-const vague = {
-  clarity_score: 3,
-  complexity_score: 5,
-  needs_discovery: true,
-  enrichment: 'A product intent: needs research.',
-  reasons: ['No concrete behaviour is asked for.'],
-};
 
 const ISSUE = { title: 'Make onboarding better', body: 'New users of the CLI get lost after installing it.' };
 

@@ -10,15 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BRIEF_MARKER, DIRECTIONS_MARKER, decodeStateBlock, type IssueState } from '@hydraflow/core';
 import { BOT_LOGIN, createWorld, runAction, SimulatedClock, type ActionRun, type World } from '@hydraflow/testkit';
-import { discoverScript } from './support/briefs';
-
-const vague = {
-  clarity_score: 3,
-  complexity_score: 5,
-  needs_discovery: true,
-  enrichment: 'A product intent: needs research.',
-  reasons: ['No concrete behaviour is asked for.'],
-};
+import { discoverScript, vague } from './support/briefs';
 
 let world: World | undefined;
 let clock: SimulatedClock | undefined;

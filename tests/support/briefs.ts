@@ -4,6 +4,15 @@
  */
 import type { DiscoverBrief, ShapeDirection } from '@hydraflow/core';
 
+/** Triage's verdict on a vague product intent: it routes the issue to discovery. */
+export const vague = {
+  clarity_score: 3,
+  complexity_score: 5,
+  needs_discovery: true,
+  enrichment: 'A product intent: needs research.',
+  reasons: ['No concrete behaviour is asked for.'],
+};
+
 export const completeBrief: DiscoverBrief = {
   summary: 'New users install the CLI and do not know which command to run first, so many give up early.',
   existing_solutions: [
