@@ -15,7 +15,7 @@ import {
 } from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
-import { honourMovesRefusedByLock } from '../phases/refused-moves';
+import { honourMovesRefusedByLock, labelEventsOf } from '../phases/refused-moves';
 import { forgetLabels } from './own-labels';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
@@ -184,13 +184,13 @@ async function finishCutMove(ctx: PhaseContext): Promise<void> {
 /**
  * Whether a cut move whose label `wanted` is gone is still HydraFlow's to finish: `wanted` was taken off while a
  * pipeline label stood beside it (no move: packages/core/src/router/route.ts), and HydraFlow's identity set `taken`
- * last (no human has moved the issue back to it since). The issue's events say (one request, on this rare path only).
- * Property test tests/property/pipeline-histories, product seed -1137976996: a discover run died between adding
+ * last (no human has moved the issue back to it since). The issue's events say (labelEventsOf: read once per run, on
+ * this rare path only). Property test tests/property/pipeline-histories, product seed -1137976996: a discover run died between adding
  * hydraflow-shape and taking off hydraflow-discover, a triage-role user took off hydraflow-shape, and the issue ended
  * with both labels.
  */
 async function stillOwnCut(ctx: PhaseContext, taken: string, wanted: string): Promise<boolean> {
-  const events = await ctx.issues.labelEvents(ctx.issue.number).catch(() => undefined);
+  const events = await labelEventsOf(ctx).catch(() => undefined);
   const removal = events && lastLabelEvent(events, wanted, 'unlabeled');
   if (!events || !removal || !pipelineLabelRemained(events, removal.index, wanted)) return false;
   const setter = lastLabelEvent(events, taken, 'labeled')?.actor;

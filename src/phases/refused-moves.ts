@@ -106,7 +106,7 @@ export async function setByPermittedHuman(ctx: PhaseContext, stage: PipelineStag
 
 /** The issue's label events, read once per run however many labels ask who set them (one request, two past 100). */
 const eventsRead = new WeakMap<PhaseContext, Promise<LabelEvent[]>>();
-function labelEventsOf(ctx: PhaseContext): Promise<LabelEvent[]> {
+export function labelEventsOf(ctx: PhaseContext): Promise<LabelEvent[]> {
   let events = eventsRead.get(ctx);
   if (!events) eventsRead.set(ctx, (events = ctx.issues.labelEvents(ctx.issue.number)));
   return events;

@@ -310,6 +310,18 @@ describe('claims', () => {
     expect(releaseClaim(s, '2002', now).claim).toBeDefined();
     expect(releaseClaim(s, '1001', now).claim).toBeUndefined();
   });
+
+  it('a release names the 👀 its run still holds; the next claim supersedes it; another run cannot set it', () => {
+    const s = claimIssue(sample(), { runId: '1001', phase: 'plan', now, ttlMs: 60_000 })!;
+    const released = releaseClaim(s, '1001', now, 250_000_007);
+    expect(released.released).toBe(250_000_007);
+    // it round-trips through the signed block (the schema knows the field)
+    const decoded = decodeStateBlock(encodeStateBlock(released, { key: 'k' }), { key: 'k', issue: released.issue });
+    expect(decoded).toEqual({ status: 'valid', state: released });
+    expect(releaseClaim(s, '1001', now).released).toBeUndefined();
+    expect(releaseClaim(s, '2002', now, 250_000_008)).toEqual(s); // another run's active claim: nothing changes
+    expect(claimIssue(released, { runId: '3003', phase: 'review', now })!.released).toBeUndefined();
+  });
 });
 
 describe('dispatches', () => {
