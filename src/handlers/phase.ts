@@ -15,7 +15,7 @@ import {
 } from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
-import { honourMovesRefusedByLock, labelEventsOf } from '../phases/refused-moves';
+import { honourMovesRefusedByLock, labelEventsOf, setByPermittedHuman } from '../phases/refused-moves';
 import { forgetLabels } from './own-labels';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
@@ -208,7 +208,7 @@ function sendDispatches(app: App, ctx: PhaseContext): Promise<void> {
 }
 
 /** A dispatched (or continued) phase runs only if its issue is still where the phase that started it left it. */
-function runDispatched(ctx: PhaseContext, phase: string, runner: PhaseRunner): Promise<PhaseOutcome> {
+async function runDispatched(ctx: PhaseContext, phase: string, runner: PhaseRunner): Promise<PhaseOutcome> {
   const expected = dispatchStage(phase);
   // The label decides (ADR-0002): HydraFlow adds the next stage's label before it dispatches, so a dispatched phase
   // whose label is gone was taken out by a human — even if that human's unlabeled event has not been processed yet.
@@ -219,7 +219,19 @@ function runDispatched(ctx: PhaseContext, phase: string, runner: PhaseRunner): P
         pipelineLabelsOf(ctx.issue.labels).every((l) => l.toLowerCase() === labelFor('find'))
       : ctx.session.currentStage === expected && ctx.issue.labels.some((l) => l.toLowerCase() === labelFor(expected));
   if (expected && !stillThere) return movedMeanwhile(ctx.session, phase, expected);
+  // Likewise a stage label a permitted human set beside it: their move, though its own run comes later (queued behind
+  // this one in the issue's concurrency group) or never (it gave up on a lock a dead run held, and the sweep resumed
+  // that run's phase). Running the phase would take the label off with its move; the move is honoured instead
+  // (tests/queued-label.e2e.test.ts). Labels of people who may not steer are left to the phase, as before.
+  const beside = expected && expected !== 'find' ? stagesBeside(ctx.issue.labels, expected) : [];
+  if (beside.length > 0 && (await setByAnyPermittedHuman(ctx, beside)))
+    return runEscalating(ctx, phase, () => honourMovesRefusedByLock(ctx, beside));
   return runEscalating(ctx, phase, () => runner(ctx));
+}
+
+async function setByAnyPermittedHuman(ctx: PhaseContext, stages: readonly PipelineStage[]): Promise<boolean> {
+  for (const stage of stages) if (await setByPermittedHuman(ctx, stage)) return true;
+  return false;
 }
 
 /** Runs a phase; an unexpected failure is escalated with the real error (on the issue) before the run fails. */

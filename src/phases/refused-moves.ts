@@ -13,7 +13,9 @@ type Setter =
 
 /**
  * Stage labels that humans set while the dead attempt this re-run replaces held the lock: their label events found the
- * issue locked and were refused (handlers/override.ts waits for a lock, then gives up), so no run acted on them. The
+ * issue locked and were refused (handlers/override.ts waits for a lock, then gives up), so no run acted on them. A
+ * dispatched phase's run honours them too (handlers/phase.ts, runDispatched): labels a permitted human set while the
+ * run waited in the issue's queue, or that a dead run's lock refused before the sweep resumed its phase. The
  * label says nothing of who set it, and steering is permission-checked (handlers/label-steering.ts, issue #17): the
  * issue's events name who set each (GET /issues/{n}/events, one request on this rare path). A label from someone below
  * commands.min_permission is removed with label steering's note; one whose setter cannot be found is not honoured and a
@@ -94,7 +96,7 @@ export async function honourMovesRefusedByLock(
     next: `HydraFlow resumes from ${stage} when that phase runs.`,
   });
   return {
-    summary: `human override honoured (${named} by ${only.actor}, set while an earlier attempt held the issue)`,
+    summary: `human override honoured (${named} by ${only.actor}, set while HydraFlow held the issue)`,
     stage,
   };
 }

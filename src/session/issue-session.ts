@@ -396,10 +396,16 @@ export class IssueSession {
       after = added.map((l) => l.name);
       described = this.describeStageLabel(added, target);
     }
+    const others = pipelineLabelsOf(after).filter((l) => l !== (target && labelFor(target)));
+    // Beside the stage since before this run: a permitted human's label whose own event has not moved the issue (its
+    // run waits behind this one in the issue's queue, or gave up on a dead run's lock) is their move too; hydraflow-find
+    // is a request for the triage that is answering it (tests/property/end-state.ts, check 4b).
+    const stageLabel = this.stage === null ? undefined : labelFor(this.stage);
     const humanMove = options.happened
       ? undefined
       : await this.steeringLabel(
-          pipelineLabelsOf(after).filter((l) => !startPipeline.has(l) && l !== (target && labelFor(target))),
+          others.filter((l) => !startPipeline.has(l)),
+          others.filter((l) => startPipeline.has(l) && l !== stageLabel && l !== labelFor('find')),
         );
     const now = this.options.now();
     if (humanMove) {
@@ -467,7 +473,10 @@ export class IssueSession {
     const now = this.options.now();
     const moved =
       startPipeline.some((l) => !freshPipeline.includes(l)) ||
-      (await this.steeringLabel(freshPipeline.filter((l) => !startPipeline.includes(l)))) !== undefined;
+      (await this.steeringLabel(
+        freshPipeline.filter((l) => !startPipeline.includes(l)),
+        [],
+      )) !== undefined;
     if (moved) {
       await write(undefined);
       const humanStage = freshPipeline.length === 1 ? (stageOf(freshPipeline[0]!) ?? null) : null;
@@ -493,15 +502,24 @@ export class IssueSession {
    * takes it off with the other pipeline labels, and that person's label event gets the note (property test
    * tests/property/pipeline-histories, seed -764385732: triage honoured a triage-role user's hydraflow-find, its
    * event's run undid it, and the issue was left with no label). A setter not known (the events unreadable) is
-   * honoured, as without the check: that label event's run asks again.
+   * honoured, as without the check: that label event's run asks again. `before`: labels beside the stage since before
+   * the run, honoured only when a human who may steer is known to have set them.
    */
-  private async steeringLabel(arrived: readonly string[]): Promise<string | undefined> {
+  private async steeringLabel(arrived: readonly string[], before: readonly string[]): Promise<string | undefined> {
     const maySteer = this.options.maySteer;
-    if (arrived.length === 0 || !maySteer) return arrived[0];
+    if (!maySteer) return arrived[0];
+    if (arrived.length === 0 && before.length === 0) return undefined;
     const events = await this.port.labelEvents(this.options.issue).catch(() => undefined);
     for (const label of arrived) {
       const actor = events && lastLabelEvent(events, label, 'labeled')?.actor;
       if (!actor || (await maySteer(actor).catch(() => true))) return label;
+    }
+    // A label from before the run counts only when its setter is known to be a human who may steer: it may as well be
+    // a dead run's unpublished move (HydraFlow's own), or a stranger's that label steering undoes.
+    for (const label of before) {
+      const actor = events && lastLabelEvent(events, label, 'labeled')?.actor;
+      if (!actor || this.options.botLogins.some((b) => b.toLowerCase() === actor.toLowerCase())) continue;
+      if (await maySteer(actor).catch(() => false)) return label;
     }
     return undefined;
   }

@@ -105,6 +105,32 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
         expect(state.stage ?? null, `${where}: state stage vs label`).toBe(labelStage ?? null);
     }
 
+    // 4b. A stage label someone who may steer set is their move (ADR-0002): HydraFlow takes it off only once it has
+    //     honoured it (a transition to or from that stage; after hydraflow-find, a triage), or a later human move, an
+    //     escalation or the close superseded it — never with a move of its own that ignores it (tests/queued-label.e2e.test.ts). The state keeps the last
+    //     20 transitions: a longer history is not checked.
+    if (state && state.history.length < 20) {
+      const events = world.events.filter((e) => e.name === 'issues' && e.issue === n);
+      // labels an issue form applied when the issue was opened are where it starts, not a move (triage decides)
+      const openedAt = events.find((e) => e.action === 'opened')?.at ?? -Infinity;
+      for (const [i, set] of events.entries()) {
+        const level = levelOf(set.actor);
+        if (set.action !== 'labeled' || !set.label || !isPipeline(set.label) || !level || !steers(level)) continue;
+        if (set.at <= openedAt) continue;
+        const later = events.slice(i + 1);
+        const next = later.find((e) => e.label === set.label || e.action === 'closed');
+        if (next?.action !== 'unlabeled' || next.actor !== BOT_LOGIN) continue;
+        const stage = stageOf(set.label);
+        const answered = state.history.some(
+          (h) =>
+            Date.parse(h.at) >= set.at &&
+            // hydraflow-find asks for a triage: any transition after it is triage's answer
+            (stage === 'find' || h.to === stage || h.from === stage || h.by === 'human' || h.to === 'hitl'),
+        );
+        expect(answered, `${where}: ${set.actor}'s ${set.label} taken off by HydraFlow, never honoured`).toBe(true);
+      }
+    }
+
     // 5. No leaked lock: the bot's 👀 stays only while the issue waits for a phase it handed the lock to.
     const eyes = world.reactions.filter(
       (r) => r.subject.type === 'issue' && r.subject.number === n && r.user === BOT_LOGIN && r.content === 'eyes',

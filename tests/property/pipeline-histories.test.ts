@@ -292,6 +292,41 @@ async function playHistory(history: History): Promise<Ctx> {
 /** Product-track histories that once failed (shrunk counterexamples of the second property below). */
 const PRODUCT_REGRESSIONS: History[] = [
   {
+    // Found by a probe written for the oracle's check 4b (tests/property/end-state.ts): a writer set hydraflow-plan
+    // while triage's discover dispatch waited; its run, queued ahead of her label event's, discovered anyway and its
+    // move took her label off, so her event's run found nothing to do. A dispatched run now honours a stage label a
+    // permitted human set beside its own (handlers/phase.ts, runDispatched; tests/queued-label.e2e.test.ts).
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-plan', deliver: 'later', by: 'write' },
+      },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+    ],
+    quiesce: { gap: 'short', order: 'pending-first' },
+  },
+  {
+    // The same label refused instead: the discover run died holding the lock, her label event's run gave up waiting
+    // for it, and the sweep resumed discover an hour later, which discovered and took her label off.
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0, dispatch: true }, k: 4 } },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-plan', deliver: 'now', by: 'write' },
+      },
+      { gap: 'hour', op: { kind: 'sweep' } },
+    ],
+    quiesce: { gap: 'short', order: 'pending-first' },
+  },
+  {
     // Found at 5000 runs on h-sweeprace (fast-check seed -1453069572): the hourly sweep took the 👀 to time a shape
     // conversation out and died before publishing a claim; an admin's "B" was refused by that lock, and made the issue
     // look active, so the sweep's re-run skipped it as not quiet and its dead attempt's 👀 stayed, with no claim. A
@@ -553,6 +588,28 @@ const PRODUCT_REGRESSIONS: History[] = [
  * the lock handed to a dispatched phase.
  */
 const REGRESSIONS: History[] = [
+  {
+    // Found when the oracle's check 4b (tests/property/end-state.ts) was added (fast-check seed -688321111): a writer
+    // set hydraflow-groom while the re-run of a hydraflow-find label event waited to start; the re-run triaged again
+    // and its move took her label off, so her event's run found nothing to do. IssueSession.moveTo now honours a
+    // permitted human's label that was beside the stage before the run started, as one that arrives during it.
+    seed: -688321111,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: ['hydraflow-find'], by: 'write' } },
+      {
+        gap: 'hour',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'sweep' },
+          b: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-groom', deliver: 'later', by: 'write' },
+          after: 0,
+        },
+      },
+      { gap: 'long', op: { kind: 'rerun', pick: 1, mode: 'attempt' } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
   // Found on seed 4242: a triage-role user opened an issue with hydraflow-discover, a writer set hydraflow-epic, then
   // took it out; that run died after its first write, and the triage-role user set hydraflow-find meanwhile (event
   // delivered later). The re-run honoured hydraflow-find as a refused human move, and her own event's undo restored the

@@ -1,0 +1,66 @@
+/**
+ * A stage label a permitted human sets while HydraFlow's next run for the issue is already on its way: the issue's
+ * concurrency group queues the label event's run behind that run, so the run starts with the human's label beside the
+ * state's stage. It must not do its phase and take the label off with its move (the label event's run would then find
+ * it gone and do nothing): the human's move stands. Found by a probe of the product track's histories
+ * (tests/property/pipeline-histories.test.ts): a writer's hydraflow-plan, set while triage's discover dispatch waited,
+ * was removed by the discovery it meant to skip. Through the built dist, on real webhook payloads.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorld, SimulatedClock, type ActionRun, type World } from '@hydraflow/testkit';
+import { discoverScript, vague } from './support/briefs';
+import { planScript } from './support/plans';
+import { stateOf } from './support/state';
+
+let world: World | undefined;
+let clock: SimulatedClock | undefined;
+afterEach(async () => {
+  await world?.close();
+  await clock?.close();
+  world = undefined;
+  clock = undefined;
+});
+
+const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
+const ok = (run: ActionRun) => expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+
+/** A vague issue by lee (write), triaged by its `opened` run: discover dispatched, not started yet. */
+async function discoverQueued() {
+  world = await createWorld({ script: { triage: { json: vague }, ...discoverScript, ...planScript } });
+  const w = world;
+  w.gh.addUser({ login: 'lee', permission: 'write' });
+  w.gh.addUser({ login: 'tina', permission: 'triage' });
+  const issue = w.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' });
+  ok(await w.run('issues', 'opened', { issue: issue.number }));
+  expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover']);
+  expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['discover']);
+  return { w, n: issue.number };
+}
+
+describe('a stage label set while the next run is queued', () => {
+  it('a writer’s hydraflow-plan: the queued discover run does not discover, and the issue is at plan', async () => {
+    const { w, n } = await discoverQueued();
+    w.gh.world.setLabelsAs(n, 'lee', { add: ['hydraflow-plan'] });
+    ok(await w.runDispatch(0));
+    ok(await w.run('issues', 'labeled', { issue: n, label: 'hydraflow-plan', sender: 'lee' }));
+    for (let i = 1; i < w.gh.world.dispatches.length; i++) ok(await w.runDispatch(i));
+    expect(w.models.calls.filter((c) => c.role === 'discover')).toEqual([]);
+    expect(labelsOf(w, n)).toEqual(['hydraflow-plan']);
+    // the dispatched run honoured lee's move; her own event's run, which comes after, finds it done (and, as for a
+    // redelivered label event, says so again)
+    const { history, stage } = stateOf(w, n)!;
+    expect(stage).toBe('plan');
+    expect(history.filter((h) => h.by === 'human')[0]).toMatchObject({ from: 'discover', to: 'plan', actor: 'lee' });
+  });
+
+  it('a triage-role user’s hydraflow-plan is undone with a note, and discovery goes on', async () => {
+    const { w, n } = await discoverQueued();
+    w.gh.world.setLabelsAs(n, 'tina', { add: ['hydraflow-plan'] });
+    ok(await w.runDispatch(0));
+    ok(await w.run('issues', 'labeled', { issue: n, label: 'hydraflow-plan', sender: 'tina' }));
+    for (let i = 1; i < w.gh.world.dispatches.length; i++) ok(await w.runDispatch(i));
+    expect(w.models.calls.filter((c) => c.role === 'discover' && c.status === 200).length).toBeGreaterThan(0);
+    expect(labelsOf(w, n)).toEqual(['hydraflow-shape']);
+    expect(stateOf(w, n)!.history.filter((h) => h.by === 'human')).toEqual([]);
+  });
+});
