@@ -397,15 +397,12 @@ export class IssueSession {
       described = this.describeStageLabel(added, target);
     }
     const others = pipelineLabelsOf(after).filter((l) => l !== (target && labelFor(target)));
-    // Beside the stage since before this run: a permitted human's label whose own event has not moved the issue (its
-    // run waits behind this one in the issue's queue, or gave up on a dead run's lock) is their move too; hydraflow-find
-    // is a request for the triage that is answering it (tests/property/end-state.ts, check 4b).
-    const stageLabel = this.stage === null ? undefined : labelFor(this.stage);
     const humanMove = options.happened
       ? undefined
       : await this.steeringLabel(
           others.filter((l) => !startPipeline.has(l)),
-          others.filter((l) => startPipeline.has(l) && l !== stageLabel && l !== labelFor('find')),
+          // an escalation is where a human decides anyway (and the one for conflicting labels must not pick one)
+          target === 'hitl' ? [] : this.besideSinceStart(others),
         );
     const now = this.options.now();
     if (humanMove) {
@@ -471,15 +468,19 @@ export class IssueSession {
     const freshPipeline = pipelineLabelsOf(fresh);
     this.state = { ...this.state, stage: this.stage };
     const now = this.options.now();
-    const moved =
-      startPipeline.some((l) => !freshPipeline.includes(l)) ||
-      (await this.steeringLabel(
-        freshPipeline.filter((l) => !startPipeline.includes(l)),
-        [],
-      )) !== undefined;
-    if (moved) {
-      await write(undefined);
-      const humanStage = freshPipeline.length === 1 ? (stageOf(freshPipeline[0]!) ?? null) : null;
+    const removed = startPipeline.some((l) => !freshPipeline.includes(l));
+    const human = removed
+      ? undefined
+      : await this.steeringLabel(
+          freshPipeline.filter((l) => !startPipeline.includes(l)),
+          this.besideSinceStart(freshPipeline.filter((l) => l !== labelFor(target))),
+        );
+    if (removed || human !== undefined) {
+      // the human's label stands alone (their own event may never come: it gave up on a dead run's lock)
+      const others = human !== undefined && freshPipeline.length > 1;
+      await write(others ? [...new Set([...fresh.filter((l) => !isPipelineLabel(l)), human, ...extra])] : undefined);
+      const chosen = human ?? (freshPipeline.length === 1 ? freshPipeline[0]! : undefined);
+      const humanStage = chosen === undefined ? null : (stageOf(chosen) ?? null);
       this.stage = humanStage;
       this.state = recordTransition(this.state, {
         to: humanStage,
@@ -515,13 +516,30 @@ export class IssueSession {
       if (!actor || (await maySteer(actor).catch(() => true))) return label;
     }
     // A label from before the run counts only when its setter is known to be a human who may steer: it may as well be
-    // a dead run's unpublished move (HydraFlow's own), or a stranger's that label steering undoes.
+    // a dead run's unpublished move (HydraFlow's own), or a stranger's that label steering undoes. Of several, the one
+    // set last is the human's latest word.
+    let latest: { label: string; index: number } | undefined;
     for (const label of before) {
-      const actor = events && lastLabelEvent(events, label, 'labeled')?.actor;
-      if (!actor || this.options.botLogins.some((b) => b.toLowerCase() === actor.toLowerCase())) continue;
-      if (await maySteer(actor).catch(() => false)) return label;
+      const set = events && lastLabelEvent(events, label, 'labeled');
+      const actor = set?.actor;
+      if (!set || !actor || this.options.botLogins.some((b) => b.toLowerCase() === actor.toLowerCase())) continue;
+      if ((latest === undefined || set.index > latest.index) && (await maySteer(actor).catch(() => false)))
+        latest = { label, index: set.index };
     }
-    return undefined;
+    return latest?.label;
+  }
+
+  /**
+   * Pipeline labels among `labels` that were beside the stage when this run began: one that a human who may steer set
+   * is their move though its own event has not moved the issue (its run waits behind this one in the issue's queue, or
+   * gave up on a dead run's lock), so a move of HydraFlow's gives way to it as to one set while the run worked
+   * (tests/property/end-state.ts, check 4b). hydraflow-find asks for the triage this run is, when it is one.
+   */
+  private besideSinceStart(labels: readonly string[]): string[] {
+    const start = new Set(pipelineLabelsOf(this.options.labelsAtStart));
+    const stageLabel = this.stage === null ? undefined : labelFor(this.stage);
+    const find = this.options.phase === 'triage' ? labelFor('find') : undefined;
+    return labels.filter((l) => start.has(l) && l !== stageLabel && l !== find);
   }
 
   /** A human's label choice: keep theirs, remove every other pipeline label, and record who moved the issue. */

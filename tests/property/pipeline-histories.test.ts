@@ -292,6 +292,31 @@ async function playHistory(history: History): Promise<Ctx> {
 /** Product-track histories that once failed (shrunk counterexamples of the second property below). */
 const PRODUCT_REGRESSIONS: History[] = [
   {
+    // Found at 2500 runs with the oracle's check 4b (fast-check seed -479336580): a writer set hydraflow-ready and
+    // hydraflow-groom at once while discover's dispatch waited; the dispatched run escalated the conflict, and the
+    // escalation's own move gave way to the first of her labels (the rule for labels set before a run began, as first
+    // written) and took the other off. An escalation now gives way to no label from before the run, and of several
+    // such labels the one set last wins.
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-ready', deliver: 'later', by: 'write' },
+          b: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-groom', deliver: 'later', by: 'write' },
+          after: 0,
+        },
+      },
+      { gap: 'short', op: { kind: 'comment', issue: 0, body: 'B', by: 'read' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0, dispatch: true }, k: 7 } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
     // Found by a probe written for the oracle's check 4b (tests/property/end-state.ts): a writer set hydraflow-plan
     // while triage's discover dispatch waited; its run, queued ahead of her label event's, discovered anyway and its
     // move took her label off, so her event's run found nothing to do. A dispatched run now honours a stage label a
@@ -588,6 +613,22 @@ const PRODUCT_REGRESSIONS: History[] = [
  * the lock handed to a dispatched phase.
  */
 const REGRESSIONS: History[] = [
+  {
+    // Found at 5000 runs with the oracle's check 4b (fast-check seed -493415005): an admin's /groom died, a writer's
+    // hydraflow-epic was refused by its lock, and the command's re-run groomed and wrote the whole label set (one
+    // PATCH with the body), taking her label off. IssueSession.moveWithEdit now gives way to it as moveTo does.
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'read' }, k: 7 } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/groom', by: 'admin' }, k: 3 } },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-epic', deliver: 'now', by: 'write' },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
   {
     // Found when the oracle's check 4b (tests/property/end-state.ts) was added (fast-check seed -688321111): a writer
     // set hydraflow-groom while the re-run of a hydraflow-find label event waited to start; the re-run triaged again
