@@ -173,12 +173,25 @@ async function finishCutMove(ctx: PhaseContext): Promise<void> {
     if (!(await stillOwnCut(ctx, taken, wanted))) return;
     await ctx.issues.addLabels(ctx.issue.number, [wanted]);
     ctx.issue.labels = [...ctx.issue.labels, wanted];
-  }
+  } else if (await setAgainByHuman(ctx, taken)) return;
   await ctx.issues.removeLabel(ctx.issue.number, taken);
   // (property test, CI seed -1844924908: an escalation cut before it took off hydraflow-plan; the re-run took it off,
   // then, still seeing it, honoured it as a writer's move and left the issue with no label)
   forgetLabels(ctx, [taken]);
   ctx.cutFinished = taken;
+}
+
+/**
+ * Whether the stale label of a cut move was set again since by someone else than HydraFlow: a human moving the issue
+ * back (a writer's hydraflow-discover on an issue discover had left), whose own event's run steers it (property test
+ * tests/property/pipeline-histories, product seed 397133805: the hourly sweep took it off as the move's leftover and her
+ * event's run found nothing to do). The issue's events say (labelEventsOf); when they cannot be read, the label is
+ * taken as the leftover it usually is.
+ */
+async function setAgainByHuman(ctx: PhaseContext, taken: string): Promise<boolean> {
+  const events = await labelEventsOf(ctx).catch(() => undefined);
+  const setter = events && lastLabelEvent(events, taken, 'labeled')?.actor;
+  return setter !== undefined && !ctx.config.bot_logins.includes(setter);
 }
 
 /**

@@ -477,8 +477,8 @@ export class IssueSession {
         );
     if (removed || human !== undefined) {
       // the human's label stands alone (their own event may never come: it gave up on a dead run's lock)
-      const others = human !== undefined && freshPipeline.length > 1;
-      await write(others ? [...new Set([...fresh.filter((l) => !isPipelineLabel(l)), human, ...extra])] : undefined);
+      const alone = human !== undefined && freshPipeline.length > 1;
+      await write(alone ? [...new Set([...fresh.filter((l) => !isPipelineLabel(l)), human, ...extra])] : undefined);
       const chosen = human ?? (freshPipeline.length === 1 ? freshPipeline[0]! : undefined);
       const humanStage = chosen === undefined ? null : (stageOf(chosen) ?? null);
       this.stage = humanStage;

@@ -292,6 +292,37 @@ async function playHistory(history: History): Promise<Ctx> {
 /** Product-track histories that once failed (shrunk counterexamples of the second property below). */
 const PRODUCT_REGRESSIONS: History[] = [
   {
+    // Found at 2500 runs on 72b2533 (fast-check seed 397133805): a writer set hydraflow-discover again on an issue
+    // discover had left for shape, while the hourly sweep looked at it; the sweep took her label off as the leftover of
+    // discover's move (finishCutMove), and her event's run found nothing to do. A stale label that someone other than
+    // HydraFlow set again is now theirs to steer (handlers/phase.ts, setAgainByHuman).
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'long', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'sweep' },
+          b: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-discover', deliver: 'now', by: 'write' },
+          after: 0,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'comment', issue: 0, body: 'What would a cheaper option look like?', by: 'triage' },
+          k: 1,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
     // Found at 2500 runs with the oracle's check 4b (fast-check seed -479336580): a writer set hydraflow-ready and
     // hydraflow-groom at once while discover's dispatch waited; the dispatched run escalated the conflict, and the
     // escalation's own move gave way to the first of her labels (the rule for labels set before a run began, as first
