@@ -7,18 +7,15 @@
  * was removed by the discovery it meant to skip. Through the built dist, on real webhook payloads.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorld, SimulatedClock, type ActionRun, type World } from '@hydraflow/testkit';
+import { BOT_LOGIN, createWorld, type ActionRun, type World } from '@hydraflow/testkit';
 import { discoverScript, vague } from './support/briefs';
 import { planScript } from './support/plans';
 import { stateOf } from './support/state';
 
 let world: World | undefined;
-let clock: SimulatedClock | undefined;
 afterEach(async () => {
   await world?.close();
-  await clock?.close();
   world = undefined;
-  clock = undefined;
 });
 
 const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
@@ -37,13 +34,18 @@ async function discoverQueued() {
   return { w, n: issue.number };
 }
 
+/** `who` sets hydraflow-plan before the discover run starts; that run, then the label event's, then what they send. */
+async function planLabelWhileQueued(w: World, n: number, who: string) {
+  w.gh.world.setLabelsAs(n, who, { add: ['hydraflow-plan'] });
+  ok(await w.runDispatch(0));
+  ok(await w.run('issues', 'labeled', { issue: n, label: 'hydraflow-plan', sender: who }));
+  for (let i = 1; i < w.gh.world.dispatches.length; i++) ok(await w.runDispatch(i));
+}
+
 describe('a stage label set while the next run is queued', () => {
   it('a writer’s hydraflow-plan: the queued discover run does not discover, and the issue is at plan', async () => {
     const { w, n } = await discoverQueued();
-    w.gh.world.setLabelsAs(n, 'lee', { add: ['hydraflow-plan'] });
-    ok(await w.runDispatch(0));
-    ok(await w.run('issues', 'labeled', { issue: n, label: 'hydraflow-plan', sender: 'lee' }));
-    for (let i = 1; i < w.gh.world.dispatches.length; i++) ok(await w.runDispatch(i));
+    await planLabelWhileQueued(w, n, 'lee');
     expect(w.models.calls.filter((c) => c.role === 'discover')).toEqual([]);
     expect(labelsOf(w, n)).toEqual(['hydraflow-plan']);
     // the dispatched run honoured lee's move; her own event's run, which comes after, finds it done (and, as for a
@@ -53,12 +55,18 @@ describe('a stage label set while the next run is queued', () => {
     expect(history.filter((h) => h.by === 'human')[0]).toMatchObject({ from: 'discover', to: 'plan', actor: 'lee' });
   });
 
-  it('a triage-role user’s hydraflow-plan is undone with a note, and discovery goes on', async () => {
+  it('a triage-role user’s hydraflow-plan steers nothing: discovery goes on, and its move takes the label off', async () => {
     const { w, n } = await discoverQueued();
-    w.gh.world.setLabelsAs(n, 'tina', { add: ['hydraflow-plan'] });
-    ok(await w.runDispatch(0));
-    ok(await w.run('issues', 'labeled', { issue: n, label: 'hydraflow-plan', sender: 'tina' }));
-    for (let i = 1; i < w.gh.world.dispatches.length; i++) ok(await w.runDispatch(i));
+    await planLabelWhileQueued(w, n, 'tina');
+    expect(w.models.calls.filter((c) => c.role === 'discover' && c.status === 200).length).toBeGreaterThan(0);
+    expect(labelsOf(w, n)).toEqual(['hydraflow-shape']);
+    expect(stateOf(w, n)!.history.filter((h) => h.by === 'human')).toEqual([]);
+  });
+
+  it('a label HydraFlow’s own identity set (a dead run’s unpublished move) is no human’s: discovery goes on', async () => {
+    const { w, n } = await discoverQueued();
+    w.gh.world.setLabelsAs(n, BOT_LOGIN, { add: ['hydraflow-plan'] });
+    for (let i = 0; i < w.gh.world.dispatches.length; i++) ok(await w.runDispatch(i));
     expect(w.models.calls.filter((c) => c.role === 'discover' && c.status === 200).length).toBeGreaterThan(0);
     expect(labelsOf(w, n)).toEqual(['hydraflow-shape']);
     expect(stateOf(w, n)!.history.filter((h) => h.by === 'human')).toEqual([]);

@@ -15,7 +15,7 @@ import {
 } from '@hydraflow/core';
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
-import { honourMovesRefusedByLock, labelEventsOf, setByPermittedHuman } from '../phases/refused-moves';
+import { honourMovesRefusedByLock, labelEventsOf, setByHumanWhoMaySteer } from '../phases/refused-moves';
 import { forgetLabels } from './own-labels';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
@@ -237,14 +237,11 @@ async function runDispatched(ctx: PhaseContext, phase: string, runner: PhaseRunn
   // that run's phase). Running the phase would take the label off with its move; the move is honoured instead
   // (tests/queued-label.e2e.test.ts). Labels of people who may not steer are left to the phase, as before.
   const beside = expected && expected !== 'find' ? stagesBeside(ctx.issue.labels, expected) : [];
-  if (beside.length > 0 && (await setByAnyPermittedHuman(ctx, beside)))
-    return runEscalating(ctx, phase, () => honourMovesRefusedByLock(ctx, beside));
+  for (const stage of beside) {
+    if (await setByHumanWhoMaySteer(ctx, stage))
+      return runEscalating(ctx, phase, () => honourMovesRefusedByLock(ctx, beside));
+  }
   return runEscalating(ctx, phase, () => runner(ctx));
-}
-
-async function setByAnyPermittedHuman(ctx: PhaseContext, stages: readonly PipelineStage[]): Promise<boolean> {
-  for (const stage of stages) if (await setByPermittedHuman(ctx, stage)) return true;
-  return false;
 }
 
 /** Runs a phase; an unexpected failure is escalated with the real error (on the issue) before the run fails. */

@@ -114,7 +114,26 @@ export function labelEventsOf(ctx: PhaseContext): Promise<LabelEvent[]> {
   return events;
 }
 
-async function setterOf(ctx: PhaseContext, stage: PipelineStage): Promise<Setter> {
+/**
+ * Whether someone who may steer, and is not HydraFlow's own identity (a dead run's unpublished move), set this stage's
+ * label last: a human's move (handlers/phase.ts, runDispatched).
+ */
+export async function setByHumanWhoMaySteer(ctx: PhaseContext, stage: PipelineStage): Promise<boolean> {
+  const setter = await setterOf(ctx, stage);
+  return setter.may === true && !ctx.config.bot_logins.includes(setter.actor);
+}
+
+/** Who set a stage label and whether they may steer, asked once per run and label (a permission request each). */
+const settersAsked = new WeakMap<PhaseContext, Map<PipelineStage, Promise<Setter>>>();
+function setterOf(ctx: PhaseContext, stage: PipelineStage): Promise<Setter> {
+  let asked = settersAsked.get(ctx);
+  if (!asked) settersAsked.set(ctx, (asked = new Map()));
+  let setter = asked.get(stage);
+  if (!setter) asked.set(stage, (setter = askSetter(ctx, stage)));
+  return setter;
+}
+
+async function askSetter(ctx: PhaseContext, stage: PipelineStage): Promise<Setter> {
   const label = labelFor(stage);
   try {
     const actor = lastLabelEvent(await labelEventsOf(ctx), label, 'labeled')?.actor;
