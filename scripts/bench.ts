@@ -59,7 +59,7 @@
  *                           cacheable length)
  *
  * BENCH_ONLY=<scenario> runs one scenario alone and updates its metrics in bench/results.json, keeping the others:
- * `backlog` (backlog500_*), `product` (discover_*, shape_turn_*, github_requests_discover/_shape_turn, product_track_*),
+ * `lifecycle` (lifecycle_*), `backlog` (backlog500_*), `product` (discover_*, shape_turn_*, github_requests_discover/_shape_turn, product_track_*),
  * `adversarial` (adversarial_*).
  * Does not build: run `pnpm build` first if dist/ is stale (meta.dist notes how old it is).
  */
@@ -876,6 +876,20 @@ async function only(
   }
 }
 
+/** One unmeasured run first (the emulator compiles each route's OpenAPI validators on first use), then LIFECYCLE_RUNS. */
+async function lifecycleRuns(): Promise<LifecycleSample[]> {
+  await (await runClearLifecycle({ latencyMs: LIFECYCLE_LATENCY_MS })).world.close();
+  const runs: LifecycleSample[] = [];
+  for (let i = 0; i < LIFECYCLE_RUNS; i++) runs.push(await lifecycleOnce());
+  return runs;
+}
+
+const lifecycleOnly = async () => {
+  const baseline = (await coldStarts()).baseline; // the node floor its meta reports beside the steps
+  const runs = await lifecycleRuns();
+  return { metrics: lifecycleMetrics(runs), meta: lifecycleMeta(runs, round(median(baseline), 1)) };
+};
+
 const backlogOnly = async () => {
   const b = await backlogBench();
   return { metrics: backlogMetrics(b), meta: backlogMeta(b) };
@@ -1029,6 +1043,7 @@ async function main(): Promise<void> {
 }
 
 const ONLY: Record<string, () => Promise<{ metrics: Record<string, Metric>; meta: unknown }>> = {
+  lifecycle: lifecycleOnly,
   backlog: backlogOnly,
   product: productTrack,
   adversarial,

@@ -16,7 +16,6 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { request as httpsRequest } from 'node:https';
 import type { ProviderName } from '@hydraflow/providers';
 
 /** What the launcher hands the proxy on its standard input. */
@@ -156,7 +155,8 @@ export function proxyHandler(spec: ProxySpec, onShutdown: () => void) {
     if (spec.provider === 'anthropic') headers['x-api-key'] = spec.key;
     else headers.authorization = `Bearer ${spec.key}`;
     const target = new URL(`${upstream.pathname === '/' ? '' : upstream.pathname}${req.url}`, upstream);
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    // node:https (and TLS with it) only in the proxy that needs it: the launcher, on the job's critical path, loads none
+    const send = target.protocol === 'https:' ? process.getBuiltinModule('node:https').request : httpRequest;
     const out = send(target, { method: 'POST', headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);

@@ -1,1 +1,2 @@
 export { nodeFetch, BufferedResponse, ResponseHeaders } from './node-fetch';
+export { FetchHeaders, useFetchGlobals } from './headers';

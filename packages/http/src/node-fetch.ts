@@ -23,6 +23,7 @@
  * every body whole; nothing here streams), and a body read through `body` does not set `bodyUsed`.
  */
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { FetchHeaders } from './headers';
 
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
@@ -52,10 +53,9 @@ function transport(protocol: Protocol): {
 }
 
 /** Response headers as fetch exposes them: names lower-cased, repeated headers joined with ", ", immutable. */
-export class ResponseHeaders implements Iterable<[string, string]> {
-  private readonly byName = new Map<string, string[]>();
-
+export class ResponseHeaders extends FetchHeaders {
   constructor(rawHeaders: readonly string[]) {
+    super();
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
       const name = rawHeaders[i]!.toLowerCase();
       const list = this.byName.get(name);
@@ -64,51 +64,15 @@ export class ResponseHeaders implements Iterable<[string, string]> {
     }
   }
 
-  get(name: string): string | null {
-    return this.byName.get(name.toLowerCase())?.join(', ') ?? null;
-  }
-
-  has(name: string): boolean {
-    return this.byName.has(name.toLowerCase());
-  }
-
-  getSetCookie(): string[] {
-    return [...(this.byName.get('set-cookie') ?? [])];
-  }
-
-  /** Sorted by name, as fetch's Headers iterate; each set-cookie on its own. */
-  *entries(): IterableIterator<[string, string]> {
-    for (const name of [...this.byName.keys()].sort()) {
-      if (name === 'set-cookie') for (const value of this.byName.get(name)!) yield [name, value];
-      else yield [name, this.get(name)!];
-    }
-  }
-
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
-  }
-
-  *keys(): IterableIterator<string> {
-    for (const [name] of this.entries()) yield name;
-  }
-
-  *values(): IterableIterator<string> {
-    for (const [, value] of this.entries()) yield value;
-  }
-
-  forEach(callback: (value: string, name: string, headers: ResponseHeaders) => void): void {
-    for (const [name, value] of this.entries()) callback(value, name, this);
-  }
-
-  set(): never {
+  override set(): never {
     throw new TypeError('immutable');
   }
 
-  append(): never {
+  override append(): never {
     throw new TypeError('immutable');
   }
 
-  delete(): never {
+  override delete(): never {
     throw new TypeError('immutable');
   }
 }

@@ -1,0 +1,140 @@
+/**
+ * fetch's `Headers`, without undici. Node defines the global `Headers` lazily: its first use loads undici, ~20 ms of CPU
+ * in a process that has just started (docs/performance.md). The model SDKs build every request's headers with the
+ * global `Headers`, and HydraFlow sends their requests through its own fetch (node-fetch.ts), so nothing else of undici
+ * is ever needed. `useFetchGlobals()` puts this class in the global's place while undici is still unloaded.
+ *
+ * What it keeps of the WHATWG class: names are case-insensitive and validated, values trimmed of HTTP whitespace and
+ * refused with a NUL, CR or LF; `get` joins repeated values with ", "; iteration is sorted by name, each `set-cookie`
+ * on its own; `getSetCookie`. Left out: the guards of Request and Response headers (there is no Request here).
+ */
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+export type HeadersSource =
+  FetchHeaders | Iterable<readonly [string, string]> | Record<string, string | readonly string[]> | undefined;
+
+export class FetchHeaders implements Iterable<[string, string]> {
+  protected readonly byName = new Map<string, string[]>();
+
+  constructor(init?: HeadersSource) {
+    if (init === undefined || init === null) return;
+    if (typeof init !== 'object') throw new TypeError('Headers: expected an object or a sequence of pairs');
+    if (Symbol.iterator in init) {
+      for (const pair of init as Iterable<readonly string[]>) {
+        if (pair.length !== 2) throw new TypeError('Headers: each pair must be [name, value]');
+        this.append(pair[0]!, pair[1]!);
+      }
+    } else {
+      for (const [name, value] of Object.entries(init)) this.append(name, String(value));
+    }
+  }
+
+  append(name: string, value: string): void {
+    const key = checkedName(name);
+    const list = this.byName.get(key);
+    if (list) list.push(checkedValue(name, value));
+    else this.byName.set(key, [checkedValue(name, value)]);
+  }
+
+  set(name: string, value: string): void {
+    this.byName.set(checkedName(name), [checkedValue(name, value)]);
+  }
+
+  delete(name: string): void {
+    this.byName.delete(checkedName(name));
+  }
+
+  get(name: string): string | null {
+    return this.byName.get(checkedName(name))?.join(', ') ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(checkedName(name));
+  }
+
+  getSetCookie(): string[] {
+    return [...(this.byName.get('set-cookie') ?? [])];
+  }
+
+  /** Sorted by name, as fetch's Headers iterate; each set-cookie on its own. */
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of [...this.byName.keys()].sort()) {
+      if (name === 'set-cookie') for (const value of this.byName.get(name)!) yield [name, value];
+      else yield [name, this.byName.get(name)!.join(', ')];
+    }
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  forEach(callback: (value: string, name: string, headers: this) => void, thisArg?: unknown): void {
+    for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Headers';
+  }
+}
+
+function checkedName(name: string): string {
+  const text = String(name);
+  if (!TOKEN.test(text)) throw new TypeError(`Headers: "${text}" is not a valid header name`);
+  return text.toLowerCase();
+}
+
+function checkedValue(name: string, value: string): string {
+  const text = String(value).replace(HTTP_WHITESPACE, '');
+  if (/[\0\r\n]/.test(text)) throw new TypeError(`Headers: the value of "${name}" holds a NUL, CR or LF`);
+  return text;
+}
+
+/** A global Node defines lazily from undici, still unloaded: its accessor's getter, which loads it. */
+function unloaded(name: 'Headers' | 'FormData'): (() => unknown) | undefined {
+  return Object.getOwnPropertyDescriptor(globalThis, name)?.get;
+}
+
+function defineGlobal(name: string, value: unknown): void {
+  Object.defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
+}
+
+/**
+ * `FormData` that loads undici's only when one is made. The SDKs test every request body with `instanceof FormData`,
+ * which is all HydraFlow ever does with it; a real FormData (tagged so) is checked against undici's class.
+ */
+function lazyFormData(load: () => unknown) {
+  let real: (new (...args: unknown[]) => object) | undefined;
+  const realClass = () => (real ??= load.call(globalThis) as new (...args: unknown[]) => object);
+  return class FormData {
+    constructor(...args: unknown[]) {
+      return new (realClass())(...args);
+    }
+
+    static [Symbol.hasInstance](value: unknown): boolean {
+      const tagged =
+        typeof value === 'object' && value !== null && Object.prototype.toString.call(value) === '[object FormData]';
+      return tagged && value instanceof realClass();
+    }
+  };
+}
+
+/**
+ * Puts FetchHeaders in the place of the global `Headers`, and a `FormData` that loads nothing until used, while
+ * Node's own are still unloaded: the model SDKs use both on every request (`new Headers()`, `instanceof FormData`),
+ * and either would load undici. Once anything has loaded undici's classes, they stay.
+ */
+export function useFetchGlobals(): void {
+  if (unloaded('Headers')) defineGlobal('Headers', FetchHeaders);
+  const formData = unloaded('FormData');
+  if (formData) defineGlobal('FormData', lazyFormData(formData));
+}
