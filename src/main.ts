@@ -33,6 +33,12 @@ if (proxy && process.argv[2] === proxy.SERVE_ARG) {
   io.setOutput('decision', 'skip');
   io.info(`HydraFlow: nothing to do (${skip})`);
 } else {
+  // the publish job's git round trip begins first, while the rest loads and the state is read (phases/publish-fetch.ts)
+  if (process.env.INPUT_PHASE?.trim() === 'publish')
+    (await import('./phases/publish-fetch')).beginPublishFetch(
+      process.env,
+      payload as { repository?: { default_branch?: string } },
+    );
   const { run } = await import('./run');
   const result = await run(process.env, { io });
   if (result.failed) process.exitCode = 1;

@@ -21,7 +21,7 @@ import { parseInputs, type ActionInputs } from './inputs';
 import { createModels } from './models';
 import { beginEarlyCall } from './phases/early-calls';
 import { phaseSpansBlock, type PhaseOutcome } from './phases/phase-context';
-import { readRunnerContext, remoteUrlOf } from './runner/context';
+import { readRunnerContext } from './runner/context';
 import { createRunnerIO, type RunnerIO } from './runner/io';
 
 export interface RunOptions {
@@ -50,17 +50,6 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
   try {
     const runner = readRunnerContext(env);
     const inputs = parseInputs(env, io);
-    // the publish job's git round trip begins now, while the rest loads and the state is read (phases/publish-fetch.ts)
-    if (inputs.phase === 'publish') {
-      const { beginPublishFetch } = await import('./phases/publish-fetch');
-      const token = inputs.pushToken ?? inputs.githubToken;
-      beginPublishFetch({
-        workspace: runner.workspace,
-        remoteUrl: remoteUrlOf(runner),
-        base: runner.defaultBranch,
-        token,
-      });
-    }
     const loaded = await loadRunConfig(runner.workspace, inputs, env);
     for (const warning of loaded.warnings) io.warning(warning);
     const config = loaded.config;

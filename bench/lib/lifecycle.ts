@@ -48,9 +48,13 @@ function recordedScript(latencyMs: number): Script {
 
 /** Runs the whole lifecycle; the caller closes `world`. Throws (after closing) if the pull request did not merge. */
 export async function runClearLifecycle(
-  options: { latencyMs?: number; onJob?: (job: JobRecord) => void } = {},
+  options: { latencyMs?: number; onJob?: (job: JobRecord) => void; actionRoot?: string } = {},
 ): Promise<ClearLifecycle> {
-  const world = await lifecycleWorld(recordedScript(options.latencyMs ?? 0));
+  const world = await lifecycleWorld(
+    recordedScript(options.latencyMs ?? 0),
+    {},
+    options.actionRoot ? { actionRoot: options.actionRoot } : {},
+  );
   try {
     const startedAt = Date.now();
     const t0 = performance.now();

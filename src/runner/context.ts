@@ -25,10 +25,8 @@ export interface RunnerContext {
   job?: string;
 }
 
-/** The repository's git URL on the server the run belongs to (where HydraFlow fetches and pushes). */
-export function remoteUrlOf(runner: Pick<RunnerContext, 'serverUrl' | 'owner' | 'repo'>): string {
-  return `${runner.serverUrl.replace(/\/$/, '')}/${runner.owner}/${runner.repo}.git`;
-}
+// in a module of its own: the publish step uses it before the rest of the bundle (and @hydraflow/core) is loaded
+export { remoteUrlOf } from './remote-url';
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sanitizeUntrusted, untrustedExcerpt, untrustedTitle } from '../src/text/sanitize';
 import { isInvisible } from '../src/text/invisible';
+import { stripHiddenMarkdown } from '../src/text/markdown-hidden';
 
 interface Case {
   name: string;
@@ -97,6 +98,42 @@ describe('sanitizeUntrusted: properties', () => {
       fc.property(plain, (text) => {
         expect(sanitizeUntrusted(text)).toBe(text.replace(/\r\n?/g, '\n').trim());
       }),
+    );
+  });
+
+  // stripHiddenMarkdown skips the parser for text without [ < & ` ~ (markdown-hidden.ts, MAY_HIDE): the parser must
+  // find nothing to cut in such text, whatever other markdown it holds. A code span after it makes the parser run.
+  it('finds nothing hidden in text without [ < & ` ~, whatever other markdown it holds', () => {
+    const markdownish = fc.constantFrom(
+      ...'ab *_#>-+=|!()":.\\\n\t 1'.split(''),
+      '\n\n',
+      '    ',
+      '***',
+      '---',
+      '1. ',
+      '1) ',
+      '- ',
+      '> ',
+      '# ',
+      '**b**',
+      '_i_',
+      '\\*',
+      ': ',
+      '"t"',
+      '(u)',
+      '| a | b |\n| --- | --- |\n',
+      'www.example.com',
+      'https://x.example/y',
+      'a@b.example',
+      'c\n===\n',
+    );
+    const text = fc.array(markdownish, { maxLength: 80 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, (t) => {
+        const parsed = `${t}\n\n\`x\``;
+        expect(stripHiddenMarkdown(parsed)).toBe(parsed);
+      }),
+      { numRuns: 2_000 },
     );
   });
 });

@@ -18,7 +18,8 @@
  * to a rewritten host); the robust fix is to run the agent's commands as another user or in a container.
  */
 import { execFile } from 'node:child_process';
-import { HydraflowError } from '@hydraflow/core';
+// the errors alone, not the barrel: the publish step loads git before the rest of HydraFlow (src/phases/publish-fetch.ts)
+import { HydraflowError } from '@hydraflow/core/errors';
 import { parseBranchFiles, type BranchFile } from './branch-files';
 
 export class GitError extends HydraflowError {
