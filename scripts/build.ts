@@ -3,7 +3,7 @@
  * fails when the committed dist/ no longer matches the sources.
  */
 import { transform } from 'esbuild';
-import { builtinModules, createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +25,7 @@ export async function bundle(): Promise<Map<string, Buffer>> {
     quiet: true,
     sourceMap: false,
   });
-  const files = new Map<string, Buffer>([['index.js', Buffer.from(builtinsWithoutRequire(code))]]);
+  const files = new Map<string, Buffer>([['index.js', Buffer.from(code)]]);
   for (const [name, asset] of Object.entries(assets)) {
     // ncc minifies only the entry; the lazily loaded chunks (SDKs) are minified here, which halves their parse time.
     const source = name.endsWith('.index.js')
@@ -41,18 +41,6 @@ export async function bundle(): Promise<Map<string, Buffer>> {
     files.set(name, Buffer.from(source));
   }
   return files;
-}
-
-/**
- * ncc loads each Node built-in through `createRequire(import.meta.url)(name)`: a CommonJS module object per built-in,
- * its search paths computed from the runner's deep action directory, ~0.5 ms each and 14 of them in every step. Node
- * (≥ 20.16, ≥ 22.3) hands out the same module objects through `process.getBuiltinModule(name)`, without any of that.
- */
-function builtinsWithoutRequire(code: string): string {
-  return code.replace(/\b[\w$]+\(import\.meta\.url\)\(("[^"]+")\)/g, (call: string, quoted: string) => {
-    const name = JSON.parse(quoted) as string;
-    return builtinModules.includes(name.replace(/^node:/, '')) ? `process.getBuiltinModule(${quoted})` : call;
-  });
 }
 
 async function main(): Promise<void> {
