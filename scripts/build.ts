@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SDK_GLOBALS } from '../packages/http/src/headers';
 
 const require = createRequire(import.meta.url);
 const ncc = require('@vercel/ncc') as (
@@ -35,6 +36,8 @@ export async function bundle(): Promise<Map<string, Buffer>> {
             target: 'es2022',
             format: 'esm',
             legalComments: 'none',
+            // the SDKs' Headers and FormData are HydraFlow's, not Node's (whose first touch loads undici)
+            define: Object.fromEntries(Object.entries(SDK_GLOBALS).map(([name, to]) => [name, `globalThis.${to}`])),
           })
         ).code
       : asset.source;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { provideSdkGlobals } from '@hydraflow/http/headers';
 import { quickSkip } from './prefilter';
 import { createRunnerIO } from './runner/io';
 
@@ -39,6 +40,7 @@ if (proxy && process.argv[2] === proxy.SERVE_ARG) {
       process.env,
       payload as { repository?: { default_branch?: string } },
     );
+  provideSdkGlobals(); // before any model SDK loads (packages/http/src/headers.ts)
   const { run } = await import('./run');
   const result = await run(process.env, { io });
   if (result.failed) process.exitCode = 1;

@@ -2,7 +2,7 @@
  * fetch's `Headers`, without undici. Node defines the global `Headers` lazily: its first use loads undici, ~20 ms of CPU
  * in a process that has just started (docs/performance.md). The model SDKs build every request's headers with the
  * global `Headers`, and HydraFlow sends their requests through its own fetch (node-fetch.ts), so nothing else of undici
- * is ever needed. `useFetchGlobals()` puts this class in the global's place while undici is still unloaded.
+ * is ever needed. The bundle hands the SDKs this class instead of the global (SDK_GLOBALS below).
  *
  * What it keeps of the WHATWG class: names are case-insensitive and validated, values trimmed of HTTP whitespace and
  * refused with a NUL, CR or LF; `get` joins repeated values with ", "; iteration is sorted by name, each `set-cookie`
@@ -99,22 +99,13 @@ function checkedValue(name: string, value: string): string {
   return text;
 }
 
-/** A global Node defines lazily from undici, still unloaded: its accessor's getter, which loads it. */
-function unloaded(name: 'Headers' | 'FormData'): (() => unknown) | undefined {
-  return Object.getOwnPropertyDescriptor(globalThis, name)?.get;
-}
-
-function defineGlobal(name: string, value: unknown): void {
-  Object.defineProperty(globalThis, name, { value, writable: true, enumerable: false, configurable: true });
-}
-
 /**
- * `FormData` that loads undici's only when one is made. The SDKs test every request body with `instanceof FormData`,
- * which is all HydraFlow ever does with it; a real FormData (tagged so) is checked against undici's class.
+ * `FormData` that loads Node's only when one is made. The SDKs test every request body with `instanceof FormData`,
+ * which is all HydraFlow ever does with it; a real FormData (tagged so) is checked against Node's class.
  */
-function lazyFormData(load: () => unknown) {
+function lazyFormData() {
   let real: (new (...args: unknown[]) => object) | undefined;
-  const realClass = () => (real ??= load.call(globalThis) as new (...args: unknown[]) => object);
+  const realClass = () => (real ??= globalThis.FormData as unknown as new (...args: unknown[]) => object);
   return class FormData {
     constructor(...args: unknown[]) {
       return new (realClass())(...args);
@@ -129,12 +120,15 @@ function lazyFormData(load: () => unknown) {
 }
 
 /**
- * Puts FetchHeaders in the place of the global `Headers`, and a `FormData` that loads nothing until used, while
- * Node's own are still unloaded: the model SDKs use both on every request (`new Headers()`, `instanceof FormData`),
- * and either would load undici. Once anything has loaded undici's classes, they stay.
+ * Where the bundled model SDKs find `Headers` and `FormData`: scripts/build.ts rewrites the chunks' free `Headers` and
+ * `FormData` to these properties of globalThis (esbuild's define), and src/main.ts provides them before any SDK loads
+ * (provideSdkGlobals). The SDKs use both on every request (`new Headers()`, `instanceof FormData`), and the first touch
+ * of Node's own loads undici, which nothing else here needs; on Node 24 even reading or replacing the global does.
  */
-export function useFetchGlobals(): void {
-  if (unloaded('Headers')) defineGlobal('Headers', FetchHeaders);
-  const formData = unloaded('FormData');
-  if (formData) defineGlobal('FormData', lazyFormData(formData));
+export const SDK_GLOBALS = { Headers: '__hydraflowHeaders', FormData: '__hydraflowFormData' } as const;
+
+export function provideSdkGlobals(): void {
+  const target = globalThis as unknown as Record<string, unknown>;
+  target[SDK_GLOBALS.Headers] ??= FetchHeaders;
+  target[SDK_GLOBALS.FormData] ??= lazyFormData();
 }

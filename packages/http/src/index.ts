@@ -1,2 +1,2 @@
 export { nodeFetch, BufferedResponse, ResponseHeaders } from './node-fetch';
-export { FetchHeaders, useFetchGlobals } from './headers';
+export { FetchHeaders, provideSdkGlobals, SDK_GLOBALS } from './headers';

@@ -14,7 +14,7 @@ import type {
   Tool,
   Usage as Usage_,
 } from '@anthropic-ai/sdk/resources/messages';
-import { nodeFetch, useFetchGlobals } from '@hydraflow/http';
+import { nodeFetch } from '@hydraflow/http';
 import { schemaName } from './schema-name';
 import { withRetries, type RetryOptions } from './retry';
 import { anthropicStopReason, toolCallFromInput } from './tool-calls';
@@ -83,9 +83,6 @@ export class AnthropicProvider implements ModelProvider {
       maxRetries: 0,
       fetch: nodeFetch,
     });
-    // The SDK uses the global Headers and FormData on every request, whose first use would load undici (~20 ms of CPU)
-    // that nothing else here needs: requests go through nodeFetch (packages/http/src/headers.ts).
-    useFetchGlobals();
   }
 
   private params(request: CompletionRequest): MessageCreateParamsNonStreaming {

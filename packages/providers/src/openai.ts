@@ -14,7 +14,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { nodeFetch, useFetchGlobals } from '@hydraflow/http';
+import { nodeFetch } from '@hydraflow/http';
 import { withRetries, type RetryOptions } from './retry';
 import { schemaName } from './schema-name';
 import { openaiStopReason, toolCallFromArguments } from './tool-calls';
@@ -97,9 +97,6 @@ export class OpenAIProvider implements ModelProvider {
       maxRetries: 0,
       fetch: nodeFetch,
     });
-    // The SDK uses the global Headers and FormData on every request, whose first use would load undici (~20 ms of CPU)
-    // that nothing else here needs: requests go through nodeFetch (packages/http/src/headers.ts).
-    useFetchGlobals();
   }
 
   private messages(request: CompletionRequest, extraSystem?: string): ChatCompletionMessageParam[] {
