@@ -1,4 +1,11 @@
-import { labelFor, lastLabelEvent, stagesBeside, type PipelineStage } from '@hydraflow/core';
+import {
+  labelFor,
+  lastLabelEvent,
+  stagesBeside,
+  type HydraflowConfig,
+  type LabelEvent,
+  type PipelineStage,
+} from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
 
@@ -19,10 +26,9 @@ export async function dropUnpublishedMoves(
   const own = stage === null ? undefined : labelFor(stage);
   if (!own || beside.length === 0 || !labels.some((l) => l.toLowerCase() === own)) return [];
   const events = await app.issues.labelEvents(issue);
-  const ours = (actor: string | undefined) => actor !== undefined && app.config.bot_logins.includes(actor);
   const removed: string[] = [];
   for (const other of beside) {
-    if (!ours(lastLabelEvent(events, labelFor(other), 'labeled')?.actor)) continue;
+    if (lastSetterOf(app.config, events, labelFor(other)) !== 'ours') continue;
     await app.issues.removeLabel(issue, labelFor(other));
     removed.push(labelFor(other));
   }
@@ -47,4 +53,18 @@ export function forgetLabels(ctx: PhaseContext, removed: readonly string[]): voi
   if (removed.length === 0) return;
   ctx.issue.labels = ctx.issue.labels.filter((l) => !removed.includes(l.toLowerCase()));
   ctx.session.options.labelsAtStart = ctx.issue.labels;
+}
+
+/**
+ * Who set `label` last, by the issue's label events: HydraFlow's own identity (bot_logins), someone else, or nobody
+ * the events show.
+ */
+export function lastSetterOf(
+  config: Pick<HydraflowConfig, 'bot_logins'>,
+  events: readonly LabelEvent[],
+  label: string,
+): 'ours' | 'theirs' | undefined {
+  const actor = lastLabelEvent(events, label, 'labeled')?.actor;
+  if (actor === undefined) return undefined;
+  return config.bot_logins.includes(actor) ? 'ours' : 'theirs';
 }

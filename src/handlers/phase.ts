@@ -16,7 +16,7 @@ import {
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import { honourMovesRefusedByLock, labelEventsOf, setByHumanWhoMaySteer } from '../phases/refused-moves';
-import { forgetLabels } from './own-labels';
+import { forgetLabels, lastSetterOf } from './own-labels';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
@@ -190,8 +190,7 @@ async function finishCutMove(ctx: PhaseContext): Promise<void> {
  */
 async function setAgainByHuman(ctx: PhaseContext, taken: string): Promise<boolean> {
   const events = await labelEventsOf(ctx).catch(() => undefined);
-  const setter = events && lastLabelEvent(events, taken, 'labeled')?.actor;
-  return setter !== undefined && !ctx.config.bot_logins.includes(setter);
+  return events !== undefined && lastSetterOf(ctx.config, events, taken) === 'theirs';
 }
 
 /**
@@ -206,8 +205,7 @@ async function stillOwnCut(ctx: PhaseContext, taken: string, wanted: string): Pr
   const events = await labelEventsOf(ctx).catch(() => undefined);
   const removal = events && lastLabelEvent(events, wanted, 'unlabeled');
   if (!events || !removal || !pipelineLabelRemained(events, removal.index, wanted)) return false;
-  const setter = lastLabelEvent(events, taken, 'labeled')?.actor;
-  return setter !== undefined && ctx.config.bot_logins.includes(setter);
+  return lastSetterOf(ctx.config, events, taken) === 'ours';
 }
 
 /**

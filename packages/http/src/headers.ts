@@ -1,6 +1,6 @@
 /**
- * fetch's `Headers`, without undici. Node defines the global `Headers` lazily: its first use loads undici, ~20 ms of CPU
- * in a process that has just started (docs/performance.md). The model SDKs build every request's headers with the
+ * fetch's `Headers`, without undici. Node defines the global `Headers` lazily: its first use loads undici, ~30–50 ms of
+ * CPU in a process that has just started (docs/performance.md). The model SDKs build every request's headers with the
  * global `Headers`, and HydraFlow sends their requests through its own fetch (node-fetch.ts), so nothing else of undici
  * is ever needed. The bundle hands the SDKs this class instead of the global (SDK_GLOBALS below).
  *

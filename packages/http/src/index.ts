@@ -1,2 +1,2 @@
 export { nodeFetch, BufferedResponse, ResponseHeaders } from './node-fetch';
-export { FetchHeaders, provideSdkGlobals, SDK_GLOBALS } from './headers';
+export { FetchHeaders } from './headers';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FetchHeaders } from '../src';
+import { provideSdkGlobals, SDK_GLOBALS } from '../src/headers';
 
 // FetchHeaders stands in for the global Headers the model SDKs build their requests with: it must behave as fetch's
 // does for everything they and nodeFetch do with it. Node's own class (undici's) is the reference.
@@ -48,5 +49,20 @@ describe('FetchHeaders', () => {
     expect(() => new FetchHeaders().set('x-a', 'one\r\nInjected: yes')).toThrow(/NUL, CR or LF/);
     expect(() => new FetchHeaders([['only-a-name']] as never)).toThrow(/\[name, value\]/);
     expect(() => new Headers({ 'bad name': 'x' })).toThrow(TypeError); // the same as Node's own
+  });
+});
+
+describe('the FormData the bundled SDKs get (provideSdkGlobals)', () => {
+  it('is no plain object, makes Node’s own FormData, and knows one for what it is', () => {
+    provideSdkGlobals();
+    const SdkFormData = (globalThis as unknown as Record<string, new () => FormData>)[SDK_GLOBALS.FormData]!;
+    expect({} instanceof SdkFormData).toBe(false);
+    expect(new URLSearchParams('a=1') instanceof SdkFormData).toBe(false);
+    const made = new SdkFormData();
+    made.append('a', '1');
+    expect(made).toBeInstanceOf(FormData); // Node's class
+    expect(made.get('a')).toBe('1');
+    expect(new FormData() instanceof SdkFormData).toBe(true);
+    expect((globalThis as unknown as Record<string, unknown>)[SDK_GLOBALS.Headers]).toBe(FetchHeaders);
   });
 });
