@@ -1372,6 +1372,27 @@ const PRODUCT_RUNS = Math.ceil(NUM_RUNS / 2);
  * tests/sweep-handoff.e2e.test.ts does); once one is fixed, it moves to REGRESSIONS or PRODUCT_REGRESSIONS.
  */
 const OPEN_COUNTEREXAMPLES: { found: string; history: History }[] = [
+  // Found at 5000 runs on fb14ce9 (fast-check seed -1846220037), not yet studied: an issue opened with
+  // hydraflow-discover by an admin, the open's run crashed after its 6th write, a writer's /triage crashed likewise, the
+  // hourly quiesce re-ran the crashed runs first; the issue ended with hydraflow-discover beside hydraflow-hitl.
+  {
+    found: 'opened in discover, crashed open and /triage runs re-run by the sweep (seed -1846220037)',
+    history: {
+      seed: 0,
+      provider: 'anthropic',
+      steps: [
+        {
+          gap: 'short',
+          op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: ['hydraflow-discover'], by: 'admin' }, k: 6 },
+        },
+        {
+          gap: 'short',
+          op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/triage', by: 'write' }, k: 6 },
+        },
+      ],
+      quiesce: { gap: 'hour', order: 'crashed-first' },
+    } as History,
+  },
   // Found at 5000 runs on 72b2533 (fast-check seed -489489584); passes on replay (a race): a reader's refused /triage
   // was charged with a grooming agent's model call while a crashed /retry's re-run groomed; likely the oracle's
   // attribution of calls to runs by time, not a run of hers calling the model.
