@@ -68,3 +68,19 @@ export function lastSetterOf(
   if (actor === undefined) return undefined;
   return config.bot_logins.includes(actor) ? 'ours' : 'theirs';
 }
+
+/**
+ * Whether someone other than HydraFlow set `label` after `moved` was last set: a human who put the issue back on the
+ * label a move of HydraFlow's left (the move added `moved` first). A human's setting from before the move (the label
+ * the issue was opened with) is the one the move left, not a new one (pipeline seed -1846220037).
+ */
+export function setByHumanSinceMove(
+  config: Pick<HydraflowConfig, 'bot_logins'>,
+  events: readonly LabelEvent[],
+  label: string,
+  moved: string,
+): boolean {
+  if (lastSetterOf(config, events, label) !== 'theirs') return false;
+  const movedAt = lastLabelEvent(events, moved, 'labeled')?.index ?? -1;
+  return (lastLabelEvent(events, label, 'labeled')?.index ?? -1) > movedAt;
+}

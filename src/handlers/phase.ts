@@ -16,7 +16,7 @@ import {
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import { honourMovesRefusedByLock, labelEventsOf, setByHumanWhoMaySteer } from '../phases/refused-moves';
-import { forgetLabels, lastSetterOf } from './own-labels';
+import { forgetLabels, lastSetterOf, setByHumanSinceMove } from './own-labels';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
@@ -173,7 +173,7 @@ async function finishCutMove(ctx: PhaseContext): Promise<void> {
     if (!(await stillOwnCut(ctx, taken, wanted))) return;
     await ctx.issues.addLabels(ctx.issue.number, [wanted]);
     ctx.issue.labels = [...ctx.issue.labels, wanted];
-  } else if (await setAgainByHuman(ctx, taken)) return;
+  } else if (await setAgainByHuman(ctx, taken, wanted)) return;
   await ctx.issues.removeLabel(ctx.issue.number, taken);
   // (property test, CI seed -1844924908: an escalation cut before it took off hydraflow-plan; the re-run took it off,
   // then, still seeing it, honoured it as a writer's move and left the issue with no label)
@@ -185,27 +185,31 @@ async function finishCutMove(ctx: PhaseContext): Promise<void> {
  * Whether the stale label of a cut move was set again since by someone else than HydraFlow: a human moving the issue
  * back (a writer's hydraflow-discover on an issue discover had left), whose own event's run steers it (property test
  * tests/property/pipeline-histories, product seed 397133805: the hourly sweep took it off as the move's leftover and her
- * event's run found nothing to do). The issue's events say (labelEventsOf); when they cannot be read, the label is
- * taken as the leftover it usually is.
+ * event's run found nothing to do). "Since" is after the move added `wanted`: a human's setting of the label before it
+ * is the one the move left (pipeline seed -1846220037: an admin opened the issue with hydraflow-discover, /triage
+ * escalated it and died before taking that label off, and its re-run left it beside hydraflow-hitl). The issue's
+ * events say (labelEventsOf); when they cannot be read, the label is taken as the leftover it usually is.
  */
-async function setAgainByHuman(ctx: PhaseContext, taken: string): Promise<boolean> {
+async function setAgainByHuman(ctx: PhaseContext, taken: string, wanted: string): Promise<boolean> {
   const events = await labelEventsOf(ctx).catch(() => undefined);
-  return events !== undefined && lastSetterOf(ctx.config, events, taken) === 'theirs';
+  return events !== undefined && setByHumanSinceMove(ctx.config, events, taken, wanted);
 }
 
 /**
  * Whether a cut move whose label `wanted` is gone is still HydraFlow's to finish: `wanted` was taken off while a
- * pipeline label stood beside it (no move: packages/core/src/router/route.ts), and HydraFlow's identity set `taken`
- * last (no human has moved the issue back to it since). The issue's events say (labelEventsOf: read once per run, on
- * this rare path only). Property test tests/property/pipeline-histories, product seed -1137976996: a discover run died between adding
- * hydraflow-shape and taking off hydraflow-discover, a triage-role user took off hydraflow-shape, and the issue ended
- * with both labels.
+ * pipeline label stood beside it (no move: packages/core/src/router/route.ts), and no human has set `taken` since the
+ * move added `wanted` (moving the issue back to it). The issue's events say (labelEventsOf: read once per run, on this
+ * rare path only). Property test tests/property/pipeline-histories, product seed -1137976996: a discover run died
+ * between adding hydraflow-shape and taking off hydraflow-discover, a triage-role user took off hydraflow-shape, and
+ * the issue ended with both labels.
  */
 async function stillOwnCut(ctx: PhaseContext, taken: string, wanted: string): Promise<boolean> {
   const events = await labelEventsOf(ctx).catch(() => undefined);
   const removal = events && lastLabelEvent(events, wanted, 'unlabeled');
   if (!events || !removal || !pipelineLabelRemained(events, removal.index, wanted)) return false;
-  return lastSetterOf(ctx.config, events, taken) === 'ours';
+  return (
+    lastSetterOf(ctx.config, events, taken) !== undefined && !setByHumanSinceMove(ctx.config, events, taken, wanted)
+  );
 }
 
 /**

@@ -201,10 +201,10 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
   // 10. Some runs never cost a model call (issue #18): the hourly sweep calls none but the triage of issues left at
   //     hydraflow-find (ADR 0014; shape's timeout, discover and shape's hand-offs cost nothing), and a comment by
   //     someone who may not steer on an issue they did not open — a command, an answer, a choice of direction —
-  //     costs none (strangers cannot make the repository pay). Counted on runs no other run overlapped (the model
-  //     server's record is shared).
+  //     costs none (strangers cannot make the repository pay). Each run calls the model with a key of its own
+  //     (world.ts), so its calls are its own whatever ran beside it.
   for (const r of ctx.log) {
-    if (!r.alone || r.modelCalls === 0) continue;
+    if (r.modelCalls === 0) continue;
     const roles = r.modelRoles.join(', ');
     if (r.event.name === 'schedule' && r.modelRoles.some((role) => role !== 'triage'))
       throw new Error(`${r.label}: the sweep called the model for more than triage (${roles})`);

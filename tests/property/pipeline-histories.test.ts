@@ -1361,6 +1361,41 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  // Found at 5000 runs on fb14ce9 (fast-check seed -1846220037): an admin opened an issue with hydraflow-discover, a
+  // writer's /triage escalated it and died after adding hydraflow-hitl, before taking hydraflow-discover off; its re-run
+  // took the admin's label (set before the move) for one a human had set again since, and left both. A human's label now
+  // counts as set again only when it was set after the move's own (handlers/phase.ts, setAgainByHuman).
+  {
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: ['hydraflow-discover'], by: 'admin' }, k: 6 },
+      },
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/triage', by: 'write' }, k: 6 },
+      },
+    ],
+    quiesce: { gap: 'hour', order: 'crashed-first' },
+  },
+  // Found at 5000 runs on 72b2533 (fast-check seed -489489584): a reader's refused /triage was charged with the model
+  // calls of a crashed /retry's grooming agents, which went on in the simulator's process after its GitHub side died.
+  // The oracle's bug, not HydraFlow's: each run now calls the model with a key of its own (world.ts).
+  {
+    seed: 1230461050,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'outsider' } },
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/retry', by: 'write' }, k: 7 },
+      },
+      { gap: 'short', op: { kind: 'comment', issue: 0, body: '/triage', by: 'read' } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 /** The product track's histories: half as many as the others (each plays more runs). */
@@ -1372,46 +1407,6 @@ const PRODUCT_RUNS = Math.ceil(NUM_RUNS / 2);
  * tests/sweep-handoff.e2e.test.ts does); once one is fixed, it moves to REGRESSIONS or PRODUCT_REGRESSIONS.
  */
 const OPEN_COUNTEREXAMPLES: { found: string; history: History }[] = [
-  // Found at 5000 runs on fb14ce9 (fast-check seed -1846220037), not yet studied: an issue opened with
-  // hydraflow-discover by an admin, the open's run crashed after its 6th write, a writer's /triage crashed likewise, the
-  // hourly quiesce re-ran the crashed runs first; the issue ended with hydraflow-discover beside hydraflow-hitl.
-  {
-    found: 'opened in discover, crashed open and /triage runs re-run by the sweep (seed -1846220037)',
-    history: {
-      seed: 0,
-      provider: 'anthropic',
-      steps: [
-        {
-          gap: 'short',
-          op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: ['hydraflow-discover'], by: 'admin' }, k: 6 },
-        },
-        {
-          gap: 'short',
-          op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/triage', by: 'write' }, k: 6 },
-        },
-      ],
-      quiesce: { gap: 'hour', order: 'crashed-first' },
-    } as History,
-  },
-  // Found at 5000 runs on 72b2533 (fast-check seed -489489584); passes on replay (a race): a reader's refused /triage
-  // was charged with a grooming agent's model call while a crashed /retry's re-run groomed; likely the oracle's
-  // attribution of calls to runs by time, not a run of hers calling the model.
-  {
-    found: 'retry re-run grooms beside a reader’s refused /triage (seed -489489584)',
-    history: {
-      seed: 1230461050,
-      provider: 'anthropic',
-      steps: [
-        { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'outsider' } },
-        {
-          gap: 'short',
-          op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/retry', by: 'write' }, k: 7 },
-        },
-        { gap: 'short', op: { kind: 'comment', issue: 0, body: '/triage', by: 'read' } },
-      ],
-      quiesce: { gap: 'short', order: 'crashed-first' },
-    } as History,
-  },
   // Found at 2500 product-track runs on 72b2533 (fast-check seed -1072911133); passes on replay (a race): a writer's
   // hydraflow-discover, set while the sweeps and a crashed re-run of the opening resumed discover, was taken off by
   // HydraFlow with no transition honouring it after it (check 4b). Force the interleaving in an e2e test to study it.

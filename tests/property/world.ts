@@ -227,11 +227,10 @@ export interface RunLog {
   crashed: boolean;
   /** The event it ran (its name, and for a comment who wrote it). */
   event: EventRecord;
-  /** Model calls the model server answered while it ran; `alone`: no other run of the history overlapped it. */
+  /** Model calls this run made (by its own model key). */
   modelCalls: number;
   /** Their roles (the model server's record: triage, discover, shape, ...). */
   modelRoles: string[];
-  alone: boolean;
   /** Each job's result, in order (routing, agent, publish). */
   results: (RunResult & { job: string })[];
 }
@@ -260,8 +259,6 @@ export class Ctx {
   /** Comments a writer deleted (`tamper`), with every version of them: what HydraFlow had written there. */
   readonly deletedComments: EmulatedComment[] = [];
   liveRuns = 0;
-  /** The runs alive now (a run that starts beside another marks both as not alone). */
-  readonly live = new Set<RunLog>();
   private nextRunId = 5_000;
   private runDirs = 0;
   private dispatchesSeen = 0;
@@ -413,10 +410,14 @@ async function deliver(
   resume?: Carried,
 ): Promise<void> {
   const { history, models, gh } = ctx;
+  // Each attempt calls the model with a key of its own, so that calls are charged to the run that made them: a crashed
+  // run's process lives on in this one (its parallel grooming agents still call the model after its GitHub side died),
+  // which no clock can tell apart from the next run's (seed -489489584).
+  const modelKey = `${MODEL_API_KEY}-run-${runId}-${attempt}`;
   const modelInputs = {
     provider: history.provider,
     'base-url': history.provider === 'anthropic' ? models.anthropicBaseUrl : models.openaiBaseUrl,
-    [history.provider === 'anthropic' ? 'anthropic-api-key' : 'openai-api-key']: MODEL_API_KEY,
+    [history.provider === 'anthropic' ? 'anthropic-api-key' : 'openai-api-key']: modelKey,
   };
   const githubInputs = { 'github-token': gh.botToken, 'state-key': TEST_STATE_KEY };
   const job = (dir: string, inputs: Record<string, string>, extra: { workspace?: string; config?: boolean } = {}) =>
@@ -478,13 +479,9 @@ async function deliver(
     event,
     modelCalls: 0,
     modelRoles: [],
-    alone: ctx.live.size === 0,
     results: [],
   };
   ctx.log.push(entry);
-  for (const other of ctx.live) other.alone = false;
-  ctx.live.add(entry);
-  const callsBefore = models.calls.length;
   const record: RunAttempt = { runId, attempt, outcome: 'ok' };
   event.runs.push(record);
   const step = async (env: NodeJS.ProcessEnv, name: string, githubSide: boolean) => {
@@ -562,9 +559,9 @@ async function deliver(
     }
   } finally {
     ctx.liveRuns--;
-    ctx.live.delete(entry);
-    entry.modelCalls = models.calls.length - callsBefore;
-    entry.modelRoles = models.calls.slice(callsBefore).map((c) => c.role ?? '?');
+    const calls = models.calls.filter((c) => c.apiKey === modelKey);
+    entry.modelCalls = calls.length;
+    entry.modelRoles = calls.map((c) => c.role ?? '?');
     ctx.collectDispatches();
   }
 }

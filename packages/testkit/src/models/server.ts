@@ -71,6 +71,8 @@ export interface ModelCall {
   model: string | undefined;
   role: string | undefined;
   issue: number | undefined;
+  /** The API key the caller presented (tests that give each caller its own key attribute calls by it). */
+  apiKey: string | undefined;
   /** Script key that answered ('triage#12', 'triage', '*'). */
   scriptKey: string | undefined;
   /** HTTP status sent; 0 when the connection was dropped without a response (timeout fault). */
@@ -436,6 +438,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       model: undefined,
       role: undefined,
       issue: undefined,
+      apiKey: undefined,
       scriptKey: undefined,
       status: 0,
       fault: undefined,
@@ -459,6 +462,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
 
     // Authentication, as the real services check it.
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
+    call.apiKey = bearer;
     if (wire === 'openai') {
       if (!bearer) {
         return reply(
@@ -487,6 +491,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     } else {
       const headerKey = req.headers['x-api-key'];
       const key = (typeof headerKey === 'string' ? headerKey : undefined) ?? bearer;
+      call.apiKey = key;
       if (!key)
         return reply(
           401,
