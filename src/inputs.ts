@@ -93,3 +93,8 @@ function parseProxy(text: string): { url: string; token: string } | undefined {
     );
   return { url: v.url, token: v.token };
 }
+
+/** The token git fetches and pushes with: the push token if one is configured, else the GitHub token. */
+export function gitTokenOf(inputs: Pick<ActionInputs, 'pushToken' | 'githubToken'>): string | undefined {
+  return inputs.pushToken ?? inputs.githubToken;
+}

@@ -40,6 +40,17 @@ if (proxy && process.argv[2] === proxy.SERVE_ARG) {
       process.env,
       payload as { repository?: { default_branch?: string } },
     );
+  // a job with no checkout reads its configuration through the API: that round trip too begins before the rest loads
+  else if (!process.env['INPUT_RUN-CONFIG']?.trim()) {
+    const [{ beginRemoteConfig, remoteConfigSource }, { nodeFetch }] = await Promise.all([
+      import('./runner/remote-config'),
+      import('@hydraflow/http'),
+    ]);
+    beginRemoteConfig(
+      process.env.GITHUB_WORKSPACE || process.cwd(),
+      remoteConfigSource(process.env, payload as { repository?: { default_branch?: string } }, nodeFetch),
+    );
+  }
   provideSdkGlobals(); // before any model SDK loads (packages/http/src/headers.ts)
   const { run } = await import('./run');
   const result = await run(process.env, { io });

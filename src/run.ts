@@ -9,6 +9,7 @@ import {
   isIssuePhase,
   loadConfigDetailed,
   neutralizeText,
+  phaseFacts,
   readConfigFile,
   readHandedConfig,
   route,
@@ -17,11 +18,14 @@ import {
   type LoadedConfig,
 } from '@hydraflow/core';
 import type { Decision } from './execute';
-import { parseInputs, type ActionInputs } from './inputs';
+import { gitTokenOf, parseInputs, type ActionInputs } from './inputs';
 import { createModels } from './models';
 import { beginEarlyCall } from './phases/early-calls';
 import { phaseSpansBlock, type PhaseOutcome } from './phases/phase-context';
-import { readRunnerContext } from './runner/context';
+import { nodeFetch } from '@hydraflow/http';
+import { readRunnerContext, type RunnerContext } from './runner/context';
+import { remoteConfigFile, remoteConfigSource } from './runner/remote-config';
+import { isEmptyWorkspace, workingTree, workingTreeSource } from './runner/working-tree';
 import { createRunnerIO, type RunnerIO } from './runner/io';
 
 export interface RunOptions {
@@ -50,7 +54,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
   try {
     const runner = readRunnerContext(env);
     const inputs = parseInputs(env, io);
-    const loaded = await loadRunConfig(runner.workspace, inputs, env);
+    const loaded = await loadRunConfig(runner, inputs, env, options.fetch ?? nodeFetch);
     for (const warning of loaded.warnings) io.warning(warning);
     const config = loaded.config;
 
@@ -76,6 +80,10 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
       io.info(`HydraFlow: nothing to do (${decision.reason})`);
       return { decision: decided, failed: false, message: decision.reason };
     }
+    // A run that will read the repository's files fetches them now, in a job that left its workspace empty (ADR 0020): git
+    // works while the model answers.
+    if (decision.kind === 'phase' && phaseFacts(decision.phase).workingTree && isEmptyWorkspace(runner.workspace))
+      workingTree(workingTreeSource(runner, gitTokenOf(inputs))).catch(() => undefined); // a phase awaits it
     const models = createModels(inputs, config);
     // A human who sets hydraflow-find asks for a fresh triage even if the issue is unchanged.
     const forced = runner.eventName === 'issues' && runner.payload.action === 'labeled';
@@ -130,14 +138,22 @@ function agentModels(inputs: ActionInputs, config: HydraflowConfig) {
  * agent's commands ran, neither the working tree nor the environment is HydraFlow's to trust. The agent step takes it
  * too when given (its checkout is the issue's branch, whose file may differ); every other step resolves its own.
  */
-async function loadRunConfig(workspace: string, inputs: ActionInputs, env: NodeJS.ProcessEnv): Promise<LoadedConfig> {
+async function loadRunConfig(
+  { workspace, payload }: RunnerContext,
+  inputs: ActionInputs,
+  env: NodeJS.ProcessEnv,
+  fetchImpl: typeof fetch,
+): Promise<LoadedConfig> {
   if (inputs.runConfig !== undefined) return readHandedConfig(inputs.runConfig);
   if (inputs.phase === 'publish') {
     throw new UserError(
       'input run-config: the publish job needs the routing job’s output run-config (`run-config: ${{ needs.hydraflow.outputs.run-config }}`); update your workflow from workflows-templates/hydraflow.yml',
     );
   }
-  const file = await readConfigFile(workspace, inputs.configPath);
+  // The workspace's file (the job's checkout has it); in a job that left its workspace empty (the template's routing
+  // job), the default branch's, read through the API (docs/adr/0020).
+  const remote = isEmptyWorkspace(workspace) ? remoteConfigSource(env, payload, fetchImpl) : undefined;
+  const file = remote ? await remoteConfigFile(workspace, remote) : await readConfigFile(workspace, inputs.configPath);
   return loadConfigDetailed({
     fileText: file?.text,
     filePath: file?.path ?? inputs.configPath,

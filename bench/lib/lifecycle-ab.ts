@@ -1,7 +1,8 @@
 /**
  * `tsx bench/lib/lifecycle-ab.ts <action-root> [<action-root> …] [--runs N]`: the bench's clear-issue lifecycle
  * (lifecycle_overhead_ratio) run against several versions of HydraFlow — each a directory with its action.yml, actions/
- * and dist/, e.g. `git archive <commit> action.yml actions dist | tar -x -C <dir>` — interleaved run by run so that the
+ * and dist/, and its workflows-templates/ when its template differs, e.g. `git archive <commit> action.yml actions dist
+ * workflows-templates | tar -x -C <dir>` — interleaved run by run so that the
  * machine's drift falls on all of them alike. Prints each version's median ratio and wall time. On a 2-core box one
  * version's ratio moves by ±0.02 between benches, more than most single changes are worth: judge changes this way.
  */

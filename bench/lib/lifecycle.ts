@@ -7,6 +7,8 @@
  * Runs under plain tsx: tsx's loader already accepts @actions/workflow-parser's JSON imports without import attributes
  * (vitest needs `server.deps.inline` for them; tsx does not), so no loader hook is needed.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { decodeStateBlock, ledgerTotals, type LedgerEntry } from '@hydraflow/core';
 import {
   BOT_LOGIN,
@@ -50,10 +52,19 @@ function recordedScript(latencyMs: number): Script {
 export async function runClearLifecycle(
   options: { latencyMs?: number; onJob?: (job: JobRecord) => void; actionRoot?: string } = {},
 ): Promise<ClearLifecycle> {
+  // another version of HydraFlow runs with its own template when it has one (bench/lib/lifecycle-ab.ts)
+  const template = options.actionRoot && join(options.actionRoot, 'workflows-templates/hydraflow.yml');
   const world = await lifecycleWorld(
     recordedScript(options.latencyMs ?? 0),
     {},
-    options.actionRoot ? { actionRoot: options.actionRoot } : {},
+    options.actionRoot
+      ? {
+          actionRoot: options.actionRoot,
+          ...(template && existsSync(template)
+            ? { sample: { hydraflowWorkflow: readFileSync(template, 'utf8') } }
+            : {}),
+        }
+      : {},
   );
   try {
     const startedAt = Date.now();

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { isBuiltPhase, isTrustedAuthor, phaseFacts, type Witness } from '@hydraflow/core';
 import type { Issue, IssueComment } from '@hydraflow/github';
 import { ModelGateway, type EarlyCall } from '../agents/model-gateway';
@@ -7,6 +5,8 @@ import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
 import { openedIssue } from '../runner/event-issue';
 import { remoteUrlOf } from '../runner/context';
+import { canHaveWorkingTree } from '../runner/working-tree';
+import { gitTokenOf } from '../inputs';
 import { IssueSession, type SessionOptions } from '../session/issue-session';
 import { belowSteering } from './may-steer';
 
@@ -203,7 +203,7 @@ export function phaseContext(
     tempDir: app.runner.tempDir,
     remoteUrl: remoteUrlOf(app.runner),
     repository: `${app.runner.owner}/${app.runner.repo}`,
-    gitToken: app.inputs.pushToken ?? app.inputs.githubToken,
+    gitToken: gitTokenOf(app.inputs),
   };
 }
 
@@ -221,8 +221,9 @@ export function canContinueWith(app: App, phase: string): boolean {
   if (!isBuiltPhase(phase) || phaseFacts(phase).job !== 'routing' || phaseFacts(phase).ownRun || !app.chain)
     return false;
   const step = app.inputs.phase;
-  // implement works on the job's checkout: a job without one (a workflow of the user's own) dispatches it
-  if (!step) return phase !== 'implement' || existsSync(join(app.runner.workspace, '.git'));
+  // implement's hand-off works on the repository: the job's checkout, or one HydraFlow fetches into an empty workspace
+  // (a job whose workspace holds something else, a workflow of the user's own, dispatches it)
+  if (!step) return phase !== 'implement' || canHaveWorkingTree(app.runner.workspace);
   if (step !== 'publish' || phase === 'implement') return false;
   const key = app.config.provider === 'anthropic' ? app.inputs.anthropicApiKey : app.inputs.openaiApiKey;
   return Boolean(key);

@@ -17,6 +17,7 @@ import { planEditedIssue } from './edited-issue';
 import { pauseForTheDay } from './pause';
 import { artifactName, taskDir, taskFile, writeHandoff, type ImplementTask } from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
+import { workingTreeOf } from '../runner/working-tree';
 
 export const branchFor = (issue: number) => `hydraflow/issue-${issue}`;
 
@@ -27,6 +28,10 @@ export const branchFor = (issue: number) => `hydraflow/issue-${issue}`;
 const ahead = new Map<string, { fetched: Promise<boolean>; checkout?: Promise<{ head: string }> }>();
 const aheadKey = (ctx: PhaseContext) => `${ctx.workspace}\0${ctx.issue.number}`;
 
+/** git in the job's working tree (put in place first when the job has no checkout), fetching from the repository. */
+const workingGit = (ctx: PhaseContext) =>
+  workingTreeOf(ctx).then((tree) => GitWorkspace.open(tree, { remoteUrl: ctx.remoteUrl }));
+
 /**
  * Begins fetching the issue's branch from the remote, for the implement phase this run goes on with: the plan phase
  * calls it while its reviewer reads, so that on GitHub the round trip to the git server is off the critical path. It
@@ -36,7 +41,7 @@ const aheadKey = (ctx: PhaseContext) => `${ctx.workspace}\0${ctx.issue.number}`;
 export function prefetchBranch(ctx: PhaseContext): void {
   const key = aheadKey(ctx);
   if (ahead.has(key)) return;
-  const fetched = GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
+  const fetched = workingGit(ctx).then((git) =>
     git.fetch(branchFor(ctx.issue.number), ctx.gitToken ? { token: ctx.gitToken } : {}),
   );
   fetched.catch(() => undefined); // checkoutBranch awaits it: a failed fetch falls back to what the checkout has
@@ -51,9 +56,7 @@ export function prefetchBranch(ctx: PhaseContext): void {
 export function checkoutBranchAhead(ctx: PhaseContext): void {
   const entry = ahead.get(aheadKey(ctx));
   if (!entry || entry.checkout) return;
-  entry.checkout = GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
-    checkoutIssueBranch(ctx, git, entry.fetched),
-  );
+  entry.checkout = workingGit(ctx).then((git) => checkoutIssueBranch(ctx, git, entry.fetched));
   entry.checkout.catch(() => undefined); // prepareImplement awaits it
 }
 
@@ -124,11 +127,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   // The branch is put in place while the plan is read (when it is not, the job's checkout is left on it: harmless).
   const begun = ahead.get(aheadKey(ctx));
   ahead.delete(aheadKey(ctx));
-  const checkout =
-    begun?.checkout ??
-    GitWorkspace.open(ctx.workspace, { remoteUrl: ctx.remoteUrl }).then((git) =>
-      checkoutIssueBranch(ctx, git, begun?.fetched),
-    );
+  const checkout = begun?.checkout ?? workingGit(ctx).then((git) => checkoutIssueBranch(ctx, git, begun?.fetched));
   checkout.catch(() => undefined); // awaited below, once the plan is known to be there
   const plan = await acceptedPlan(ctx);
   if (!plan) {

@@ -40,7 +40,10 @@ export interface PhaseContext {
    * shape's directions): handled once per comment (handlers/phase.ts); the phase reads it from `session.comments`.
    */
   comment?: number;
-  /** The checked-out repository (GITHUB_WORKSPACE): the plan phase reads its context from here. */
+  /**
+   * GITHUB_WORKSPACE: where the repository's files are — the job's checkout, or fetched there by HydraFlow when the job
+   * left it empty. Every phase that reads code awaits `workingTreeOf(ctx)` (src/runner/working-tree.ts) first.
+   */
   workspace: string;
   /** Issue comments beyond the progress comment (the plan comment): plan and review need it. */
   issues: IssuesPort;

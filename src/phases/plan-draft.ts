@@ -128,6 +128,6 @@ export function planStands(plan: IssueState['plan'], issueHash: string): plan is
  * planner reads while triage writes its verdict; the plan phase adopts it (ModelGateway.begin, by key: the same issue
  * text, scores and repository context), else it is cancelled.
  */
-export function beginPlanDraft(ctx: PhaseContext, triage: TriageScores): EarlyCall {
-  return ctx.models.begin(draftCall(ctx.issue, triage, readRepositoryContext(ctx.workspace, ctx.issue), undefined));
+export function beginPlanDraft(ctx: PhaseContext, triage: TriageScores, workingTree: string): EarlyCall {
+  return ctx.models.begin(draftCall(ctx.issue, triage, readRepositoryContext(workingTree, ctx.issue), undefined));
 }

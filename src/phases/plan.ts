@@ -37,6 +37,7 @@ import {
   recordPlanReviewAnswers,
 } from './adversarial/plan-review-concerns';
 import { clearLeftoverRunningLabels } from './adversarial/running-label';
+import { workingTreeOf } from '../runner/working-tree';
 
 const REVIEW_INSTRUCTIONS = `HydraFlow plan_review agent.
 You review an implementation plan for one GitHub issue before anyone implements it. Score each dimension 0-10
@@ -190,7 +191,7 @@ export async function runPlan(ctx: PhaseContext): Promise<PhaseOutcome> {
   if (!issues) throw new Error('runPlan: the phase context has no IssuesPort (ctx.issues)');
   const settings: PlanSettings = planSettingsFrom(ctx.config);
 
-  const repo = readRepositoryContext(ctx.workspace, issue);
+  const repo = readRepositoryContext(await workingTreeOf(ctx), issue);
   // The first draft depends on nothing the lock guards (the state is read): it starts while the lock is taken (a hand-
   // over costs three requests), and is cancelled if the lock is refused. Triage may have begun it already.
   const firstDraft = ctx.models.begin(draftCall(issue, session.state.triage, repo, undefined), ctx.early);

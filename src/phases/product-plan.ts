@@ -36,6 +36,7 @@ import { stopSpending } from './pause';
 import { endPhase } from './end-phase';
 import { readRepositoryContext, type RepositoryContext } from './repository-context';
 import { createPhaseSubIssues } from './sub-issues';
+import { workingTreeOf } from '../runner/working-tree';
 
 const INSTRUCTIONS = `HydraFlow plan agent, product track.
 A human chose a product direction for this GitHub issue. Split the work of THAT direction into ${DECOMPOSITION_MIN} to
@@ -135,7 +136,7 @@ export async function runProductPlan(ctx: PhaseContext, selected: ProductTrackSe
     });
   }
 
-  const repo = readRepositoryContext(ctx.workspace, issue);
+  const repo = readRepositoryContext(await workingTreeOf(ctx), issue);
   let answer: Decomposition | undefined;
   let checked: ReturnType<typeof decompositionProblems> | undefined;
   let revisions = 0;

@@ -21,6 +21,7 @@ import { beginPlanDraft, planStands } from './plan-draft';
 import { outsiderAuthor } from './outsider';
 import type { EarlyCall } from '../agents/model-gateway';
 import { endPhase } from './end-phase';
+import { workingTreeOf } from '../runner/working-tree';
 
 /** What the progress comment calls the phase a route starts, before "starts now" / "starts next". */
 const ROUTE_WORK: Readonly<Record<TriageRoute, string>> = {
@@ -127,7 +128,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   // Planning that goes on in this run begins its first draft now: the planner reads while the verdict is written.
   const planDraft =
     !waitsFor && route === 'plan' && ctx.canContinueWith('plan') && !planStands(session.state.plan, hash)
-      ? beginPlanDraft(ctx, verdict)
+      ? beginPlanDraft(ctx, verdict, await workingTreeOf(ctx))
       : undefined;
   try {
     return await finishTriage(ctx, verdict, { route, hash, waitsFor }, planDraft);

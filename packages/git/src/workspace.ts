@@ -263,14 +263,22 @@ export class GitWorkspace {
    * Fetch one branch from the remote into `refs/remotes/<remote>/<branch>`. Returns false when the remote has no such
    * branch.
    */
-  async fetch(branch: string, options: { token?: string } = {}): Promise<boolean> {
+  async fetch(branch: string, options: { token?: string; depth?: number } = {}): Promise<boolean> {
     assertSafeBranchName(branch);
     return this.fetchChecked(branch, options);
   }
 
-  private async fetchChecked(branch: string, options: { token?: string }): Promise<boolean> {
+  private async fetchChecked(branch: string, options: { token?: string; depth?: number }): Promise<boolean> {
+    const depth = options.depth !== undefined ? [`--depth=${Math.max(1, Math.floor(options.depth))}`] : [];
     const r = await this.run(
-      ['fetch', '--no-tags', '--quiet', this.pushTarget, `+refs/heads/${branch}:refs/remotes/${this.remote}/${branch}`],
+      [
+        'fetch',
+        '--no-tags',
+        '--quiet',
+        ...depth,
+        this.pushTarget,
+        `+refs/heads/${branch}:refs/remotes/${this.remote}/${branch}`,
+      ],
       { allowFail: true, config: this.auth(options.token) },
     );
     if (r.code === 0) return true;
@@ -327,6 +335,12 @@ export class GitWorkspace {
    */
   async ensureRepository(): Promise<void> {
     await this.run(['-c', 'init.defaultBranch=hydraflow', 'init', '--quiet']);
+  }
+
+  /** Puts the working tree at the remote branch `branch` (fetched), on a detached HEAD, as a job's checkout would. */
+  async detachAtRemote(branch: string): Promise<void> {
+    assertSafeBranchName(branch);
+    await this.run(['checkout', '--quiet', '--detach', `refs/remotes/${this.remote}/${branch}`, '--']);
   }
 
   /**

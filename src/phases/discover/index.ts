@@ -28,6 +28,7 @@ import { research, webSearchFor, type ResearchResult } from './research';
 import { runDiscoveryCouncil } from '../adversarial/discovery-council';
 import { forgetRunningStages } from '../adversarial/stage-driver';
 import { clearLeftoverRunningLabels } from '../adversarial/running-label';
+import { workingTreeOf } from '../../runner/working-tree';
 
 /**
  * Requests a discovery makes at most after its start: the lock taken over (2), the memory read, the brief, the label
@@ -63,7 +64,7 @@ export async function runDiscover(ctx: PhaseContext): Promise<PhaseOutcome> {
     issue,
     comments: humanComments(session.comments, ctx.config.bot_logins),
     state: session.state,
-    workspace: ctx.workspace,
+    workspace: await workingTreeOf(ctx),
     grooming: ctx.grooming,
     webSearch: webSearchFor(ctx.config),
   };

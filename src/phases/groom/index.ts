@@ -51,6 +51,7 @@ import { humanComments, RELATED_LIMIT, relatedSearch, sharedContext } from './co
 import { groomRoles, SHARED_INSTRUCTIONS, SUMMARY_BRIEF } from './prompts';
 import { endPhase } from '../end-phase';
 import { createPhaseSubIssues } from '../sub-issues';
+import { workingTreeOf } from '../../runner/working-tree';
 
 /** Stages /groom may start from: not once a pull request is open, the work split, or done. */
 const GROOMABLE: ReadonlySet<PipelineStage | null> = new Set([
@@ -141,18 +142,13 @@ async function groom(
   const grooming = config.grooming;
   const roles = groomRoles(grooming);
   const names = roles.map((r) => r.name);
-  const context = sharedContext({
-    issue,
-    comments: input.comments,
-    state: session.state,
-    found,
-    workspace: ctx.workspace,
-  });
+  const workspace = await workingTreeOf(ctx);
+  const context = sharedContext({ issue, comments: input.comments, state: session.state, found, workspace });
   const setup: LoopSetup = {
     gateway: ctx.models,
     issue: issue.number,
     system: [{ text: `${SHARED_INSTRUCTIONS}\n\n${context}`, cache: true }],
-    workspace: ctx.workspace,
+    workspace,
     grooming: ctx.grooming,
     agentNames: names,
     maxTurns: grooming.max_turns,

@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { UserError } from '../errors';
+import { CONFIG_FILE, configFileCandidates } from './file-names';
 import { DEFAULT_MODELS, configSchema, type ConfigProvider, type HydraflowConfig } from './schema';
 
-export const CONFIG_FILE = '.github/hydraflow.yml';
+export { CONFIG_FILE };
 
 type Kind = 'string' | 'number' | 'boolean' | 'list';
 
@@ -437,8 +438,7 @@ export async function readConfigFile(
   workspace: string,
   path: string = CONFIG_FILE,
 ): Promise<{ path: string; text: string } | undefined> {
-  const candidates = path === CONFIG_FILE ? [CONFIG_FILE, '.github/hydraflow.yaml'] : [path];
-  for (const rel of candidates) {
+  for (const rel of configFileCandidates(path)) {
     try {
       return { path: rel, text: await readFile(join(workspace, rel), 'utf8') };
     } catch (error) {

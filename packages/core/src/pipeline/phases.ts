@@ -38,6 +38,13 @@ export interface PhaseFacts {
   /** The events that start it, besides commands (commands name their phase in router/commands.ts): for docs. */
   events: readonly string[];
   /**
+   * Its run needs the repository's files in the routing job: the phase reads them (plan, discover, grooming,
+   * implement's hand-off), or goes on into one that does in the same run (triage into plan, a human's review into a
+   * refine round). A job with no checkout begins fetching them as soon as such a run is decided
+   * (src/runner/working-tree.ts); any phase that reads them waits for them, so this only says how early.
+   */
+  workingTree: boolean;
+  /**
    * Always started in a workflow run of its own (dispatched), never continued in the run that hands the issue on
    * (src/phases/next-phase.ts): its agents take long, and its log and job summary are its own.
    */
@@ -56,6 +63,7 @@ export const PHASE_TABLE = {
     stage: 'find',
     action: 'triage',
     events: ['issues.opened', 'issues.labeled `hydraflow-find`', 'workflow_dispatch'],
+    workingTree: true,
     ownRun: false,
     built: true,
   },
@@ -68,6 +76,7 @@ export const PHASE_TABLE = {
     stage: 'discover',
     action: 'discover',
     events: ['workflow_dispatch'],
+    workingTree: true,
     ownRun: true,
     built: true,
   },
@@ -80,6 +89,7 @@ export const PHASE_TABLE = {
     stage: 'shape',
     action: 'shape',
     events: ['workflow_dispatch', 'issue_comment.created (a reply at `hydraflow-shape`)', 'schedule (the timeout)'],
+    workingTree: false,
     ownRun: true,
     built: true,
   },
@@ -92,6 +102,7 @@ export const PHASE_TABLE = {
     stage: 'groom',
     action: 'groom',
     events: ['issues.edited', 'issue_comment.created (an answer)', 'workflow_dispatch'],
+    workingTree: true,
     ownRun: true,
     built: true,
   },
@@ -104,6 +115,7 @@ export const PHASE_TABLE = {
     stage: 'epic',
     action: null,
     events: ['workflow_dispatch'],
+    workingTree: false,
     ownRun: false,
     built: true,
   },
@@ -116,6 +128,7 @@ export const PHASE_TABLE = {
     stage: 'plan',
     action: 'plan',
     events: ['workflow_dispatch'],
+    workingTree: true,
     ownRun: false,
     built: true,
   },
@@ -128,6 +141,7 @@ export const PHASE_TABLE = {
     stage: 'ready',
     action: null,
     events: ['workflow_dispatch'],
+    workingTree: true,
     ownRun: false,
     built: true,
   },
@@ -140,6 +154,7 @@ export const PHASE_TABLE = {
     stage: null,
     action: 'model-proxy',
     events: [],
+    workingTree: false,
     ownRun: false,
     built: true,
   },
@@ -152,6 +167,7 @@ export const PHASE_TABLE = {
     stage: null,
     action: 'agent',
     events: [],
+    workingTree: false,
     ownRun: false,
     built: true,
   },
@@ -164,6 +180,7 @@ export const PHASE_TABLE = {
     stage: null,
     action: 'publish',
     events: [],
+    workingTree: false,
     ownRun: false,
     built: true,
   },
@@ -176,6 +193,7 @@ export const PHASE_TABLE = {
     stage: 'review',
     action: 'review',
     events: ['pull_request.synchronize', 'workflow_dispatch'],
+    workingTree: false,
     ownRun: false,
     built: true,
   },
@@ -188,6 +206,7 @@ export const PHASE_TABLE = {
     stage: null,
     action: null,
     events: ['pull_request_review.submitted (changes requested, commented)'],
+    workingTree: true,
     ownRun: false,
     built: true,
   },
@@ -206,6 +225,7 @@ export const PHASE_TABLE = {
       'status',
       '`/ship-it` on the pull request',
     ],
+    workingTree: false,
     ownRun: false,
     built: true,
   },

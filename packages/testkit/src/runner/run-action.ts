@@ -32,7 +32,7 @@ export interface RunActionOptions {
   workflowFile?: string;
   entry?: string;
   timeoutMs?: number;
-  /** GITHUB_WORKSPACE: an existing checkout (default: a fresh empty directory per run) */
+  /** GITHUB_WORKSPACE: the runner's, as it is (default: a fresh directory per run standing for a checkout) */
   workspace?: string;
   /**
    * Where the step's runner files go (event.json, GITHUB_OUTPUT, GITHUB_ENV, ...): default a fresh temp directory that
@@ -135,7 +135,9 @@ export function runnerEnv(options: RunActionOptions, dir: string): Record<string
   const { gh } = options;
   const repo = { owner: gh.world.owner, name: gh.world.repo, defaultBranch: gh.world.defaultBranch };
   const workspace = options.workspace ?? join(dir, 'workspace');
-  mkdirSync(join(workspace, '.github'), { recursive: true });
+  // The harness's own workspace stands for a checkout (it holds .github/, and the config when given); a workspace the
+  // caller passes is the runner's, left as it is: an empty one is a job with no checkout step (docs/adr/0020).
+  if (!options.workspace || options.config !== undefined) mkdirSync(join(workspace, '.github'), { recursive: true });
   if (options.config !== undefined) writeFileSync(join(workspace, '.github/hydraflow.yml'), options.config);
   const eventPath = options.eventPath ?? join(dir, 'event.json');
   if (!options.eventPath) writeFileSync(eventPath, JSON.stringify(options.payload));
