@@ -46,10 +46,7 @@ if (proxy && process.argv[2] === proxy.SERVE_ARG) {
       import('./runner/remote-config'),
       import('@hydraflow/http'),
     ]);
-    beginRemoteConfig(
-      process.env.GITHUB_WORKSPACE || process.cwd(),
-      remoteConfigSource(process.env, payload as { repository?: { default_branch?: string } }, nodeFetch),
-    );
+    beginRemoteConfig(process.env.GITHUB_WORKSPACE || process.cwd(), remoteConfigSource(process.env, nodeFetch));
   }
   provideSdkGlobals(); // before any model SDK loads (packages/http/src/headers.ts)
   const { run } = await import('./run');

@@ -139,7 +139,7 @@ function agentModels(inputs: ActionInputs, config: HydraflowConfig) {
  * too when given (its checkout is the issue's branch, whose file may differ); every other step resolves its own.
  */
 async function loadRunConfig(
-  { workspace, payload }: RunnerContext,
+  { workspace }: RunnerContext,
   inputs: ActionInputs,
   env: NodeJS.ProcessEnv,
   fetchImpl: typeof fetch,
@@ -152,7 +152,7 @@ async function loadRunConfig(
   }
   // The workspace's file (the job's checkout has it); in a job that left its workspace empty (the template's routing
   // job), the default branch's, read through the API (docs/adr/0020).
-  const remote = isEmptyWorkspace(workspace) ? remoteConfigSource(env, payload, fetchImpl) : undefined;
+  const remote = isEmptyWorkspace(workspace) ? remoteConfigSource(env, fetchImpl) : undefined;
   const file = remote ? await remoteConfigFile(workspace, remote) : await readConfigFile(workspace, inputs.configPath);
   return loadConfigDetailed({
     fileText: file?.text,

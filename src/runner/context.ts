@@ -64,7 +64,11 @@ export function readRunnerContext(env: NodeJS.ProcessEnv = process.env): RunnerC
     runId: env.GITHUB_RUN_ID || `local-${Date.now()}`,
     runAttempt: Number(env.GITHUB_RUN_ATTEMPT || '1'),
     workflowFile,
-    defaultBranch: payload.repository?.default_branch || 'main',
+    // A scheduled run's payload may not name the repository; such a run is on the default branch's last commit.
+    defaultBranch:
+      payload.repository?.default_branch ||
+      (eventName === 'schedule' ? env.GITHUB_REF?.replace(/^refs\/heads\//, '') : undefined) ||
+      'main',
     workspace: env.GITHUB_WORKSPACE || process.cwd(),
     tempDir: env.RUNNER_TEMP || tmpdir(),
     ...(env.GITHUB_JOB ? { job: env.GITHUB_JOB } : {}),

@@ -8,13 +8,11 @@ export interface ConfigFile {
   text: string;
 }
 
-/** Where a job with no checkout reads its configuration: the contents API, at the repository's default branch. */
+/** Where a job with no checkout reads its configuration: GitHub's GraphQL API, at the default branch's last commit. */
 export interface RemoteConfigSource {
-  apiUrl: string;
+  graphqlUrl: string;
   owner: string;
   repo: string;
-  /** The default branch as the event names it; unnamed (a scheduled run's payload), the API takes the default branch. */
-  ref: string | undefined;
   token: string | undefined;
   /** The configured path (input config-path). */
   path: string;
@@ -25,18 +23,14 @@ export interface RemoteConfigSource {
 const begun = new Map<string, Promise<ConfigFile | undefined>>();
 
 /** The step's environment's source, or undefined when it cannot name one (run() reports a malformed environment). */
-export function remoteConfigSource(
-  env: NodeJS.ProcessEnv,
-  payload: { repository?: { default_branch?: string } },
-  fetchImpl: typeof fetch,
-): RemoteConfigSource | undefined {
+export function remoteConfigSource(env: NodeJS.ProcessEnv, fetchImpl: typeof fetch): RemoteConfigSource | undefined {
   const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
   if (!owner || !repo) return undefined;
+  const apiUrl = (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/$/, '');
   return {
-    apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/$/, ''),
+    graphqlUrl: env.GITHUB_GRAPHQL_URL || `${apiUrl}/graphql`,
     owner,
     repo,
-    ref: payload.repository?.default_branch || undefined,
     token: env['INPUT_GITHUB-TOKEN']?.trim() || env.GITHUB_TOKEN || undefined,
     path: env['INPUT_CONFIG-PATH']?.trim() || '.github/hydraflow.yml',
     fetch: fetchImpl,
@@ -44,8 +38,8 @@ export function remoteConfigSource(
 }
 
 /**
- * Begins reading the configuration through the API as soon as the step starts (src/main.ts, before the rest of the
- * bundle loads), when the job left its workspace empty: the routing job of the template has none (docs/adr/0020), and the
+ * Begins reading the configuration as soon as the step starts (src/main.ts, before the rest of the bundle loads), when
+ * the job left its workspace empty: the routing job of the template has no checkout (docs/adr/0020), and the
  * configuration decides everything after. The round trip then runs while the process loads.
  */
 export function beginRemoteConfig(workspace: string, source: RemoteConfigSource | undefined): void {
@@ -62,62 +56,80 @@ export function remoteConfigFile(workspace: string, source: RemoteConfigSource):
   return read;
 }
 
-/** The first candidate path the default branch holds (all asked at once), or undefined when it holds none. */
-async function readRemoteConfig(source: RemoteConfigSource): Promise<ConfigFile | undefined> {
-  const files = await Promise.all(configFileCandidates(source.path).map((path) => readFileAt(source, path)));
-  return files.find((f) => f !== undefined);
-}
+type Blob = { object?: { text?: string | null; isTruncated?: boolean; isBinary?: boolean | null } | null } | null;
+type Answer = {
+  data?: { repository?: { defaultBranchRef?: { target?: Record<string, Blob> | null } | null } | null } | null;
+  errors?: { type?: string; message?: string }[];
+};
 
 const ATTEMPTS = 3;
 
 /**
- * One file through GET /repos/{owner}/{repo}/contents/{path}: its text, or undefined when there is none (404). A 5xx
- * or a dropped connection is asked again (a GET is safe to repeat); anything else is an error naming the file.
+ * The first candidate path the default branch's last commit holds, or undefined when it holds none (or the repository
+ * has no commit yet): every candidate in one GraphQL request (`Commit.file`), whatever the repository has. A 5xx or a
+ * dropped connection is asked again (a read is safe to repeat); anything else is an error naming the file.
  */
-async function readFileAt(source: RemoteConfigSource, path: string): Promise<ConfigFile | undefined> {
-  const url =
-    `${source.apiUrl}/repos/${encodeURIComponent(source.owner)}/${encodeURIComponent(source.repo)}/contents/` +
-    `${path.split('/').map(encodeURIComponent).join('/')}${source.ref ? `?ref=${encodeURIComponent(source.ref)}` : ''}`;
-  const at = source.ref ?? 'the default branch';
-  const headers: Record<string, string> = {
-    accept: 'application/vnd.github+json',
-    'user-agent': 'hydraflow',
-    'x-github-api-version': '2022-11-28',
-    ...(source.token ? { authorization: `token ${source.token}` } : {}),
+async function readRemoteConfig(source: RemoteConfigSource): Promise<ConfigFile | undefined> {
+  const paths = configFileCandidates(source.path);
+  const files = paths
+    .map((_, i) => `f${i}: file(path: $p${i}) { object { ... on Blob { text isTruncated isBinary } } }`)
+    .join(' ');
+  const query =
+    `query($owner: String!, $repo: String!, ${paths.map((_, i) => `$p${i}: String!`).join(', ')}) ` +
+    `{ repository(owner: $owner, name: $repo) { defaultBranchRef { target { ... on Commit { ${files} } } } } }`;
+  const variables = {
+    owner: source.owner,
+    repo: source.repo,
+    ...Object.fromEntries(paths.map((p, i) => [`p${i}`, p])),
   };
+  const where = `${paths.join(' or ')} on the default branch`;
   let failure = '';
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** (attempt - 2)));
-    const res = await source.fetch(url, { headers }).catch((error: unknown) => error as Error);
+    const res = await source
+      .fetch(source.graphqlUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'hydraflow',
+          ...(source.token ? { authorization: `bearer ${source.token}` } : {}),
+        },
+        body: JSON.stringify({ query, variables }),
+      })
+      .catch((error: unknown) => error as Error);
     if (res instanceof Error) {
       failure = res.message;
       continue;
     }
-    if (res.status === 404) return undefined;
-    const body = (await res.json().catch(() => undefined)) as
-      { type?: string; encoding?: string; content?: string; message?: string } | undefined;
     if (res.status >= 500) {
       failure = `GitHub answered ${res.status}`;
       continue;
     }
-    if (res.status === 429 || (res.status === 403 && res.headers.get('x-ratelimit-remaining') === '0')) {
+    const answer = (await res.json().catch(() => undefined)) as Answer | undefined;
+    const limited =
+      res.status === 429 ||
+      (res.status === 403 && res.headers.get('x-ratelimit-remaining') === '0') ||
+      answer?.errors?.some((e) => e.type === 'RATE_LIMITED');
+    if (limited) {
       throw new RateLimitedError(
-        `reading ${path} through the contents API: GitHub's rate limit for this token is spent; re-run the job once it resets`,
+        `reading ${where}: GitHub's rate limit for this token is spent; re-run the job once it resets`,
       );
     }
-    if (res.status !== 200) {
-      throw new Error(
-        `reading ${path} at ${at} through the contents API: GitHub answered ${res.status} (${body?.message ?? 'no message'}); the routing job needs permission contents: read`,
-      );
+    if (res.status !== 200 || !answer?.data || answer.errors?.length) {
+      const why = answer?.errors?.[0]?.message ?? `GitHub answered ${res.status}`;
+      throw new Error(`reading ${where}: ${why}; the routing job needs permission contents: read`);
     }
-    if (body?.type !== 'file' || body.encoding !== 'base64' || typeof body.content !== 'string') {
-      throw new Error(
-        `reading ${path} at ${at} through the contents API: expected a file's base64 content, got ${body?.type ?? 'nothing'}${body?.encoding ? ` (${body.encoding})` : ''} — a file over 1 MB, or not a file`,
-      );
+    const commit = answer.data.repository?.defaultBranchRef?.target;
+    if (!commit) return undefined; // a repository with no commit yet has no file
+    for (const [i, path] of paths.entries()) {
+      const blob = commit[`f${i}`];
+      if (!blob) continue;
+      const text = blob.object?.text;
+      if (typeof text !== 'string' || blob.object?.isTruncated || blob.object?.isBinary)
+        throw new Error(`reading ${path} on the default branch: GitHub gave no text for it (binary, or too large)`);
+      return { path, text };
     }
-    return { path, text: Buffer.from(body.content, 'base64').toString('utf8') };
+    return undefined;
   }
-  throw new Error(
-    `reading ${path} at ${at} through the contents API failed ${ATTEMPTS} times (${failure}); re-run the job`,
-  );
+  throw new Error(`reading ${where} failed ${ATTEMPTS} times (${failure}); re-run the job`);
 }

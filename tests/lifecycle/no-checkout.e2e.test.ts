@@ -15,7 +15,9 @@ afterEach(async () => {
 });
 
 const TRIAGE_MODEL = 'claude-triage-from-the-file';
-const CONFIG_READ = '/repos/acme/widgets/contents/.github/hydraflow.yml';
+/** The configuration read: one GraphQL request for both names at the default branch's last commit. */
+const isConfigRead = (r: { method: string; path: string; body?: unknown }) =>
+  r.method === 'POST' && r.path === '/graphql' && JSON.stringify(r.body).includes('defaultBranchRef');
 
 function configuredWorld(config: string) {
   return lifecycleWorld(clearIssueScript(), {}, { sample: { extraFiles: { '.github/hydraflow.yml': config } } });
@@ -42,7 +44,7 @@ describe('the routing job without a checkout', () => {
     expect(checkouts, timeline).toEqual(['agent']);
     const routing = all.filter((j) => j.job === 'hydraflow' && j.status !== 'skipped');
     expect(routing.length, timeline).toBe(2);
-    const reads = w.gh.requests.filter((r) => r.method === 'GET' && r.path.startsWith(CONFIG_READ));
+    const reads = w.gh.requests.filter(isConfigRead);
     expect(reads.map((r) => r.status)).toEqual([200, 200]);
     // The file's setting is the one the run used; and the planner read the repository it fetched (its README).
     const triage = w.models.calls.filter((c) => c.role === 'triage');
@@ -56,7 +58,7 @@ describe('the routing job without a checkout', () => {
   it('asks again when GitHub answers 5xx to the configuration read; a file that is not YAML stops the run with one line naming it, and nothing is written', async () => {
     world = await configuredWorld(`${SAMPLE_CONFIG}models:\n  triage: ${TRIAGE_MODEL}\n`);
     const w = world;
-    w.gh.faults.failNext(2, 502, { pathIncludes: CONFIG_READ });
+    w.gh.faults.failNext(2, 502, { pathIncludes: '/graphql', bodyIncludes: 'defaultBranchRef' });
     openIssue(w);
     const jobs = await w.lc.runUntilQuiet();
     const timeline = formatTimeline(jobs, { steps: true });

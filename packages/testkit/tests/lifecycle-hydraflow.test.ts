@@ -241,12 +241,10 @@ describe('the sample repository under the simulator', () => {
       phase: 'discover',
     });
     // the routing jobs check nothing out (docs/adr/0020): each run read the default branch's .github/hydraflow.yml
-    // through the API, at the sample's commit
+    // through the API (one GraphQL request), at the sample's commit
     expect(all.flatMap((j) => j.steps.map((s) => s.name)).filter((n) => /checkout/i.test(n))).toEqual([]);
     const reads = gh.requests.filter(
-      (r) =>
-        r.method === 'GET' &&
-        r.path.startsWith(`/repos/${gh.world.owner}/${gh.world.repo}/contents/.github/hydraflow.yml`),
+      (r) => r.method === 'POST' && r.path === '/graphql' && JSON.stringify(r.body).includes('defaultBranchRef'),
     );
     expect(reads.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(gh.world.refs.get(`refs/heads/${gh.world.defaultBranch}`)).toBe(sample.initialSha);

@@ -540,20 +540,23 @@ function repositoryNode(w: GitHubWorld): Obj {
       return l ? labelNode(w, l) : null;
     },
     labels: list(() => [...w.labels.values()].map((l) => labelNode(w, l))),
-    ref: ({ qualifiedName }: Obj) => {
-      const name = String(qualifiedName);
-      const full = name.startsWith('refs/') ? name : `refs/heads/${name}`;
-      const sha = w.refs.get(full);
-      if (!sha) return null;
-      const [, prefix, short] = /^(refs\/(?:[^/]+\/)?)(.*)$/.exec(full)!;
-      return {
-        __typename: 'Ref',
-        id: Buffer.from(`REF_${full}`).toString('base64'),
-        name: short,
-        prefix,
-        target: () => commitNode(w, sha),
-      };
-    },
+    ref: ({ qualifiedName }: Obj) => refNode(w, String(qualifiedName)),
+    // null for a repository with no commit yet, as on GitHub
+    defaultBranchRef: () => refNode(w, w.defaultBranch),
+  };
+}
+
+function refNode(w: GitHubWorld, name: string): Obj | null {
+  const full = name.startsWith('refs/') ? name : `refs/heads/${name}`;
+  const sha = w.refs.get(full);
+  if (!sha) return null;
+  const [, prefix, short] = /^(refs\/(?:[^/]+\/)?)(.*)$/.exec(full)!;
+  return {
+    __typename: 'Ref',
+    id: Buffer.from(`REF_${full}`).toString('base64'),
+    name: short,
+    prefix,
+    target: () => commitNode(w, sha),
   };
 }
 
