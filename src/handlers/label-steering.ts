@@ -23,6 +23,7 @@ import { handlePhase } from './phase';
 import { belowSteering } from './may-steer';
 import { reportIncident } from './untrusted-state';
 import { dropUnpublishedMovesOf } from './own-labels';
+import { honourMovesRefusedByLock } from '../phases/refused-moves';
 
 /** A pipeline label change as the labeled/unlabeled event reports it. */
 export interface LabelChange {
@@ -85,6 +86,12 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   ctx.issue.labels = [...issue.labels.filter((l) => l !== change.label || l === own), ...(putBack ? [own] : [])];
   await dropDeadRunsMoves(ctx);
   await noteRefusedLabel(app, issue.number, ctx.session.comments, change, permission);
+  // A re-run: stage labels others set while its dead attempt held the lock found the issue locked, and no run acted on
+  // them; this one settles them as any re-run does (refused-moves.ts). Property test tests/property/pipeline-histories,
+  // seed 1803425905: a reader's issue form applied three stage labels; the triage of the first died, and the undo of
+  // hers in its re-run left the other two beside the stage for good.
+  const beside = app.runner.runAttempt > 1 ? stagesBeside(ctx.issue.labels, state.stage ?? null) : [];
+  if (beside.length > 0) return honourMovesRefusedByLock(ctx, beside);
   return {
     summary: `${change.label} ${change.added ? 'set' : 'removed'} by ${change.actor} (${permission}) undone`,
     stage: state.stage ?? null,

@@ -1396,6 +1396,40 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  // Found at 5000 runs on 79de832 (fast-check seed 1803425905): a reader's issue form applied hydraflow-find,
+  // hydraflow-ready and hydraflow-hitl; the triage of the first died twice, the events of the other two found the issue
+  // locked, and the re-run that undid her hydraflow-find left the other two beside the stage. A re-run's undo now settles
+  // the labels its dead attempt's lock refused (handlers/label-steering.ts).
+  {
+    seed: 181762367,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'crash',
+          inner: {
+            kind: 'open',
+            issue: 0,
+            labels: ['hydraflow-find', 'hydraflow-ready', 'hydraflow-hitl'],
+            by: 'read',
+          },
+          k: 4,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'open', issue: 1, labels: [], by: 'admin' },
+          b: { kind: 'comment', issue: 1, body: '/triage', by: 'read' },
+          after: 0,
+        },
+      },
+      { gap: 'hour', op: { kind: 'crash', inner: { kind: 'rerun', pick: 1, mode: 'attempt' }, k: 8 } },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
 ];
 
 /** The product track's histories: half as many as the others (each plays more runs). */
