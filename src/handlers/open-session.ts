@@ -73,7 +73,7 @@ export async function releaseFirstLock(
 export async function freeLockOfDeadAttempt(app: App, issue: Pick<Issue, 'number' | 'state'>): Promise<void> {
   if (app.runner.runAttempt <= 1) return;
   const session = await IssueSession.open(app.issues, sessionOptions(app, issue.number, 'cleanup', []));
-  if (issue.state === 'closed' || !session.state.claim?.runId.startsWith('handoff:')) await session.dropLock();
+  await (issue.state === 'closed' ? session.dropLock() : session.freeDeadAttemptsLock());
 }
 
 /** What every session of this run on `issue` shares: the run, HydraFlow's identities, the state keys, the repository. */

@@ -77,7 +77,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     const deadAttempt = session.options.runAttempt > 1 && !session.state.claim?.runId.startsWith('handoff:');
     const refused = deadAttempt ? stagesBeside(issue.labels, session.state.stage ?? null) : [];
     if (refused.length === 0) {
-      if (deadAttempt) await session.dropLock();
+      await session.freeDeadAttemptsLock();
       return {
         summary: `issue #${issue.number} was already triaged (route ${done.route}); nothing to do`,
         stage: session.currentStage,

@@ -756,6 +756,14 @@ export class IssueSession {
   }
 
   /**
+   * A re-run (attempt > 1) that finds nothing to do frees the 👀 its dead attempt may have left (no claim is published
+   * before a run's end), unless that attempt handed the lock to the next phase.
+   */
+  async freeDeadAttemptsLock(): Promise<void> {
+    if (this.options.runAttempt > 1 && !this.state.claim?.runId.startsWith('handoff:')) await this.dropLock();
+  }
+
+  /**
    * Removes the bot's 👀 lock whoever holds it, including a lock handed to a phase not started yet: for an issue that
    * left the pipeline (closed), where nothing may wait on it any more.
    */

@@ -291,6 +291,39 @@ async function playHistory(history: History): Promise<Ctx> {
 
 /** Product-track histories that once failed (shrunk counterexamples of the second property below). */
 const PRODUCT_REGRESSIONS: History[] = [
+  // Found at 2500 product-track runs on ca5f9bb (fast-check seed 385888652): a writer's reply at hydraflow-shape
+  // crashed after taking the lock; a triage-role user set hydraflow-find and took hydraflow-shape off; the reply's re-run
+  // found the issue not waiting for a direction and left its dead attempt's 👀 with no claim. Shape's "nothing to do"
+  // now frees it, as triage's does (IssueSession.freeDeadAttemptsLock).
+  {
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      { gap: 'long', op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: 'B', by: 'write' }, k: 2 } },
+      {
+        gap: 'short',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'later', by: 'triage' },
+          k: 1,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'deliver', pick: 0, dispatch: true },
+          b: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-shape', deliver: 'now', by: 'triage' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
   {
     // Found at 2500 runs on 72b2533 (fast-check seed 397133805): a writer set hydraflow-discover again on an issue
     // discover had left for shape, while the hourly sweep looked at it; the sweep took her label off as the leftover of

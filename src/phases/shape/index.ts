@@ -88,6 +88,9 @@ export async function runShape(ctx: PhaseContext): Promise<PhaseOutcome> {
     !record.selected &&
     session.comments.some((c) => isOurs(ctx, c) && c.body.startsWith(FINAL_MARKER));
   if (!deadChoice && (stage !== 'shape' || !record || record.selected)) {
+    // its dead attempt's 👀, if this is a re-run (product property seed 385888652: a crashed reply's re-run found the
+    // issue moved to hydraflow-find and left the lock for good)
+    await session.freeDeadAttemptsLock();
     return {
       summary: `issue #${issue.number} does not wait for a direction (${stage ?? 'no stage'}${record?.selected ? `, ${record.selected.letter} chosen` : ''}): comment ${trigger.comment.id} changes nothing`,
       stage,
