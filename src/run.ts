@@ -80,10 +80,6 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
       io.info(`HydraFlow: nothing to do (${decision.reason})`);
       return { decision: decided, failed: false, message: decision.reason };
     }
-    // A run that will read the repository's files fetches them now, in a job that left its workspace empty (ADR 0020): git
-    // works while the model answers.
-    if (decision.kind === 'phase' && phaseFacts(decision.phase).workingTree && isEmptyWorkspace(runner.workspace))
-      workingTree(workingTreeSource(runner, gitTokenOf(inputs))).catch(() => undefined); // a phase awaits it
     const models = createModels(inputs, config);
     // A human who sets hydraflow-find asks for a fresh triage even if the issue is unchanged.
     const forced = runner.eventName === 'issues' && runner.payload.action === 'labeled';
@@ -94,6 +90,10 @@ export async function run(env: NodeJS.ProcessEnv = process.env, options: RunOpti
         ? beginEarlyCall(runner, config, models, decision, inputs.phase)
         : undefined;
     await early?.sent; // the process is busy loading code until the request is out: the GitHub side comes after
+    // A run that will read the repository's files fetches them now, in a job that left its workspace empty (ADR 0020):
+    // git works while the model answers; begun after the early call is out, whose start it would slow on a small runner.
+    if (decision.kind === 'phase' && phaseFacts(decision.phase).workingTree && isEmptyWorkspace(runner.workspace))
+      workingTree(workingTreeSource(runner, gitTokenOf(inputs))).catch(() => undefined); // a phase awaits it
     const { createApp, execute } = await import('./execute');
     const app = createApp(runner, inputs, config, {
       workflowFromConfig: 'workflow' in loaded.sources,
