@@ -1,4 +1,4 @@
-import { UserError } from '@hydraflow/core';
+import { CONFIG_FILE, UserError } from '@hydraflow/core';
 import { getInput, type RunnerIO } from './runner/io';
 
 /** The action's inputs, parsed once into a typed object (root action.yml and actions/<phase>/action.yml). */
@@ -49,7 +49,7 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     pushToken: optional(getInput('push-token', env)),
     anthropicApiKey: optional(getInput('anthropic-api-key', env)),
     openaiApiKey: optional(getInput('openai-api-key', env)),
-    configPath: getInput('config-path', env) || '.github/hydraflow.yml',
+    configPath: getInput('config-path', env) || CONFIG_FILE,
     runConfig: optional(getInput('run-config', env)),
     stateKey: optional(getInput('state-key', env)),
     previousStateKey: optional(getInput('state-key-previous', env)),

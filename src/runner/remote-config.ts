@@ -1,5 +1,6 @@
-import { configFileCandidates } from '@hydraflow/core/config-file-names';
+import { CONFIG_FILE, configFileCandidates } from '@hydraflow/core/config-file-names';
 import { RateLimitedError } from '@hydraflow/core/errors';
+import { getInput } from './io';
 import { isEmptyWorkspace } from './working-tree';
 
 /** The configuration file's path and text. */
@@ -31,8 +32,9 @@ export function remoteConfigSource(env: NodeJS.ProcessEnv, fetchImpl: typeof fet
     graphqlUrl: env.GITHUB_GRAPHQL_URL || `${apiUrl}/graphql`,
     owner,
     repo,
-    token: env['INPUT_GITHUB-TOKEN']?.trim() || env.GITHUB_TOKEN || undefined,
-    path: env['INPUT_CONFIG-PATH']?.trim() || '.github/hydraflow.yml',
+    // as src/inputs.ts reads them (that module loads the config schemas: this one runs before the bundle has)
+    token: getInput('github-token', env) || env.GITHUB_TOKEN || undefined,
+    path: getInput('config-path', env) || CONFIG_FILE,
     fetch: fetchImpl,
   };
 }
