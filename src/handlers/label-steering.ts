@@ -77,7 +77,8 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   const unseen = state.history.length === 0 && (state.stage ?? null) === null;
   const own = stage ? labelFor(stage) : unseen && !change.added ? change.label : undefined;
   // back to the state's stage, whichever of the person's events this is (a swap of labels sends two)
-  if (change.added && change.label !== own) await app.issues.removeLabel(issue.number, change.label);
+  if (change.added && change.label !== own && !(await setAgainByOther(app, issue.number, change)))
+    await app.issues.removeLabel(issue.number, change.label);
   const putBack =
     own !== undefined &&
     !issue.labels.includes(own) &&
@@ -130,6 +131,19 @@ function trustedStage(state: IssueState, change: LabelChange): PipelineStage | n
     labelFor(stage) === change.label &&
     (last.actor === undefined || last.actor === change.actor);
   return untrusted ? (last.from ?? null) : stage;
+}
+
+/**
+ * Someone other than this person set the label since (its last `labeled` event is theirs): the label on the issue is no
+ * longer the one refused here, and that setting's own event steers it — HydraFlow's unpublished move is dropped under
+ * the lock (dropDeadRunsMoves), a permitted human's moves the issue, another refused one is undone by its own run
+ * (property test tests/property/pipeline-histories, seed 2129331872: the re-run of a reader's refused
+ * hydraflow-shape took off the same label a writer had set again since). No event to go by: this person's (removed).
+ */
+async function setAgainByOther(app: Pick<App, 'issues'>, issue: number, change: LabelChange): Promise<boolean> {
+  const events = await app.issues.labelEvents(issue).catch(() => []);
+  const setter = lastLabelEvent(events, change.label, 'labeled')?.actor;
+  return setter !== undefined && setter !== change.actor;
 }
 
 /**
