@@ -109,6 +109,10 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
     //     honoured it (a transition to or from that stage; after hydraflow-find, a triage), or a later human move, an
     //     escalation or the close superseded it — never with a move of its own that ignores it (tests/queued-label.e2e.test.ts). The state keeps the last
     //     20 transitions: a longer history is not checked.
+    //     The history is every transition HydraFlow ever wrote in its progress comments: a writer may have put an
+    //     older genuine block back (tamper `older`), and the state HydraFlow rebuilds from it holds for a human without
+    //     the transitions the replaced block had (seed -863455051).
+    const written = ownHistories(progress, n);
     if (state && state.history.length < 20) {
       const events = world.events.filter((e) => e.name === 'issues' && e.issue === n);
       // labels an issue form applied when the issue was opened are where it starts, not a move (triage decides)
@@ -121,7 +125,7 @@ export function checkEndState(ctx: Ctx, validate: boolean): void {
         const next = later.find((e) => e.label === set.label || e.action === 'closed');
         if (next?.action !== 'unlabeled' || next.actor !== BOT_LOGIN) continue;
         const stage = stageOf(set.label);
-        const answered = state.history.some(
+        const answered = written.some(
           (h) =>
             Date.parse(h.at) >= set.at &&
             // hydraflow-find asks for a triage: any transition after it is triage's answer
@@ -280,6 +284,17 @@ function ownBlocks(ctx: Ctx, issue: number) {
 function seqOf(body: string, issue: number): number {
   const decoded = decodeStateBlock(body, { key: TEST_STATE_KEY, issue });
   return decoded.status === 'valid' ? decoded.state.seq : -1;
+}
+
+/** Every transition in the states HydraFlow itself wrote in the progress comments, whatever a writer did since. */
+function ownHistories(progress: readonly { revisions: readonly { by: string; body: string }[] }[], issue: number) {
+  return progress.flatMap((c) =>
+    c.revisions.flatMap((r) => {
+      if (r.by !== BOT_LOGIN) return [];
+      const decoded = decodeStateBlock(r.body, { key: TEST_STATE_KEY, issue });
+      return decoded.status === 'valid' ? decoded.state.history : [];
+    }),
+  );
 }
 
 function decodeState(body: string, issue: number) {

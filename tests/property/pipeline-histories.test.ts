@@ -1487,6 +1487,39 @@ const REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'long', order: 'crashed-first' },
   },
+  // Found at 5000 runs on 1f18e7d (fast-check seed -863455051): alice's hydraflow-find was honoured (a triage that
+  // escalated), then a writer put the progress comment's first block back on the closed issue; the state HydraFlow
+  // rebuilt from it lacks that transition. The oracle's bug: check 4b now reads every state HydraFlow wrote.
+  {
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'admin' } },
+      {
+        gap: 'hour',
+        op: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'now', by: 'write' },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'now', by: 'triage' },
+          b: { kind: 'close', issue: 0 },
+          after: 0,
+        },
+      },
+      {
+        gap: 'short',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'tamper', issue: 0, how: 'break', deliver: 'later' },
+          b: { kind: 'tamper', issue: 0, how: 'older', deliver: 'now' },
+          after: 0,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
 ];
 
 /** The product track's histories: half as many as the others (each plays more runs). */
