@@ -103,6 +103,36 @@ const LIMITS: ToolLoopLimits = { maxTurns: 10, maxMs: 60_000, maxTokens: 1_000_0
 describe.each(['openai', 'anthropic'] as const)(
   'tool loop on the %s wire (real SDK, scripted server, real repo)',
   (wire) => {
+    it('an answer the gateway did not ask for (the model proxy’s untaken first turn) is ledgered from its body; an error body is not', async () => {
+      const { server, gateway, session } = await world(wire, { '*': { text: 'an answer nobody took' } });
+      const anthropic = wire === 'anthropic';
+      const answer = await fetch(
+        anthropic ? `${server.anthropicBaseUrl}/v1/messages` : `${server.openaiBaseUrl}/chat/completions`,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(anthropic ? { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' } : { authorization: 'Bearer k' }),
+          },
+          body: JSON.stringify({
+            model: MODELS[wire],
+            max_tokens: 100,
+            messages: [{ role: 'user', content: 'a task' }],
+          }),
+        },
+      );
+      await gateway.recordAnswer('implement', await answer.text());
+      await gateway.recordAnswer('implement', JSON.stringify({ error: { type: 'overloaded_error', message: 'busy' } }));
+      await gateway.recordAnswer('implement', 'not json');
+      const usage = server.calls[0]!.usage!;
+      expect(session.entries).toHaveLength(1);
+      const [entry] = session.entries;
+      expect(entry!.inputTokens + entry!.cachedInputTokens).toBe(usage.input_tokens ?? usage.prompt_tokens);
+      expect(entry!.outputTokens).toBe(usage.output_tokens ?? usage.completion_tokens);
+      expect(entry!.costUsd).toBeGreaterThan(0);
+      expect(entry).toMatchObject({ phase: 'implement', role: 'implement', provider: wire, runId: 'run-1' });
+    });
+
     it('reads a file, edits it, runs the tests, and finishes with a summary; every turn is ledgered', async () => {
       const { server, gateway, session, root, toolset } = await world(wire, {
         'coder#42': [

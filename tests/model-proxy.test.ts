@@ -4,10 +4,19 @@
  * calls with the run's token are forwarded, and the proxy stops when asked.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIST_ENTRY, startModelServer, type ModelServer } from '@hydraflow/testkit';
-import { launchModelProxy, startProxyStep, stopModelProxy, type ProxyHandle } from '../src/agents/model-proxy';
+import {
+  FIRST_TURN_FILE,
+  launchModelProxy,
+  PROXY_TASK_DIR,
+  startProxyStep,
+  stopModelProxy,
+  type ProxyHandle,
+} from '../src/agents/model-proxy';
 
 const KEY = 'sk-ant-proxy-test-key-5b7e1c9d2f';
 /**
@@ -137,5 +146,93 @@ describe('the model proxy', () => {
     expect(handle.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     for (let i = 0; i < 100 && proxyProcesses().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(proxyProcesses()).toEqual([]);
+  });
+
+  for (const wire of ['anthropic', 'openai'] as const) {
+    it(`${wire}: sends the first turn as it starts, answers the agent's identical request with it (one call upstream), forwards any other, and hands back a first turn nobody took`, async () => {
+      const upstream = wire === 'anthropic' ? models.anthropicBaseUrl : models.openaiBaseUrl;
+      const path = wire === 'anthropic' ? '/v1/messages' : '/chat/completions';
+      // what call() sends
+      const body = JSON.stringify({
+        model: wire === 'anthropic' ? 'claude-sonnet-4-6' : 'gpt-4.1',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'ping' }],
+      });
+      const headers: Record<string, string> =
+        wire === 'anthropic'
+          ? { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }
+          : { 'content-type': 'application/json' };
+      const before = models.calls.length;
+      const handle = await ready(
+        await launchModelProxy(DIST_ENTRY, {
+          provider: wire,
+          key: KEY,
+          upstream,
+          ttlMs: 60_000,
+          firstTurn: { path, headers, body },
+        }),
+      );
+      try {
+        for (let i = 0; i < 100 && models.calls.length === before; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(models.calls.length - before).toBe(1); // sent before anyone asked
+        expect(models.calls.at(-1)!.apiKey).toBe(KEY);
+        const answer = await call(handle, wire); // the very same request
+        expect(answer.status).toBe(200);
+        expect(JSON.stringify(await answer.json())).toContain('pong');
+        expect(models.calls.length - before).toBe(1);
+        expect((await call(handle, wire)).status).toBe(200); // taken once; the next one goes upstream
+        expect(models.calls.length - before).toBe(2);
+      } finally {
+        expect(await stopModelProxy(handle)).toEqual({ firstTurn: 'taken' });
+      }
+
+      const other = await ready(
+        await launchModelProxy(DIST_ENTRY, {
+          provider: wire,
+          key: KEY,
+          upstream,
+          ttlMs: 60_000,
+          firstTurn: { path, headers, body: body.replace('ping', 'a task the agent never asked') },
+        }),
+      );
+      expect((await call(other, wire)).status).toBe(200);
+      const left = await stopModelProxy(other);
+      expect(left.firstTurn).toBe('not taken');
+      expect(left.unclaimed?.status).toBe(200);
+      expect(JSON.parse(left.unclaimed!.body)).toHaveProperty('usage');
+      expect(models.calls.length - before).toBe(4);
+    });
+  }
+
+  it('actions/model-proxy’s step takes the first turn from its task download, and refuses one that is not a model call', async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'hydraflow-proxy-step-'));
+    const file = join(temp, PROXY_TASK_DIR, FIRST_TURN_FILE);
+    mkdirSync(join(file, '..'), { recursive: true });
+    const env = { 'INPUT_ANTHROPIC-API-KEY': KEY, 'INPUT_BASE-URL': models.anthropicBaseUrl, RUNNER_TEMP: temp };
+    try {
+      const body = JSON.stringify({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      writeFileSync(file, JSON.stringify({ path: '/v1/models', headers: {}, body }));
+      expect(await startProxyStep(env, DIST_ENTRY)).toBe(
+        `${file}: expected the first turn the routing job hands on in its task artifact`,
+      );
+      writeFileSync(file, '{ not json');
+      expect(await startProxyStep(env, DIST_ENTRY)).toMatch(/expected the first turn/);
+      const before = models.calls.length;
+      writeFileSync(
+        file,
+        JSON.stringify({ path: '/v1/messages', headers: { 'anthropic-version': '2023-06-01' }, body }),
+      );
+      const handle = (await startProxyStep(env, DIST_ENTRY)) as ProxyHandle;
+      await ready(handle);
+      for (let i = 0; i < 100 && models.calls.length === before; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(models.calls.length - before).toBe(1);
+      expect((await stopModelProxy(handle)).unclaimed?.status).toBe(200);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
   });
 });

@@ -11,6 +11,7 @@ import {
   type PriceTable,
 } from '@hydraflow/core';
 import {
+  answerUsage,
   generateStructured,
   type CompletionRequest,
   type CompletionResult,
@@ -96,6 +97,11 @@ export class ModelGateway {
     });
   }
 
+  /** A gateway like this one with some of its options replaced (another ledger, another provider source). */
+  with(overrides: Partial<ModelGatewayOptions>): ModelGateway {
+    return new ModelGateway({ ...this.options, ...overrides });
+  }
+
   /**
    * Starts loading `role`'s provider (its SDK is the largest module a run loads) without waiting for it, so the load
    * overlaps work that waits on something else (git, GitHub). A failure surfaces at the first call instead.
@@ -172,6 +178,19 @@ export class ModelGateway {
     const result = await provider.turn(request);
     this.ledger(args.role, [result], provider.model);
     return result;
+  }
+
+  /**
+   * Ledgers an answer billed outside this gateway's own calls, read from its body (answerUsage): the first turn the
+   * model proxy sent for the agent, which the agent did not take (src/agents/model-proxy.ts). Nothing when the body
+   * is no answer (an error bills nothing).
+   */
+  async recordAnswer(role: string, body: string): Promise<void> {
+    const provider = await this.options.providerFor(role);
+    const billed = answerUsage(provider.name, body);
+    if (!billed) return;
+    const call = { text: '', usage: billed.usage, model: billed.model || provider.model, provider: provider.name };
+    this.ledger(role, [{ ...call, durationMs: 0 }], provider.model);
   }
 
   private async checkBudget(

@@ -14,7 +14,15 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readFileSync, statSync } from 'node:fs';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
+import { join } from 'node:path';
 import { createServer as createNetServer } from 'node:net';
 import type { ProviderName } from '@hydraflow/providers';
 
@@ -29,7 +37,28 @@ export interface ProxySpec {
   ttlMs: number;
   /** The port on 127.0.0.1 to listen on (chosen by the launcher, so it need not wait for the proxy to start). */
   port: number;
+  /** The agent's first model call, sent as soon as the proxy starts (see FirstTurn). */
+  firstTurn?: FirstTurn | undefined;
 }
+
+/**
+ * The agent's first model call as the routing job built it from the task (src/agents/first-turn.ts): the request the
+ * agent step's SDK sends through this proxy, key aside. The proxy sends it upstream as soon as it starts, while the
+ * checkout and the setup steps run, and answers the agent's identical request with its answer (docs/adr/0021).
+ */
+export interface FirstTurn {
+  /** The proxy's path the SDK posts to, e.g. /v1/messages or /chat/completions. */
+  path: string;
+  /** The SDK's headers, without the key and per-connection ones. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Where the first turn is in the task hand-off (written by the routing job, downloaded by actions/model-proxy). */
+export const FIRST_TURN_FILE = 'first-turn.json';
+
+/** The directory actions/model-proxy downloads the task artifact to (its own, apart from the agent step's). */
+export const PROXY_TASK_DIR = 'hydraflow-model-proxy';
 
 /** Where the agent step finds the proxy: the output `proxy` of actions/model-proxy, its input `model-proxy`. */
 export interface ProxyHandle {
@@ -115,8 +144,31 @@ export async function startProxyStep(env: NodeJS.ProcessEnv, entry: string): Pro
   if (!/^https?:\/\/[^\s]+$/.test(upstream))
     return `Provider '${provider}' needs a base URL (http or https), got "${upstream}"`;
   const minutes = Number(handed.implement?.max_minutes) || 20;
+  const firstTurn = env.RUNNER_TEMP ? readFirstTurn(join(env.RUNNER_TEMP, PROXY_TASK_DIR, FIRST_TURN_FILE)) : undefined;
+  if (typeof firstTurn === 'string') return firstTurn;
   // the agent's time, its final test run and a margin: the proxy never outlives its job by much
-  return launchModelProxy(entry, { provider, key, upstream, ttlMs: (minutes + 15) * 60_000 });
+  return launchModelProxy(entry, { provider, key, upstream, ttlMs: (minutes + 15) * 60_000, firstTurn });
+}
+
+/**
+ * The first turn the step's task download holds, if it holds one (input task-artifact-id given, and a routing job
+ * that wrote one); an error to report when the file is there but is not one.
+ */
+function readFirstTurn(path: string): FirstTurn | undefined | string {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (!stats) return undefined;
+  const bad = `${path}: expected the first turn the routing job hands on in its task artifact`;
+  if (!stats.isFile() || stats.size > 8_000_000) return bad;
+  try {
+    const turn = JSON.parse(readFileSync(path, 'utf8')) as FirstTurn;
+    const headersOk =
+      typeof turn.headers === 'object' &&
+      turn.headers !== null &&
+      Object.values(turn.headers).every((v) => typeof v === 'string');
+    return MODEL_CALL.test(turn.path) && headersOk && typeof turn.body === 'string' ? turn : bad;
+  } catch {
+    return bad;
+  }
 }
 
 function sameToken(given: string | undefined, token: string): boolean {
@@ -137,27 +189,83 @@ function deny(res: ServerResponse, status: number, message: string) {
   res.end(JSON.stringify({ error: { type: 'hydraflow_model_proxy', message } }));
 }
 
-/** The proxy's request handler: checks the token and the endpoint, then forwards with the key. */
-export function proxyHandler(spec: ProxySpec, onShutdown: () => void) {
+/** An upstream answer, read whole: the first turn's, kept until the agent asks for it. */
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** The first turn on its way: its request, its answer (undefined: it could not be sent), whether the agent took it. */
+interface FirstTurnCall {
+  turn: FirstTurn;
+  answer: Promise<Answer | undefined>;
+  claimed: boolean;
+}
+
+/**
+ * What the proxy tells the agent step when it stops: whether the agent took the first turn it sent, and that turn's
+ * answer if not (it was billed all the same).
+ */
+export interface ProxyLeftovers {
+  firstTurn?: 'taken' | 'not taken';
+  unclaimed?: { status: number; body: string };
+}
+
+/** Headers that describe one connection or one message's framing, never copied from an answer that is replayed. */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'content-length'];
+
+/** Sends a model call upstream with the key in place of the token; `answer` gets the response as it comes. */
+function sendUpstream(
+  spec: ProxySpec,
+  url: string,
+  given: IncomingHttpHeaders | Record<string, string>,
+  answer: (response: IncomingMessage) => void,
+) {
   const upstream = new URL(spec.upstream.replace(/\/+$/, ''));
-  return (req: IncomingMessage, res: ServerResponse) => {
-    if (!sameToken(presentedToken(req), spec.token)) return deny(res, 401, 'not the token this proxy was started with');
-    const path = (req.url ?? '').split('?')[0] ?? '';
-    if (req.method === 'POST' && path === '/shutdown') {
-      res.writeHead(204).end(onShutdown);
-      return;
-    }
-    if (req.method !== 'POST' || !MODEL_CALL.test(path))
-      return deny(res, 403, `only model calls are forwarded, not ${req.method} ${path}`);
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: upstream.host };
-    delete headers.authorization;
-    delete headers['x-api-key'];
-    if (spec.provider === 'anthropic') headers['x-api-key'] = spec.key;
-    else headers.authorization = `Bearer ${spec.key}`;
-    const target = new URL(`${upstream.pathname === '/' ? '' : upstream.pathname}${req.url}`, upstream);
-    // node:https (and TLS with it) only in the proxy that needs it: the launcher, on the job's critical path, loads none
-    const send = target.protocol === 'https:' ? process.getBuiltinModule('node:https').request : httpRequest;
-    const out = send(target, { method: 'POST', headers }, (answer) => {
+  const headers: Record<string, string | string[] | undefined> = { ...given, host: upstream.host };
+  delete headers.authorization;
+  delete headers['x-api-key'];
+  if (spec.provider === 'anthropic') headers['x-api-key'] = spec.key;
+  else headers.authorization = `Bearer ${spec.key}`;
+  const target = new URL(`${upstream.pathname === '/' ? '' : upstream.pathname}${url}`, upstream);
+  // node:https (and TLS with it) only in the proxy that needs it: the launcher, on the job's critical path, loads none
+  const send = target.protocol === 'https:' ? process.getBuiltinModule('node:https').request : httpRequest;
+  return send(target, { method: 'POST', headers }, answer);
+}
+
+/** Sends the first turn now and reads its answer whole. */
+function beginFirstTurn(spec: ProxySpec, turn: FirstTurn): FirstTurnCall {
+  const body = Buffer.from(turn.body);
+  const answer = new Promise<Answer | undefined>((resolve) => {
+    const headers = { ...turn.headers, 'content-length': String(body.length) };
+    const out = sendUpstream(spec, turn.path, headers, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) }),
+      );
+      response.on('error', () => resolve(undefined));
+    });
+    out.on('error', () => resolve(undefined));
+    out.end(body);
+  });
+  return { turn, answer, claimed: false };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** The proxy's request handler: checks the token and the endpoint, then forwards with the key. */
+export function proxyHandler(spec: ProxySpec, onShutdown: () => void, first?: FirstTurnCall) {
+  const forward = (req: IncomingMessage, res: ServerResponse, body?: Buffer) => {
+    const out = sendUpstream(spec, req.url ?? '', req.headers, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -165,7 +273,49 @@ export function proxyHandler(spec: ProxySpec, onShutdown: () => void) {
       if (res.headersSent) res.destroy();
       else deny(res, 502, `the model provider could not be reached: ${error.message}`);
     });
-    req.pipe(out);
+    if (body) out.end(body);
+    else req.pipe(out);
+  };
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (!sameToken(presentedToken(req), spec.token)) return deny(res, 401, 'not the token this proxy was started with');
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    if (req.method === 'POST' && path === '/shutdown') {
+      void leftovers(first).then((left) => {
+        const text = JSON.stringify(left);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.end(text, onShutdown);
+      });
+      return;
+    }
+    if (req.method !== 'POST' || !MODEL_CALL.test(path))
+      return deny(res, 403, `only model calls are forwarded, not ${req.method} ${path}`);
+    if (!first || first.claimed || req.url !== first.turn.path) return forward(req, res);
+    // Maybe the first turn: the agent's request is read whole, and answered with the first turn's answer when it is
+    // that very request (byte for byte); anything else goes upstream like any call.
+    void readBody(req).then(
+      async (body) => {
+        if (first.claimed || !body.equals(Buffer.from(first.turn.body))) return forward(req, res, body);
+        first.claimed = true;
+        const answer = await first.answer;
+        if (!answer) return forward(req, res, body); // it could not be sent: send the agent's own
+        const headers = Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !HOP_BY_HOP.includes(k)));
+        res.writeHead(answer.status, { ...headers, 'content-length': answer.body.length });
+        res.end(answer.body);
+      },
+      () => res.destroy(),
+    );
+  };
+}
+
+/** The first turn's answer when the agent never took it (its request differed): it was billed all the same. */
+async function leftovers(first: FirstTurnCall | undefined): Promise<ProxyLeftovers> {
+  if (!first) return {};
+  if (first.claimed) return { firstTurn: 'taken' };
+  // an answer still on its way is waited for (within the agent step's stop timeout): the step ledgers it
+  const answer = await first.answer;
+  return {
+    firstTurn: 'not taken',
+    ...(answer ? { unclaimed: { status: answer.status, body: answer.body.toString('utf8') } } : {}),
   };
 }
 
@@ -174,27 +324,49 @@ export async function serveModelProxy(): Promise<void> {
   let text = '';
   for await (const chunk of process.stdin) text += String(chunk);
   const spec = JSON.parse(text) as ProxySpec;
-  const server = createServer(proxyHandler(spec, () => process.exit(0)));
+  const first = spec.firstTurn ? beginFirstTurn(spec, spec.firstTurn) : undefined;
+  const server = createServer(proxyHandler(spec, () => process.exit(0), first));
   server.keepAliveTimeout = 5_000;
   const lifetime = setTimeout(() => process.exit(0), spec.ttlMs);
   lifetime.unref();
   server.listen(spec.port, '127.0.0.1');
 }
 
-/** Asks the proxy to stop (the agent step is done with it); a proxy already gone is fine. */
-export async function stopModelProxy(handle: ProxyHandle): Promise<void> {
-  await new Promise<void>((resolve) => {
+/**
+ * Asks the proxy to stop (the agent step is done with it) and returns what it left: the first turn's answer if the
+ * agent never took it. A proxy already gone, or one that does not answer in time, left nothing.
+ */
+export async function stopModelProxy(handle: ProxyHandle): Promise<ProxyLeftovers> {
+  return new Promise<ProxyLeftovers>((resolve) => {
     const req = httpRequest(`${handle.url}/shutdown`, {
       method: 'POST',
       headers: { authorization: `Bearer ${handle.token}` },
-      timeout: 2_000,
+      timeout: 10_000,
     });
-    req.on('response', (res) => res.resume().on('end', resolve));
-    req.on('error', () => resolve());
+    req.on('response', (res) => {
+      readBody(res).then(
+        (body) => resolve(parseLeftovers(body.toString('utf8'))),
+        () => resolve({}),
+      );
+    });
+    req.on('error', () => resolve({}));
     req.on('timeout', () => {
       req.destroy();
-      resolve();
+      resolve({});
     });
     req.end();
   });
+}
+
+function parseLeftovers(text: string): ProxyLeftovers {
+  try {
+    const left = JSON.parse(text) as ProxyLeftovers;
+    const u = left.unclaimed;
+    return {
+      ...(left.firstTurn === 'taken' || left.firstTurn === 'not taken' ? { firstTurn: left.firstTurn } : {}),
+      ...(u && typeof u.status === 'number' && typeof u.body === 'string' ? { unclaimed: u } : {}),
+    };
+  } catch {
+    return {};
+  }
 }

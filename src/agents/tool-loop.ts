@@ -166,6 +166,29 @@ function capText(text: string, max: number): string {
   return `${text.slice(0, max)}\n[… ${text.length - max} more characters cut; ask for less, e.g. a line range or a narrower path]`;
 }
 
+type TurnArgs = Pick<ToolLoopArgs, 'issue' | 'system' | 'maxOutputTokens' | 'webSearch'>;
+
+/** What one turn asks the model: the loop's fixed parts and the conversation so far. */
+function turnRequest(
+  args: TurnArgs,
+  definitions: ToolDefinition[],
+  conversation: readonly TurnMessage[],
+): Omit<ToolTurnRequest, 'role'> {
+  return {
+    ...(args.issue !== undefined ? { issue: args.issue } : {}),
+    system: args.system,
+    tools: definitions,
+    messages: [...conversation],
+    maxOutputTokens: args.maxOutputTokens ?? 8_000,
+    ...(args.webSearch ? { webSearch: args.webSearch } : {}),
+  };
+}
+
+/** The first turn's request of a loop with these arguments, before any of it runs (src/agents/first-turn.ts). */
+export function firstTurnRequest(args: TurnArgs & Pick<ToolLoopArgs, 'task' | 'tools'>): Omit<ToolTurnRequest, 'role'> {
+  return turnRequest(args, args.tools.map(toolDefinition), [{ role: 'user', content: args.task }]);
+}
+
 export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
   const now = args.now ?? Date.now;
   const started = now();
@@ -211,17 +234,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
 
     let result: ToolTurnResult;
     try {
-      result = await args.gateway.turn({
-        role: args.role,
-        request: {
-          ...(args.issue !== undefined ? { issue: args.issue } : {}),
-          system: args.system,
-          tools: definitions,
-          messages: [...conversation],
-          maxOutputTokens: args.maxOutputTokens ?? 8_000,
-          ...(args.webSearch ? { webSearch: args.webSearch } : {}),
-        },
-      });
+      result = await args.gateway.turn({ role: args.role, request: turnRequest(args, definitions, conversation) });
     } catch (error) {
       if (error instanceof BudgetExceededError) return capped('budget', error.message, error);
       if (error instanceof OutputFormatError && !unreadable) {

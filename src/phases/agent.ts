@@ -8,13 +8,14 @@ import {
   redactSecrets,
   secretValuesOf,
   UserError,
+  type HydraflowConfig,
   type LedgerEntry,
 } from '@hydraflow/core';
 import { GitWorkspace } from '@hydraflow/git';
 import { ModelGateway, type DayGuard, type LedgerSink } from '../agents/model-gateway';
 import { stopModelProxy, type ProxyHandle } from '../agents/model-proxy';
-import { runToolLoop, type ToolContext } from '../agents/tool-loop';
-import { createWorkspaceTools } from '../agents/tools/index';
+import { runToolLoop, type AgentTool, type ToolContext } from '../agents/tool-loop';
+import { createWorkspaceTools, type WorkspaceToolsOptions } from '../agents/tools/index';
 import type { App } from '../app';
 import {
   artifactName,
@@ -57,8 +58,43 @@ function taskText(task: ImplementTask): string {
   ].join('\n');
 }
 
+/**
+ * The fixed parts of the agent's turns, all from the task: the routing job builds the first turn's request from them
+ * too, for the model proxy to send before the agent step starts (src/agents/first-turn.ts).
+ */
+export function agentTurns(task: ImplementTask, tools: AgentTool[]) {
+  return {
+    role: 'implement',
+    issue: task.issue,
+    system: [{ text: SYSTEM, cache: true }],
+    task: taskText(task),
+    tools,
+  };
+}
+
+/** The agent's workspace tools for `task`, in the working tree at `root`. */
+export function agentToolOptions(task: ImplementTask, config: HydraflowConfig, root: string): WorkspaceToolsOptions {
+  return {
+    root,
+    commands: task.commands,
+    protectedPaths: task.protectedPaths,
+    testAhead: config.implement.test_ahead,
+    extraEnv: config.implement.env,
+    allowEnv: config.implement.pass_env,
+  };
+}
+
+/**
+ * The agent's model gateway: the task's ledger and day allowance as budgets, ledgered under the routing step's run id
+ * (the run that started implement).
+ */
+export function agentGateway(base: ModelGateway, task: ImplementTask, ledger: StepLedger): ModelGateway {
+  const day = task.dayUsd === undefined ? undefined : dayAllowance(task.dayUsd, ledger);
+  return base.with({ session: ledger, phase: 'implement', day, ...(task.runId ? { runId: task.runId } : {}) });
+}
+
 /** The issue's ledger as the routing step saw it, plus what this step spends: budgets hold without GitHub access. */
-class StepLedger implements LedgerSink {
+export class StepLedger implements LedgerSink {
   readonly state: { ledger: LedgerEntry[] };
   readonly added: LedgerEntry[] = [];
   constructor(initial: readonly LedgerEntry[]) {
@@ -167,22 +203,11 @@ export async function runAgentStep(
   const out = resultDir(tempDir);
   mkdirSync(out, { recursive: true });
   const ledger = new StepLedger(task.ledger);
-  // Ledgered under the routing step's run id (the run that started implement).
-  const gateway = ModelGateway.forRun(
-    { ...app, runner: { runId: task.runId || runId } },
-    'implement',
-    ledger,
-    task.dayUsd === undefined ? undefined : dayAllowance(task.dayUsd, ledger),
-  );
+  const gateway = agentGateway(ModelGateway.forRun(app, 'implement', ledger), task, ledger);
   // Load the model SDK while the workspace tools are set up (the first call needs it).
   gateway.prepare('implement');
   const toolset = await createWorkspaceTools({
-    root: workspace,
-    commands: task.commands,
-    protectedPaths: task.protectedPaths,
-    testAhead: app.config.implement.test_ahead,
-    extraEnv: app.config.implement.env,
-    allowEnv: app.config.implement.pass_env,
+    ...agentToolOptions(task, app.config, workspace),
     ...(process.env.HOME ? { home: process.env.HOME } : {}),
   });
   // This step's own secrets (the model keys, and whatever the runner's environment holds) are masked in what the model
@@ -217,17 +242,24 @@ export async function runAgentStep(
         .catch(() => undefined),
     );
   };
+  // The proxy is stopped once the agent is done with the model: what it left (the first turn it sent, not taken) is
+  // ledgered before the result is written.
+  let stopped: Promise<string> | undefined;
+  const stopProxy = () =>
+    (stopped ??= (async () => {
+      if (!app.proxy) return '';
+      const left = await stopModelProxy(app.proxy);
+      if (left.unclaimed) await gateway.recordAnswer('implement', left.unclaimed.body).catch(() => undefined);
+      // said in the step's log: whether the model proxy's early first turn saved the agent its wait
+      return left.firstTurn ? ` (the first turn the model proxy began was ${left.firstTurn})` : '';
+    })());
   let outcome: PhaseOutcome;
   let fatal: Error | undefined;
   try {
     await atStart;
     const loop = await runToolLoop({
       gateway,
-      role: 'implement',
-      issue: task.issue,
-      system: [{ text: SYSTEM, cache: true }],
-      task: taskText(task),
-      tools: toolset.tools,
+      ...agentTurns(task, toolset.tools),
       limits: {
         maxTurns: task.limits.maxTurns,
         maxMs: task.limits.maxMinutes * 60_000,
@@ -236,6 +268,7 @@ export async function runAgentStep(
       afterTools,
       redact: secrets,
     });
+    const proxyNote = await stopProxy();
     const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
     const test = tested
       ? { exitCode: exitCodeOf(tested.content), tail: tested.content.slice(-FINAL_TEST_TAIL) }
@@ -256,12 +289,13 @@ export async function runAgentStep(
       testOutput: test.tail,
     });
     outcome = {
-      summary: `agent ${loop.outcome} after ${loop.turns} turns${test.exitCode === null ? '' : `, tests exit ${test.exitCode}`}`,
+      summary: `agent ${loop.outcome} after ${loop.turns} turns${test.exitCode === null ? '' : `, tests exit ${test.exitCode}`}${proxyNote}`,
       stage: null,
     };
   } catch (error) {
     // The publish step reports it on the issue; credit exhaustion also fails this step (never swallowed).
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    await stopProxy();
     write({ status: 'failed', summary: message.slice(0, 8_000), turns: 0, testExitCode: null, testOutput: '' });
     outcome = { summary: `agent failed: ${message}`, stage: null, failed: true };
     // never swallowed: the step reports it as such, after its result is named for the upload (the publish job says why)
@@ -271,7 +305,7 @@ export async function runAgentStep(
     await Promise.all(aheadChanges);
     for (const name of readdirSync(out)) if (name.includes('.ahead-')) rmSync(join(out, name), { force: true });
     await toolset.dispose();
-    if (app.proxy) await stopModelProxy(app.proxy);
+    await stopProxy();
     // After dispose: the commands' process groups are gone, so what they wrote is all there is to undo.
     const written = stepFiles.restore();
     if (written.length > 0) {

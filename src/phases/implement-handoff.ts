@@ -16,6 +16,7 @@ import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, ren
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ledgerEntrySchema, UserError } from '@hydraflow/core';
+import type { FirstTurn } from '../agents/model-proxy';
 
 export const implementTaskSchema = z.object({
   v: z.literal(2),
@@ -70,7 +71,7 @@ export const resultFile = (dir: string) => join(dir, 'result.json');
 /** The agent's change: `git diff --binary` from the start commit to its final tree. */
 export const patchFile = (dir: string) => join(dir, 'change.patch');
 
-export function writeHandoff(path: string, value: ImplementTask | ImplementResult): void {
+export function writeHandoff(path: string, value: ImplementTask | ImplementResult | FirstTurn): void {
   mkdirSync(join(path, '..'), { recursive: true });
   const fresh = `${path}.${randomUUID()}`;
   writeFileSync(fresh, JSON.stringify(value, null, 2), { flag: 'wx' });

@@ -9,6 +9,7 @@ import {
   type Finding,
   type ImplementRecord,
 } from '@hydraflow/core';
+import { rmSync } from 'node:fs';
 import { GitWorkspace } from '@hydraflow/git';
 import { acceptedPlan } from './accepted-plan';
 import { feedbackMarkdown, pendingFeedback, takeFeedback } from './feedback';
@@ -18,6 +19,7 @@ import { pauseForTheDay } from './pause';
 import { artifactName, taskDir, taskFile, writeHandoff, type ImplementTask } from './implement-handoff';
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { workingTreeOf } from '../runner/working-tree';
+import { captureFirstTurn, firstTurnFile } from '../agents/first-turn';
 
 export const branchFor = (issue: number) => `hydraflow/issue-${issue}`;
 
@@ -192,6 +194,8 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   };
   const dir = taskDir(ctx.tempDir);
   writeHandoff(taskFile(dir), task);
+  // built while the progress comment is written: the model proxy sends it before the agent job's checkout and setup
+  const firstTurn = captureFirstTurn(ctx, task).catch(() => undefined);
   const { runId, runAttempt } = session.options;
 
   const what = {
@@ -204,6 +208,10 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     headline: `The coding agent is ${what} on \`${branch}\` (attempt ${record.attempts})`,
     next: 'HydraFlow then checks what it changed, pushes it and opens (or updates) the pull request.',
   });
+  const turn = await firstTurn;
+  if (turn) writeHandoff(firstTurnFile(dir), turn);
+  else rmSync(firstTurnFile(dir), { force: true });
+  const files = turn ? [taskFile(dir), firstTurnFile(dir)] : [taskFile(dir)];
   return {
     summary: `implement prepared on ${branch} (${mode}, attempt ${record.attempts})`,
     stage: session.currentStage,
@@ -211,7 +219,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
       agent: 'implement',
       issue: String(issue.number),
       // The workflow uploads the task as an artifact under this name, for the agent job to download.
-      'task-artifact': artifactName('task', issue.number, runId, runAttempt, [taskFile(dir)]),
+      'task-artifact': artifactName('task', issue.number, runId, runAttempt, files),
       'task-path': dir,
       // The agent job checks it out: the patch it hands back is against it.
       'start-sha': head,

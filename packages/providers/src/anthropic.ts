@@ -12,10 +12,10 @@ import type {
   MessageParam,
   TextBlockParam,
   Tool,
-  Usage as Usage_,
 } from '@anthropic-ai/sdk/resources/messages';
 import { nodeFetch } from '@hydraflow/http';
 import { schemaName } from './schema-name';
+import { anthropicUsage } from './usage';
 import { withRetries, type RetryOptions } from './retry';
 import { anthropicStopReason, toolCallFromInput } from './tool-calls';
 import type {
@@ -25,7 +25,6 @@ import type {
   ToolTurnRequest,
   ToolTurnResult,
   TurnMessage,
-  Usage,
 } from './types';
 
 /**
@@ -45,21 +44,10 @@ export interface AnthropicProviderOptions extends RetryOptions {
   baseUrl?: string;
   /** Per-attempt timeout in ms (default 120 s). */
   timeoutMs?: number;
+  /** The HTTP client (default: HydraFlow's fetch over node:http); the agent's first turn is captured with one. */
+  fetch?: typeof fetch;
   /** max_tokens when the request sets none (the API requires one). Default 4096. */
   defaultMaxTokens?: number;
-}
-
-/** Anthropic usage → Usage: input_tokens already excludes cache reads and writes. */
-export function anthropicUsage(usage: Partial<Usage_> | undefined): Usage {
-  const searches = (usage as { server_tool_use?: { web_search_requests?: unknown } } | undefined)?.server_tool_use
-    ?.web_search_requests;
-  return {
-    inputTokens: usage?.input_tokens ?? 0,
-    cachedInputTokens: usage?.cache_read_input_tokens ?? 0,
-    cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
-    outputTokens: usage?.output_tokens ?? 0,
-    ...(typeof searches === 'number' && searches > 0 ? { webSearches: searches } : {}),
-  };
 }
 
 /** Anthropic's server-side web search tool (it runs on Anthropic's side; results come back in the answer). */
@@ -81,7 +69,7 @@ export class AnthropicProvider implements ModelProvider {
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       timeout: options.timeoutMs ?? 120_000,
       maxRetries: 0,
-      fetch: nodeFetch,
+      fetch: options.fetch ?? nodeFetch,
     });
   }
 

@@ -13,6 +13,8 @@ export interface CreateProviderOptions extends Omit<RetryOptions, 'maxAttempts'>
   timeoutMs?: number;
   /** Retries after the first attempt (default 3, i.e. 4 attempts in all). */
   maxRetries?: number;
+  /** The HTTP client the SDK sends with (default: HydraFlow's fetch over node:http). */
+  fetch?: typeof fetch;
   /** Structured-output mode for OpenAI / OpenAI-compatible endpoints. */
   jsonMode?: JsonMode;
 }

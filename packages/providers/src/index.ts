@@ -18,6 +18,7 @@ export type {
 export type { OpenAIProviderOptions, JsonMode } from './openai';
 export type { AnthropicProviderOptions } from './anthropic';
 export { createProvider, type CreateProviderOptions } from './factory';
+export { answerUsage } from './usage';
 export {
   providerJsonSchema,
   portableJsonSchema,

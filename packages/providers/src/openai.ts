@@ -17,6 +17,7 @@ import type {
 import { nodeFetch } from '@hydraflow/http';
 import { withRetries, type RetryOptions } from './retry';
 import { schemaName } from './schema-name';
+import { openaiUsage } from './usage';
 import { openaiStopReason, toolCallFromArguments } from './tool-calls';
 import type {
   CompletionRequest,
@@ -25,7 +26,6 @@ import type {
   ToolTurnRequest,
   ToolTurnResult,
   TurnMessage,
-  Usage,
 } from './types';
 
 export type JsonMode = 'json_schema' | 'json_object' | 'auto';
@@ -36,21 +36,12 @@ export interface OpenAIProviderOptions extends RetryOptions {
   baseUrl?: string;
   /** Per-attempt timeout in ms (default 120 s). */
   timeoutMs?: number;
+  /** The HTTP client (default: HydraFlow's fetch over node:http); the agent's first turn is captured with one. */
+  fetch?: typeof fetch;
   /** 'openai' (default) or 'openai-compatible'. */
   name?: 'openai' | 'openai-compatible';
   /** Structured-output mode. Default 'json_schema' for 'openai', 'auto' for 'openai-compatible'. */
   jsonMode?: JsonMode;
-}
-
-/** OpenAI usage → Usage: prompt_tokens includes cached tokens, so the uncached rest is the difference. */
-export function openaiUsage(usage: OpenAI.CompletionUsage | undefined): Usage {
-  const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-  return {
-    inputTokens: Math.max(0, (usage?.prompt_tokens ?? 0) - cached),
-    cachedInputTokens: cached,
-    cacheWriteTokens: 0,
-    outputTokens: usage?.completion_tokens ?? 0,
-  };
 }
 
 function isConnectionError(e: unknown): boolean {
@@ -95,7 +86,7 @@ export class OpenAIProvider implements ModelProvider {
       ...(options.baseUrl !== undefined ? { baseURL: options.baseUrl } : {}),
       timeout: options.timeoutMs ?? 120_000,
       maxRetries: 0,
-      fetch: nodeFetch,
+      fetch: options.fetch ?? nodeFetch,
     });
   }
 
