@@ -693,11 +693,11 @@ export function checkPhaseAction(action: ActionMetadata, phase: string): string[
 }
 
 /** The phase actions of the implement jobs: composites of several steps around the shared bundle (ADR 0001). */
-export const HANDOFF_PHASES: readonly string[] = ['agent', 'publish'];
+export const HANDOFF_PHASES: readonly string[] = ['model-proxy', 'agent', 'publish'];
 
 /**
- * actions/agent and actions/publish: composites that download an artifact, run the shared bundle and (agent) upload
- * the result. Every `run:` step is the bundle with INPUT_PHASE fixed to the phase and only declared inputs forwarded
+ * actions/model-proxy, actions/agent and actions/publish: composites that download an artifact, run the shared bundle
+ * and (agent) upload the result. Every `run:` step is the bundle with INPUT_PHASE fixed to the phase and only declared inputs forwarded
  * (as `${{ inputs.<name> }}`); every declared input is used (forwarded to the bundle, or given to a `uses:` step);
  * outputs refer to steps that exist; and the agent action takes no github-token, push-token or state-key input and
  * passes no GitHub token or secret to any step.
@@ -774,6 +774,6 @@ export function checkHandOffAction(action: ActionMetadata, phase: string): strin
   return problems;
 }
 
-/** checkHandOffAction for actions/agent and actions/publish, checkPhaseAction (one step) for the other phases. */
+/** checkHandOffAction for the actions that download a hand-off, checkPhaseAction (one step) for the other phases. */
 export const checkAnyPhaseAction = (action: ActionMetadata, phase: string) =>
   HANDOFF_PHASES.includes(phase) ? checkHandOffAction(action, phase) : checkPhaseAction(action, phase);
