@@ -258,6 +258,26 @@ describe('pipeline labels are permission-checked', () => {
     });
   }
 
+  it('the note to a triage-role user is one, updated in place, also when bot_logins spells HydraFlow’s login in another case', async () => {
+    const { w, issue } = await outsiderWaiting();
+    // GitHub logins are case-insensitive: this is the login GitHub reports as github-actions[bot]
+    const inputs = { 'bot-logins': 'GitHub-Actions[bot]' };
+    for (let i = 0; i < 2; i++) {
+      setLabels(w, issue.number, ['hydraflow-ready'], []);
+      const run = await w.run(
+        'issues',
+        'labeled',
+        { issue: issue.number, label: 'hydraflow-ready', sender: 'tina' },
+        { inputs },
+      );
+      expect(run.exitCode, run.stdout).toBe(0);
+      expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+    }
+    const notes = w.gh.world.commentsOn(issue.number).filter((c) => c.body.includes('hydraflow:refused-label:tina'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.user).toBe(BOT_LOGIN);
+  });
+
   it('a triage-role user removing the pipeline label is undone', async () => {
     const { w, issue } = await outsiderWaiting();
     setLabels(w, issue.number, [], ['hydraflow-plan']);

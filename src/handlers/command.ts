@@ -1,4 +1,4 @@
-import { isBuiltPhase, permissionAtLeast, phaseAtStage, renderHelp, type Decision } from '@hydraflow/core';
+import { hasLogin, isBuiltPhase, permissionAtLeast, phaseAtStage, renderHelp, type Decision } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { IssueSession } from '../session/issue-session';
@@ -21,7 +21,7 @@ const MAX_REPLIES_PER_HOUR = 3;
 async function reply(app: App, request: CommandRequest, text: string): Promise<void> {
   const marker = replyMarker(request.commentId);
   const ours = (await app.issues.listComments(request.issue)).filter(
-    (c) => c.user && app.config.bot_logins.includes(c.user.login),
+    (c) => c.user && hasLogin(app.config.bot_logins, c.user.login),
   );
   if (ours.some((c) => c.body.includes(marker))) return;
   const hourAgo = app.now().getTime() - 3_600_000;

@@ -7,6 +7,7 @@
  * with a pipeline label by such a person (the form case) is triaged like any opened issue, outsider rule included.
  */
 import {
+  hasLogin,
   labelFor,
   lastLabelEvent,
   pipelineLabelRemained,
@@ -162,7 +163,7 @@ async function removedByPermittedHuman(
   const events = await app.issues.labelEvents(issue).catch(() => []);
   const removal = lastLabelEvent(events, own, 'unlabeled');
   const remover = removal?.actor;
-  if (!removal || !remover || remover === change.actor || app.config.bot_logins.includes(remover)) return false;
+  if (!removal || !remover || remover === change.actor || hasLogin(app.config.bot_logins, remover)) return false;
   // A removal that left another pipeline label (the refused one, say) moved nothing: the router skipped it, and the
   // state's label goes back (property test, seed -1941130860: a writer took off hydraflow-plan beside a triage-role
   // user's hydraflow-discover, and the undo of hers left the issue with no label).
@@ -181,7 +182,7 @@ export async function noteRefusedLabel(
   const marker = noteMarker(change.actor);
   const body = `${marker}\n\`${change.actor}\` ${change.added ? 'set' : 'removed'} \`${change.label}\`: that was undone. Moving HydraFlow's pipeline labels needs ${app.config.commands.min_permission} permission on this repository (\`${change.actor}\` has ${permission}); someone who has it can set the label or comment a command.`;
   const existing = comments.find(
-    (c) => c.user && app.config.bot_logins.includes(c.user.login) && c.body.includes(marker),
+    (c) => c.user && hasLogin(app.config.bot_logins, c.user.login) && c.body.includes(marker),
   );
   if (existing) await app.issues.updateComment(existing.id, body);
   else await app.issues.createComment(issue, body, marker);

@@ -1,4 +1,4 @@
-import { permissionAtLeast } from '@hydraflow/core';
+import { hasLogin, permissionAtLeast } from '@hydraflow/core';
 import type { Permission } from '@hydraflow/github';
 import type { App } from '../app';
 
@@ -10,7 +10,7 @@ export async function belowSteering(
   app: Pick<App, 'config' | 'issues'>,
   actor: string,
 ): Promise<Permission | undefined> {
-  if (app.config.commands.allowed_bots.includes(actor) || app.config.bot_logins.includes(actor)) return undefined;
+  if (hasLogin([...app.config.commands.allowed_bots, ...app.config.bot_logins], actor)) return undefined;
   const permission = await app.issues.getPermission(actor);
   return permissionAtLeast(permission, app.config.commands.min_permission) ? undefined : permission;
 }

@@ -1,4 +1,5 @@
 import {
+  hasLogin,
   labelFor,
   lastLabelEvent,
   stagesBeside,
@@ -66,7 +67,7 @@ export function lastSetterOf(
 ): 'ours' | 'theirs' | undefined {
   const actor = lastLabelEvent(events, label, 'labeled')?.actor;
   if (actor === undefined) return undefined;
-  return config.bot_logins.includes(actor) ? 'ours' : 'theirs';
+  return hasLogin(config.bot_logins, actor) ? 'ours' : 'theirs';
 }
 
 /**

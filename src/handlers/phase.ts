@@ -1,4 +1,5 @@
 import {
+  hasLogin,
   RateLimitedError,
   dispatchStage,
   hasHandled,
@@ -128,7 +129,7 @@ function doneBefore(app: App, ctx: PhaseContext, request: PhaseRequest): string 
       return `the command of comment ${request.commandId} was done already`;
     session.update((s) => markHandled(s, id));
   }
-  if (request.dispatched && app.config.bot_logins.includes(app.runner.payload.sender?.login)) {
+  if (request.dispatched && hasLogin(app.config.bot_logins, app.runner.payload.sender?.login)) {
     const taking = takeDispatch(session.state, request.phase, runId);
     if (taking.kind === 'duplicate')
       return `the ${request.phase} dispatch this run was started for was taken by run ${taking.by}`;

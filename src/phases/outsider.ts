@@ -1,4 +1,4 @@
-import { permissionAtLeast } from '@hydraflow/core';
+import { hasLogin, permissionAtLeast } from '@hydraflow/core';
 import type { PhaseContext } from './phase-context';
 
 /**
@@ -18,7 +18,7 @@ export async function outsiderAuthor(ctx: PhaseContext): Promise<string | undefi
   if (!author) return 'ghost'; // GitHub's name for a deleted account
   const bots = [...config.bot_logins, ...config.commands.allowed_bots];
   // OWNER is the one association that is access (a personal repository's owner); every other is asked of the API
-  if (issue.authorAssociation === 'OWNER' || bots.includes(author)) return undefined;
+  if (issue.authorAssociation === 'OWNER' || hasLogin(bots, author)) return undefined;
   const permission = await ctx.issues.getPermission(author).catch(() => 'none' as const);
   return permissionAtLeast(permission, config.commands.min_permission) ? undefined : author;
 }

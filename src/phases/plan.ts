@@ -1,4 +1,5 @@
 import {
+  hasLogin,
   isFatal,
   checkPlanPaths,
   issueTextHash,
@@ -131,7 +132,7 @@ async function writePlanComment(ctx: PhaseContext, issues: IssuesPort, body: str
   }
   const bots = ctx.config.bot_logins;
   const existing = ctx.session.comments.find(
-    (c) => c.id !== known && c.user !== null && bots.includes(c.user.login) && c.body.startsWith(PLAN_MARKER),
+    (c) => c.id !== known && c.user !== null && hasLogin(bots, c.user.login) && c.body.startsWith(PLAN_MARKER),
   );
   if (existing) return issues.updateComment(existing.id, body);
   return issues.createComment(ctx.issue.number, body, PLAN_MARKER);

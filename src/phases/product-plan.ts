@@ -10,6 +10,7 @@
  * concrete) is sent back to the planner once with the problem named; still wrong → a human.
  */
 import {
+  hasLogin,
   decompositionProblems,
   decompositionSchema,
   DECOMPOSITION_MAX,
@@ -59,7 +60,7 @@ export function chosenDirection(
   selected: ProductTrackSelection,
 ): ShapeDirection | undefined {
   const comment = comments.find(
-    (c) => c.id === selected.commentId && c.user !== null && botLogins.includes(c.user.login),
+    (c) => c.id === selected.commentId && c.user !== null && hasLogin(botLogins, c.user.login),
   );
   return readShapeData(comment?.body, selected.hash)?.[0];
 }

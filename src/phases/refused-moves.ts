@@ -1,4 +1,11 @@
-import { labelFor, lastLabelEvent, pipelineLabelsOf, type LabelEvent, type PipelineStage } from '@hydraflow/core';
+import {
+  hasLogin,
+  labelFor,
+  lastLabelEvent,
+  pipelineLabelsOf,
+  type LabelEvent,
+  type PipelineStage,
+} from '@hydraflow/core';
 import { noteRefusedLabel } from '../handlers/label-steering';
 import { belowSteering } from '../handlers/may-steer';
 import { escalate } from './escalate';
@@ -120,7 +127,7 @@ export function labelEventsOf(ctx: PhaseContext): Promise<LabelEvent[]> {
  */
 export async function setByHumanWhoMaySteer(ctx: PhaseContext, stage: PipelineStage): Promise<boolean> {
   const setter = await setterOf(ctx, stage);
-  return setter.may === true && !ctx.config.bot_logins.includes(setter.actor);
+  return setter.may === true && !hasLogin(ctx.config.bot_logins, setter.actor);
 }
 
 /** Who set a stage label and whether they may steer, asked once per run and label (a permission request each). */

@@ -1,4 +1,5 @@
 import {
+  hasLogin,
   isFatal,
   diffView,
   distinctFindings,
@@ -108,7 +109,7 @@ function eventFor(exit: ReviewExit, blocking: number): ReviewEvent {
 
 function isOurs(ctx: PhaseContext, review: Review): boolean {
   return (
-    review.author !== null && ctx.config.bot_logins.includes(review.author.login) && isHydraflowReview(review.body)
+    review.author !== null && hasLogin(ctx.config.bot_logins, review.author.login) && isHydraflowReview(review.body)
   );
 }
 

@@ -455,25 +455,33 @@ describe('escalation and steering', () => {
     expect([...w.gh.world.issues.get(1)!.labels].sort()).toEqual(['bug', 'hydraflow-review']);
   }, 240_000);
 
-  it('re-running every job of a finished lifecycle changes nothing: no duplicate comment, branch, PR or review', async () => {
-    world = await lifecycleWorld(clearIssueScript());
-    openIssue(world);
-    const jobs = await world.lc.runUntilQuiet();
-    const snapshot = () => ({
-      comments: [...world!.gh.world.comments.values()].map((c) => `${c.user}:${c.id}`).sort(),
-      pulls: world!.gh.world.pulls.size,
-      reviews: world!.gh.world.reviews.size,
-      branches: execFileSync('git', ['for-each-ref', '--format=%(refname) %(objectname)'], {
-        cwd: world!.sample.bareRepo,
-      }).toString(),
-      labels: [...world!.gh.world.issues.get(1)!.labels],
-    });
-    const before = snapshot();
-    const runs = new Set(jobs.filter((j) => j.status !== 'skipped' && j.status !== 'cancelled').map((j) => j.runId));
-    for (const runId of runs) world.lc.rerun(runId); // "Re-run all jobs": the routing, agent and publish jobs alike
-    const reruns = await world.lc.runUntilQuiet();
-    expect(snapshot(), formatTimeline(reruns, { steps: true })).toEqual(before);
-  }, 240_000);
+  it.each([
+    ['as GitHub spells it', undefined],
+    // GitHub logins are case-insensitive: a bot_logins entry typed in another case is the same account
+    ['in bot_logins typed in another case', 'GitHub-Actions[bot]'],
+  ])(
+    're-running every job of a finished lifecycle changes nothing: no duplicate comment, branch, PR or review (HydraFlow’s login %s)',
+    async (_case, botLogins) => {
+      world = await lifecycleWorld(clearIssueScript(), botLogins ? { HYDRAFLOW_BOT_LOGINS: botLogins } : {});
+      openIssue(world);
+      const jobs = await world.lc.runUntilQuiet();
+      const snapshot = () => ({
+        comments: [...world!.gh.world.comments.values()].map((c) => `${c.user}:${c.id}`).sort(),
+        pulls: world!.gh.world.pulls.size,
+        reviews: world!.gh.world.reviews.size,
+        branches: execFileSync('git', ['for-each-ref', '--format=%(refname) %(objectname)'], {
+          cwd: world!.sample.bareRepo,
+        }).toString(),
+        labels: [...world!.gh.world.issues.get(1)!.labels],
+      });
+      const before = snapshot();
+      const runs = new Set(jobs.filter((j) => j.status !== 'skipped' && j.status !== 'cancelled').map((j) => j.runId));
+      for (const runId of runs) world.lc.rerun(runId); // "Re-run all jobs": the routing, agent and publish jobs alike
+      const reruns = await world.lc.runUntilQuiet();
+      expect(snapshot(), formatTimeline(reruns, { steps: true })).toEqual(before);
+    },
+    240_000,
+  );
 });
 
 describe('the coding agent holds no secret and cannot publish one', () => {

@@ -1,3 +1,4 @@
+import { hasLogin } from '@hydraflow/core';
 import type { LabelEvent } from '@hydraflow/core';
 import { RequestError } from '@octokit/request-error';
 import type { RestClient } from './client';
@@ -200,7 +201,7 @@ export class RestIssues implements IssuesPort {
       if (!(error instanceof UncertainWriteError)) throw error;
       // GitHub may have created it before failing: look before writing again.
       const existing = (await this.listComments(issue)).find(
-        (c) => c.user && this.selfLogins.includes(c.user.login) && c.body.includes(marker),
+        (c) => c.user && hasLogin(this.selfLogins, c.user.login) && c.body.includes(marker),
       );
       return existing ?? post();
     }

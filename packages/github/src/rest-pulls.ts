@@ -3,6 +3,7 @@
  * Same request policy as rest-issues.ts: reads and idempotent writes retry, a POST that GitHub may have performed before
  * failing (UncertainWriteError) is looked up before it is repeated, a 404 on a removal is success.
  */
+import { hasLogin } from '@hydraflow/core';
 import { RequestError } from '@octokit/request-error';
 import type { RestClient } from './client';
 import { UncertainWriteError } from './client';
@@ -290,7 +291,7 @@ export class RestPulls implements PullsPort {
   }
 
   private isSelf(login: string | undefined): boolean {
-    return login !== undefined && this.selfLogins.includes(login);
+    return hasLogin(this.selfLogins, login);
   }
 
   async listReviews(pull: number): Promise<Review[]> {
@@ -335,7 +336,7 @@ export class RestPulls implements PullsPort {
         const existing = (await this.listReviews(pull)).find(
           (r) =>
             r.author !== null &&
-            this.selfLogins.includes(r.author.login) &&
+            hasLogin(this.selfLogins, r.author.login) &&
             r.commitId === args.commitId &&
             r.body.trim() === body.trim(),
         );
@@ -345,7 +346,7 @@ export class RestPulls implements PullsPort {
       }
     };
     // The pull request is HydraFlow's own (opened with the token that reviews): GitHub would refuse the approval.
-    const own = args.pullAuthor !== undefined && this.selfLogins.includes(args.pullAuthor);
+    const own = hasLogin(this.selfLogins, args.pullAuthor);
     try {
       return await post(args.event === 'APPROVE' && own ? 'COMMENT' : args.event, args.body, args.comments);
     } catch (error) {

@@ -4,6 +4,7 @@
  * the block's hash (record.ts `block`), so a resumed run reads the concerns back only if nobody changed them.
  */
 import {
+  hasLogin,
   ADVERSARIAL_VOTERS,
   neutralizeModelText,
   readConcernsData,
@@ -65,7 +66,7 @@ export function readConcerns(ctx: PhaseContext, known: StageRecord['block']): Co
   if (!known) return [];
   const bots = ctx.config.bot_logins;
   const comment = ctx.session.comments.find(
-    (c) => c.id === known.commentId && c.user !== null && bots.includes(c.user.login),
+    (c) => c.id === known.commentId && c.user !== null && hasLogin(bots, c.user.login),
   );
   return readConcernsData(comment?.body, known.hash) ?? [];
 }

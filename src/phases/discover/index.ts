@@ -6,6 +6,7 @@
  * human. No human in the loop otherwise.
  */
 import {
+  hasLogin,
   BRIEF_MARKER,
   briefGaps,
   ConcernsUnavailableError,
@@ -191,7 +192,7 @@ async function upsertBrief(ctx: PhaseContext, body: string): Promise<IssueCommen
   }
   const bots = ctx.config.bot_logins;
   const existing = ctx.session.comments.find(
-    (c) => c.id !== known && c.user !== null && bots.includes(c.user.login) && c.body.startsWith(BRIEF_MARKER),
+    (c) => c.id !== known && c.user !== null && hasLogin(bots, c.user.login) && c.body.startsWith(BRIEF_MARKER),
   );
   if (existing) return ctx.issues.updateComment(existing.id, body);
   return ctx.issues.createComment(ctx.issue.number, body, BRIEF_MARKER);

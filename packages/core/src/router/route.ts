@@ -36,6 +36,7 @@
  *   - pull_request.synchronize by a human (someone pushed to HydraFlow's branch) → review (a new round);
  *   - every other pull-request event, and check_run → skip with a reason.
  */
+import { hasLogin } from '../config/logins';
 import type { HydraflowConfig, Permission } from '../config/schema';
 import { isPipelineLabel, stageOf, type PipelineStage } from '../pipeline/labels';
 import { ISSUE_PHASES, isIssuePhase, type IssuePhase } from '../pipeline/phases';
@@ -443,7 +444,7 @@ const routePullRequestReview: EventHandler = (event, ctx) => {
   if (typeof target === 'string') return skip(target);
   const untrusted = isUntrustedAutomation(p.sender, ctx) ?? isUntrustedAutomation(p.review?.user, ctx);
   if (untrusted) return skip(untrusted);
-  if (phase === 'feedback' && ctx.botLogins.includes(p.review?.user?.login)) return skip("HydraFlow's own review");
+  if (phase === 'feedback' && hasLogin(ctx.botLogins, p.review?.user?.login)) return skip("HydraFlow's own review");
   return { kind: 'phase', phase, issue: target.issue, actor: p.review.user.login, pull: target.pull };
 };
 
