@@ -65,6 +65,20 @@ const task = (ledgerUsd = 0): ImplementTask => ({
   runId: 'run-1',
 });
 
+async function listening(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the proxy did not start');
+}
+
 function routingContext(config: HydraflowConfig) {
   const gateway = new ModelGateway({
     providerFor: () => Promise.reject(new Error('the routing job’s own provider is not used for the first turn')),
@@ -95,6 +109,7 @@ describe('the first turn the routing job keeps', () => {
         ttlMs: 60_000,
         firstTurn: kept,
       });
+      await listening(proxy.url);
       try {
         // the agent step: its provider points at the proxy with the proxy's token (src/run.ts agentModels)
         const provider = createProvider({
@@ -124,6 +139,50 @@ describe('the first turn the routing job keeps', () => {
       }
     });
   }
+
+  it('an error answer to the first turn (overloaded) reaches the agent as the provider sent it; its SDK’s retry goes upstream', async () => {
+    const server = await startModelServer({
+      script: { implement: [{ fault: '529' }, { text: 'Done after a retry.' }] },
+      apiKeys: [KEY],
+    });
+    try {
+      const config = loadConfig({ env: {}, inputs: {} });
+      const kept = await captureFirstTurn(routingContext(config), task());
+      const proxy = await launchModelProxy(DIST_ENTRY, {
+        provider: 'anthropic',
+        key: KEY,
+        upstream: server.anthropicBaseUrl,
+        ttlMs: 60_000,
+        firstTurn: kept,
+      });
+      // the agent step comes after the checkout and the setup steps; with retries that do not wait, make sure it listens
+      await listening(proxy.url);
+      try {
+        const provider = createProvider({
+          provider: 'anthropic',
+          model: modelFor(config, 'implement'),
+          apiKey: proxy.token,
+          baseUrl: proxy.url,
+          sleep: async () => {},
+        });
+        const base = routingContext(config).models.with({ providerFor: () => provider });
+        const tools = await createWorkspaceTools(agentToolOptions(task(), config, temp));
+        try {
+          const turns = agentTurns(task(), tools.tools);
+          const gateway = agentGateway(base, task(), new StepLedger([]));
+          const answer = await gateway.turn({ role: turns.role, request: firstTurnRequest(turns) });
+          expect(answer.text).toBe('Done after a retry.');
+        } finally {
+          await tools.dispose();
+        }
+        expect(server.calls.map((c) => c.status)).toEqual([529, 200]);
+      } finally {
+        expect(await stopModelProxy(proxy)).toEqual({ firstTurn: 'taken' });
+      }
+    } finally {
+      await server.close();
+    }
+  });
 
   it('is not kept when the task’s budget has no room for the turn (the agent would not make it either)', async () => {
     const config = loadConfig({ env: {}, inputs: {} });

@@ -252,7 +252,13 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
       readFileSync(join(ROOT, 'actions', 'model-proxy', 'action.yml'), 'utf8'),
     ) as ActionMetadata;
     const proxyDeclared = Object.keys(proxyAction.inputs ?? {});
-    expect(modelProxyStepInputs(root).sort()).toEqual(['anthropic-api-key', 'openai-api-key', 'run-config']);
+    // and the task, for the first turn it sends as it starts (docs/adr/0021-first-turn-begun-by-the-model-proxy.md)
+    expect(modelProxyStepInputs(root).sort()).toEqual([
+      'anthropic-api-key',
+      'openai-api-key',
+      'run-config',
+      'task-artifact-id',
+    ]);
     expect(modelProxyStepInputs(root).filter((k) => !proxyDeclared.includes(k))).toEqual([]);
   });
 

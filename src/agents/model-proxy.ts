@@ -234,6 +234,9 @@ function sendUpstream(
   return send(target, { method: 'POST', headers }, answer);
 }
 
+/** The SDKs' own limit on one attempt (packages/providers: timeoutMs). */
+const FIRST_TURN_TIMEOUT_MS = 120_000;
+
 /** Sends the first turn now and reads its answer whole. */
 function beginFirstTurn(spec: ProxySpec, turn: FirstTurn): FirstTurnCall {
   const body = Buffer.from(turn.body);
@@ -246,8 +249,13 @@ function beginFirstTurn(spec: ProxySpec, turn: FirstTurn): FirstTurnCall {
         resolve({ status: response.statusCode ?? 502, headers: response.headers, body: Buffer.concat(chunks) }),
       );
       response.on('error', () => resolve(undefined));
+      response.on('close', () => {
+        if (!response.complete) resolve(undefined); // cut off before its end
+      });
     });
     out.on('error', () => resolve(undefined));
+    // as long as the SDK waits for an attempt: an answer that never comes makes the agent's own request go upstream
+    out.setTimeout(FIRST_TURN_TIMEOUT_MS, () => out.destroy(new Error('no answer in time')));
     out.end(body);
   });
   return { turn, answer, claimed: false };
