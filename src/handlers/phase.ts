@@ -17,7 +17,7 @@ import {
 import type { App } from '../app';
 import { escalate } from '../phases/escalate';
 import { honourMovesRefusedByLock, labelEventsOf, setByHumanWhoMaySteer } from '../phases/refused-moves';
-import { forgetLabels, lastSetterOf, setByHumanSinceMove } from './own-labels';
+import { forgetLabels, setByHumanSinceMove } from './own-labels';
 import type { PhaseContext, PhaseOutcome, PhaseSpan } from '../phases/phase-context';
 import { MODEL_PHASES, runnerOf, type PhaseRunner } from '../phases/registry';
 import type { EarlyCall } from '../agents/model-gateway';
@@ -208,9 +208,12 @@ async function stillOwnCut(ctx: PhaseContext, taken: string, wanted: string): Pr
   const events = await labelEventsOf(ctx).catch(() => undefined);
   const removal = events && lastLabelEvent(events, wanted, 'unlabeled');
   if (!events || !removal || !pipelineLabelRemained(events, removal.index, wanted)) return false;
-  return (
-    lastSetterOf(ctx.config, events, taken) !== undefined && !setByHumanSinceMove(ctx.config, events, taken, wanted)
-  );
+  // `taken` set again since the move added `wanted` is no leftover of the cut, whoever set it: a human (their event
+  // steers), or a later move of HydraFlow's own that died before publishing it (product seed -1703224964: the sweep's
+  // shape timeout finished its move to hydraflow-hitl, a /retry moved the issue back to hydraflow-shape and died; its
+  // re-run "finished" the sweep's move, and the shape phase it then resumed left hydraflow-hitl under a shape state).
+  const setAt = lastLabelEvent(events, taken, 'labeled')?.index;
+  return setAt !== undefined && setAt < (lastLabelEvent(events, wanted, 'labeled')?.index ?? -1);
 }
 
 /**

@@ -666,6 +666,27 @@ const PRODUCT_REGRESSIONS: History[] = [
     ],
     quiesce: { gap: 'short', order: 'crashed-first' },
   },
+  // Found at 2500 product-track runs on 972ed9a (fast-check seed -1703224964): the sweep's shape timeout moved the issue
+  // to hydraflow-hitl; a writer's /retry moved it back to hydraflow-shape and died before publishing; its re-run took
+  // the sweep's finished move for a cut one, put hydraflow-hitl back, and the shape phase it resumed left it under a
+  // shape state. A label set again since the move is no leftover of it (handlers/phase.ts stillOwnCut).
+  {
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      { gap: 'short', op: { kind: 'deliver', pick: 0, dispatch: true } },
+      { gap: 'hour', op: { kind: 'label', issue: 0, op: 'remove', label: 'bug', deliver: 'now', by: 'triage' } },
+      { gap: 'short', op: { kind: 'sweep' } },
+      {
+        gap: 'short',
+        op: { kind: 'crash', inner: { kind: 'comment', issue: 0, body: '/retry', by: 'write' }, k: 8 },
+      },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
 ];
 
 /**
