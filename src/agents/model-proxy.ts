@@ -199,6 +199,8 @@ interface Answer {
 /** The first turn on its way: its request, its answer (undefined: it could not be sent), whether the agent took it. */
 interface FirstTurnCall {
   turn: FirstTurn;
+  /** The request's body, compared with the agent's. */
+  body: Buffer;
   answer: Promise<Answer | undefined>;
   claimed: boolean;
 }
@@ -258,7 +260,7 @@ function beginFirstTurn(spec: ProxySpec, turn: FirstTurn): FirstTurnCall {
     out.setTimeout(FIRST_TURN_TIMEOUT_MS, () => out.destroy(new Error('no answer in time')));
     out.end(body);
   });
-  return { turn, answer, claimed: false };
+  return { turn, body, answer, claimed: false };
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -302,7 +304,7 @@ export function proxyHandler(spec: ProxySpec, onShutdown: () => void, first?: Fi
     // that very request (byte for byte); anything else goes upstream like any call.
     void readBody(req).then(
       async (body) => {
-        if (first.claimed || !body.equals(Buffer.from(first.turn.body))) return forward(req, res, body);
+        if (first.claimed || !body.equals(first.body)) return forward(req, res, body);
         first.claimed = true;
         const answer = await first.answer;
         if (!answer) return forward(req, res, body); // it could not be sent: send the agent's own

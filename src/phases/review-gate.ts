@@ -18,6 +18,7 @@
  * issue is `hydraflow-fixed` and closed.
  */
 import {
+  hasLogin,
   approversOfHead,
   decideMerge,
   formatCount,
@@ -295,8 +296,7 @@ function notHydraflows(ctx: Ctx, pull: PullRequest, impl: ImplementRecord): stri
   if (pull.headRef !== impl.branch) return `its head branch is \`${pull.headRef}\`, not HydraFlow's \`${impl.branch}\``;
   if (pull.headRepo !== ctx.repository)
     return `its head branch is in ${pull.headRepo ?? 'a deleted repository'}, not in ${ctx.repository}`;
-  const author = pull.author?.login.toLowerCase();
-  if (!author || !ctx.config.bot_logins.some((l) => l.toLowerCase() === author))
+  if (!hasLogin(ctx.config.bot_logins, pull.author?.login))
     return `it was opened by ${pull.author?.login ?? 'a deleted account'}, not by HydraFlow (bot_logins: ${ctx.config.bot_logins.join(', ')})`;
   return undefined;
 }

@@ -1,4 +1,5 @@
 import {
+  hasLogin,
   type IssueState,
   type PipelineStage,
   type LedgerEntry,
@@ -522,7 +523,7 @@ export class IssueSession {
     for (const label of before) {
       const set = events && lastLabelEvent(events, label, 'labeled');
       const actor = set?.actor;
-      if (!set || !actor || this.options.botLogins.some((b) => b.toLowerCase() === actor.toLowerCase())) continue;
+      if (!set || !actor || hasLogin(this.options.botLogins, actor)) continue;
       if ((latest === undefined || set.index > latest.index) && (await maySteer(actor).catch(() => false)))
         latest = { label, index: set.index };
     }

@@ -13,6 +13,7 @@
  * The run started by a comment handles that comment once (handlers/phase.ts marks `comment:<id>` handled).
  */
 import {
+  hasLogin,
   DIRECTIONS_MARKER,
   FINAL_MARKER,
   ModelOutputError,
@@ -118,8 +119,7 @@ function triggerOf(ctx: PhaseContext): Trigger {
   return command.name === 'ship-it' ? { kind: 'ship-it', comment, args: command.args } : { kind: 'none' };
 }
 
-const isOurs = (ctx: PhaseContext, c: IssueComment) =>
-  c.user !== null && ctx.config.bot_logins.some((b) => b.toLowerCase() === c.user!.login.toLowerCase());
+const isOurs = (ctx: PhaseContext, c: IssueComment) => c.user !== null && hasLogin(ctx.config.bot_logins, c.user.login);
 
 const now = (ctx: PhaseContext) => ctx.session.options.now().toISOString();
 

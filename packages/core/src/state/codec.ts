@@ -19,6 +19,7 @@
  * - Older blocks are read and migrated (migrate.ts): v1 (the first release: `v=1 sig=<hex>`, signed over
  *   `hydraflow-state\nv=1\nissue=<issue>\n<json>`) verifies with either key; v0 (pre-release) carries no signature.
  */
+import { hasLogin } from '../config/logins';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { HydraflowError } from '../errors';
 import { StateRejectedError, migrateState, stateVersionOf, type StateRejectReason } from './migrate';
@@ -320,10 +321,9 @@ export const PROGRESS_MARKER = '<!-- hydraflow:progress -->';
 export function isTrustedAuthor(comment: CommentLike, botLogins: readonly string[]): boolean {
   const login = comment.user?.login;
   if (!login) return false;
-  const lower = login.toLowerCase();
-  if (!botLogins.some((b) => b.toLowerCase() === lower)) return false;
+  if (!hasLogin(botLogins, login)) return false;
   // An App identity is always `name[bot]` with type Bot; a PAT identity is a configured user login.
-  if (lower.endsWith('[bot]') && comment.user?.type != null && comment.user.type !== 'Bot') return false;
+  if (login.toLowerCase().endsWith('[bot]') && comment.user?.type != null && comment.user.type !== 'Bot') return false;
   return true;
 }
 
