@@ -58,8 +58,7 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   // A label already gone was undone before its event came (a re-run, src/phases/refused-moves.ts): not an opened issue.
   // Never seen means no history either: an issue a writer took out of the pipeline has no stage and no triage, and a
   // triage-role user's hydraflow-find must not bring it back (property test, seed -2101725468).
-  const unseenByHydraflow = !state.triage && !state.stage && state.history.length === 0;
-  if (change.added && opened && unseenByHydraflow && issue.labels.includes(change.label)) {
+  if (change.added && opened && unseenByHydraflow(state) && issue.labels.includes(change.label)) {
     return handlePhase(app, {
       phase: 'triage',
       issue: issue.number,
@@ -98,6 +97,29 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
     summary: `${change.label} ${change.added ? 'set' : 'removed'} by ${change.actor} (${permission}) undone`,
     stage: state.stage ?? null,
   };
+}
+
+/** HydraFlow has written nothing for the issue yet: no triage, no stage, no history. */
+export function unseenByHydraflow(state: IssueState): boolean {
+  return !state.triage && !state.stage && state.history.length === 0;
+}
+
+/**
+ * A stage label on the issue whose latest `labeled` event is by someone who may not steer (an issue form's, or a
+ * triage-role user's), if there is one; a label whose setter is not known does not count.
+ */
+export async function stageLabelSetByNonSteerer(
+  app: Pick<App, 'config' | 'issues'>,
+  issue: { number: number; labels: readonly string[] },
+): Promise<string | undefined> {
+  const labels = stagesBeside(issue.labels, null).map(labelFor);
+  if (labels.length === 0) return undefined;
+  const events = await app.issues.labelEvents(issue.number).catch(() => []);
+  for (const label of labels) {
+    const setter = lastLabelEvent(events, label, 'labeled')?.actor;
+    if (setter !== undefined && (await belowSteering(app, setter).catch(() => undefined)) !== undefined) return label;
+  }
+  return undefined;
 }
 
 /**

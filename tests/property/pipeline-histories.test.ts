@@ -699,6 +699,29 @@ const PRODUCT_REGRESSIONS: History[] = [
  */
 const REGRESSIONS: History[] = [
   {
+    // Found at 5000 runs on bc941d7 (fast-check seed -2025006957): a triage-role user's issue form opened the issue with
+    // hydraflow-plan and hydraflow-hitl; both labeled runs died before writing anything, a writer took hydraflow-plan
+    // off, and the re-run of its labeled run undid hydraflow-hitl as a label set while its dead attempt held the
+    // issue, leaving the opened issue untriaged with no label. That re-run now triages it (handlers/override.ts).
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'open', issue: 0, labels: ['hydraflow-plan', 'hydraflow-hitl'], by: 'triage' },
+          k: 1,
+        },
+      },
+      {
+        gap: 'short',
+        op: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-plan', deliver: 'now', by: 'write' },
+      },
+    ],
+    quiesce: { gap: 'long', order: 'crashed-first' },
+  },
+  {
     // Found at 5000 runs with the oracle's check 4b (fast-check seed -493415005): an admin's /groom died, a writer's
     // hydraflow-epic was refused by its lock, and the command's re-run groomed and wrote the whole label set (one
     // PATCH with the body), taking her label off. IssueSession.moveWithEdit now gives way to it as moveTo does.
