@@ -50,7 +50,13 @@ function recordedScript(latencyMs: number): Script {
 
 /** Runs the whole lifecycle; the caller closes `world`. Throws (after closing) if the pull request did not merge. */
 export async function runClearLifecycle(
-  options: { latencyMs?: number; onJob?: (job: JobRecord) => void; actionRoot?: string } = {},
+  options: {
+    latencyMs?: number;
+    /** every GitHub request's added latency (the emulator answers at once otherwise) */
+    githubLatencyMs?: number;
+    onJob?: (job: JobRecord) => void;
+    actionRoot?: string;
+  } = {},
 ): Promise<ClearLifecycle> {
   // another version of HydraFlow runs with its own template when it has one (bench/lib/lifecycle-ab.ts)
   const template = options.actionRoot && join(options.actionRoot, 'workflows-templates/hydraflow.yml');
@@ -67,6 +73,7 @@ export async function runClearLifecycle(
       : {},
   );
   try {
+    world.gh.faults.latencyMs = options.githubLatencyMs ?? 0;
     const startedAt = Date.now();
     const t0 = performance.now();
     const issue = world.gh.world.issue({ ...AVERAGE_ISSUE, author: 'alice' });
