@@ -20,7 +20,7 @@ import type { Permission } from '@hydraflow/github';
 import type { App } from '../app';
 import type { PhaseContext, PhaseOutcome } from '../phases/phase-context';
 import { freeLockOfDeadAttempt, loadIssueAndComments, openPhase } from './open-session';
-import { handlePhase } from './phase';
+import { handlePhase, sendDispatches } from './phase';
 import { belowSteering } from './may-steer';
 import { reportIncident } from './untrusted-state';
 import { dropUnpublishedMovesOf } from './own-labels';
@@ -92,11 +92,19 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   // seed 1803425905: a reader's issue form applied three stage labels; the triage of the first died, and the undo of
   // hers in its re-run left the other two beside the stage for good.
   const beside = app.runner.runAttempt > 1 ? stagesBeside(ctx.issue.labels, state.stage ?? null) : [];
-  if (beside.length > 0) return honourMovesRefusedByLock(ctx, beside);
-  return {
-    summary: `${change.label} ${change.added ? 'set' : 'removed'} by ${change.actor} (${permission}) undone`,
-    stage: state.stage ?? null,
-  };
+  const outcome =
+    beside.length > 0
+      ? await honourMovesRefusedByLock(ctx, beside)
+      : {
+          summary: `${change.label} ${change.added ? 'set' : 'removed'} by ${change.actor} (${permission}) undone`,
+          stage: state.stage ?? null,
+        };
+  // A re-run whose dead attempt took the other branch above (it triaged the issue as opened, recorded the dispatch of
+  // the phase triage handed the issue to, and died before sending it) sends it, as any phase's re-run does (property
+  // test tests/property/pipeline-histories, seed -1820932531: the issue was left at hydraflow-discover, its lock handed
+  // to a discover run nobody started).
+  await sendDispatches(app, ctx);
+  return outcome;
 }
 
 /** HydraFlow has written nothing for the issue yet: no triage, no stage, no history. */

@@ -6,7 +6,7 @@ import { honourMovesRefusedByLock } from '../phases/refused-moves';
 import { refuseLabelChange, stageLabelSetByNonSteerer, unseenByHydraflow } from './label-steering';
 import { belowSteering } from './may-steer';
 import { freeLockOfDeadAttempt, openPhase } from './open-session';
-import { handlePhase } from './phase';
+import { handlePhase, sendDispatches } from './phase';
 import { reportIncident } from './untrusted-state';
 import { endPhase } from '../phases/end-phase';
 
@@ -109,8 +109,13 @@ async function settleDeadAttempt(
   const lock = await ctx.session.acquire({ takeOver: true });
   if (!lock.ok) return { summary: nothing, stage: null };
   const refused = stagesBeside(issue.labels, ctx.session.state.stage ?? null);
-  if (refused.length > 0) return honourMovesRefusedByLock(ctx, refused, request);
-  ctx.session.releaseClaim();
-  await ctx.session.unlock();
-  return { summary: nothing, stage: null };
+  let outcome: PhaseOutcome = { summary: nothing, stage: null };
+  if (refused.length > 0) outcome = await honourMovesRefusedByLock(ctx, refused, request);
+  else {
+    ctx.session.releaseClaim();
+    await ctx.session.unlock();
+  }
+  // the dispatch that attempt recorded and died before sending (label-steering.ts, refuseLabelChange, says when)
+  await sendDispatches(app, ctx);
+  return outcome;
 }

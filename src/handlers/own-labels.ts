@@ -2,6 +2,7 @@ import {
   hasLogin,
   labelFor,
   lastLabelEvent,
+  pipelineLabelRemained,
   stagesBeside,
   type HydraflowConfig,
   type LabelEvent,
@@ -27,6 +28,18 @@ export async function dropUnpublishedMoves(
   const own = stage === null ? undefined : labelFor(stage);
   if (!own || beside.length === 0 || !labels.some((l) => l.toLowerCase() === own)) return [];
   const events = await app.issues.labelEvents(issue);
+  // The stage's own label may have been taken off since `labels` were read (the hourly sweep reads them with its list
+  // of issues, before each issue's state): a removal that left a pipeline label beside it was no move (the router skips
+  // it), so the label goes back before HydraFlow's own beside it come off, as a re-run finishing a cut move does
+  // (handlers/phase.ts, stillOwnCut). Taking those off alone left the issue with no label (property test
+  // tests/property/pipeline-histories, product seed -1109540740: a writer took off hydraflow-shape beside a dead
+  // discover run's leftover hydraflow-discover while the sweep resumed shape). A removal that left none was a move out:
+  // nothing is touched, its own event steers.
+  const ownRemoval = lastLabelEvent(events, own, 'unlabeled');
+  if (ownRemoval && ownRemoval.index > (lastLabelEvent(events, own, 'labeled')?.index ?? -1)) {
+    if (!pipelineLabelRemained(events, ownRemoval.index, own)) return [];
+    await app.issues.addLabels(issue, [own]);
+  }
   const removed: string[] = [];
   for (const other of beside) {
     if (lastSetterOf(app.config, events, labelFor(other)) !== 'ours') continue;

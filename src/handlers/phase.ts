@@ -222,7 +222,7 @@ async function stillOwnCut(ctx: PhaseContext, taken: string, wanted: string): Pr
  * re-run sends again the dispatches an earlier attempt recorded and no run took (GitHub may not have performed them);
  * were they performed after all, the first run of the phase takes the dispatch and the others do nothing.
  */
-function sendDispatches(app: App, ctx: PhaseContext): Promise<void> {
+export function sendDispatches(app: App, ctx: PhaseContext): Promise<void> {
   return ctx.session.sendDispatches(ctx.next, { resend: app.runner.runAttempt > 1, actor: ctx.actor });
 }
 
@@ -368,11 +368,13 @@ async function movedMeanwhile(
   expected: PipelineStage,
 ): Promise<PhaseOutcome> {
   const stage = session.currentStage;
-  const summary = `the dispatched ${phase} did not run: the issue is ${stage ? `at ${labelFor(stage)}` : 'out of the pipeline'}, not ${labelFor(expected)}, so a human moved it`;
+  // at the expected stage by its state, the stage's label gone: a human took the label off
+  const labelGone = stage === expected ? `its label ${labelFor(expected)} was taken off` : undefined;
+  const summary = `the dispatched ${phase} did not run: ${labelGone ?? `the issue is ${stage ? `at ${labelFor(stage)}` : 'out of the pipeline'}, not ${labelFor(expected)}`}, so a human moved it`;
   const lock = await session.acquire({ takeOver: true });
   if (!lock.ok) return { summary, stage };
   await endPhase(session, {
-    headline: `The ${phase} phase did not start: the issue was moved ${stage ? `to ${stage}` : 'out of the pipeline'}`,
+    headline: `The ${phase} phase did not start: ${labelGone ?? `the issue was moved ${stage ? `to ${stage}` : 'out of the pipeline'}`}`,
     next: 'HydraFlow follows the label: set a stage label (or comment /retry) to resume.',
   });
   return { summary, stage };

@@ -291,6 +291,32 @@ async function playHistory(history: History): Promise<Ctx> {
 
 /** Product-track histories that once failed (shrunk counterexamples of the second property below). */
 const PRODUCT_REGRESSIONS: History[] = [
+  // Found at 2500 product-track runs on 57d6b1c (fast-check seed -1109540740): a discover run died between adding
+  // hydraflow-shape and taking off hydraflow-discover; the hourly sweep listed the issue, a writer took off
+  // hydraflow-shape (no move: hydraflow-discover stood beside it), and the sweep, resuming shape, took off the leftover
+  // as an unpublished move on the labels it had listed, leaving the issue with none. The sweep now puts the stage's
+  // label back first (handlers/own-labels.ts, dropUnpublishedMoves).
+  {
+    seed: 0,
+    provider: 'anthropic',
+    track: 'product',
+    steps: [
+      { gap: 'short', op: { kind: 'open', issue: 0, labels: [], by: 'write' } },
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0, dispatch: true }, k: 8 } },
+      {
+        gap: 'hour',
+        op: {
+          kind: 'concurrent',
+          a: { kind: 'sweep' },
+          b: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-shape', deliver: 'later', by: 'write' },
+          after: 2,
+        },
+      },
+      { gap: 'long', op: { kind: 'crash', inner: { kind: 'deliver', pick: 0, dispatch: true }, k: 1 } },
+      { gap: 'long', op: { kind: 'comment', issue: 0, body: '/ship-it', by: 'triage' } },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
   // Found at 2500 product-track runs on ca5f9bb (fast-check seed 385888652): a writer's reply at hydraflow-shape
   // crashed after taking the lock; a triage-role user set hydraflow-find and took hydraflow-shape off; the reply's re-run
   // found the issue not waiting for a direction and left its dead attempt's 👀 with no claim. Shape's "nothing to do"
@@ -698,6 +724,27 @@ const PRODUCT_REGRESSIONS: History[] = [
  * the lock handed to a dispatched phase.
  */
 const REGRESSIONS: History[] = [
+  {
+    // Found at 5000 runs on 57d6b1c (fast-check seed -1820932531): the opened run died at once; a triage-role user's
+    // hydraflow-find on the issue HydraFlow had not seen started a triage, which handed the issue to discover and died
+    // before sending the dispatch; the re-run of that labeled run, now finding the issue triaged, undid her label and
+    // never sent it. The lock stayed handed to a discover run nobody started. Label steering's re-runs now send the
+    // dispatches their dead attempts recorded, as a phase's re-run does.
+    seed: 18,
+    provider: 'anthropic',
+    steps: [
+      { gap: 'short', op: { kind: 'crash', inner: { kind: 'open', issue: 0, labels: [], by: 'write' }, k: 1 } },
+      {
+        gap: 'long',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'label', issue: 0, op: 'add', label: 'hydraflow-find', deliver: 'now', by: 'triage' },
+          k: 8,
+        },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
   {
     // Found at 5000 runs on bc941d7 (fast-check seed -2025006957): a triage-role user's issue form opened the issue with
     // hydraflow-plan and hydraflow-hitl; both labeled runs died before writing anything, a writer took hydraflow-plan
