@@ -58,7 +58,17 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   // A label already gone was undone before its event came (a re-run, src/phases/refused-moves.ts): not an opened issue.
   // Never seen means no history either: an issue a writer took out of the pipeline has no stage and no triage, and a
   // triage-role user's hydraflow-find must not bring it back (property test, seed -2101725468).
-  if (change.added && opened && unseenByHydraflow(state) && issue.labels.includes(change.label)) {
+  // Its own label gone (someone took it off since), the issue is still an opened one while another stage label from
+  // someone who may not steer is on it (property test, seed 1042266366: a reader's form applied hydraflow-find and
+  // hydraflow-hitl, both runs died, a triage-role user took hydraflow-find off, and the re-run undid hydraflow-hitl).
+  const formLabel =
+    change.added && unseenByHydraflow(state) && !issue.labels.includes(change.label)
+      ? await stageLabelSetByNonSteerer(app, issue)
+      : undefined;
+  const asOpened = issue.labels.includes(change.label)
+    ? opened
+    : formLabel !== undefined && (opened || stageOf(formLabel) === 'find');
+  if (change.added && unseenByHydraflow(state) && asOpened) {
     return handlePhase(app, {
       phase: 'triage',
       issue: issue.number,

@@ -725,6 +725,29 @@ const PRODUCT_REGRESSIONS: History[] = [
  */
 const REGRESSIONS: History[] = [
   {
+    // Found at 5000 runs on 75872a0 (fast-check seed 1042266366): a reader's issue form opened the issue with
+    // hydraflow-find and hydraflow-hitl and both labeled runs died; a triage-role user took hydraflow-find off; the
+    // re-run of its labeled run undid hydraflow-hitl and left the opened issue untriaged with no label. A refused label's
+    // run whose label is gone now triages the unseen issue while another refused stage label is on (label-steering.ts).
+    seed: 0,
+    provider: 'anthropic',
+    steps: [
+      {
+        gap: 'short',
+        op: {
+          kind: 'crash',
+          inner: { kind: 'open', issue: 0, labels: ['hydraflow-find', 'hydraflow-hitl'], by: 'read' },
+          k: 1,
+        },
+      },
+      {
+        gap: 'long',
+        op: { kind: 'label', issue: 0, op: 'remove', label: 'hydraflow-find', deliver: 'now', by: 'triage' },
+      },
+    ],
+    quiesce: { gap: 'short', order: 'crashed-first' },
+  },
+  {
     // Found at 5000 runs on 57d6b1c (fast-check seed -1820932531): the opened run died at once; a triage-role user's
     // hydraflow-find on the issue HydraFlow had not seen started a triage, which handed the issue to discover and died
     // before sending the dispatch; the re-run of that labeled run, now finding the issue triaged, undid her label and
