@@ -61,13 +61,9 @@ export async function refuseLabelChange(app: App, change: LabelChange, permissio
   // Its own label gone (someone took it off since), the issue is still an opened one while another stage label from
   // someone who may not steer is on it (property test, seed 1042266366: a reader's form applied hydraflow-find and
   // hydraflow-hitl, both runs died, a triage-role user took hydraflow-find off, and the re-run undid hydraflow-hitl).
-  const formLabel =
-    change.added && unseenByHydraflow(state) && !issue.labels.includes(change.label)
-      ? await stageLabelSetByNonSteerer(app, issue)
-      : undefined;
   const asOpened = issue.labels.includes(change.label)
     ? opened
-    : formLabel !== undefined && (opened || stageOf(formLabel) === 'find');
+    : change.added && (await openedWithRefusedLabel(app, state, issue, opened));
   if (change.added && unseenByHydraflow(state) && asOpened) {
     return handlePhase(app, {
       phase: 'triage',
@@ -123,10 +119,26 @@ export function unseenByHydraflow(state: IssueState): boolean {
 }
 
 /**
+ * Whether an issue HydraFlow never saw is still one opened with pipeline labels (an issue form) that triage must take:
+ * a stage label someone who may not steer set is on it, and `auto_triage` (or `triageAnyway`, or that label being
+ * hydraflow-find) asks for triage. For a run whose own label someone took off since (here and handlers/override.ts).
+ */
+export async function openedWithRefusedLabel(
+  app: Pick<App, 'config' | 'issues'>,
+  state: IssueState,
+  issue: { number: number; labels: readonly string[] },
+  triageAnyway = false,
+): Promise<boolean> {
+  if (!unseenByHydraflow(state)) return false;
+  const label = await stageLabelSetByNonSteerer(app, issue);
+  return label !== undefined && (triageAnyway || app.config.auto_triage || stageOf(label) === 'find');
+}
+
+/**
  * A stage label on the issue whose latest `labeled` event is by someone who may not steer (an issue form's, or a
  * triage-role user's), if there is one; a label whose setter is not known does not count.
  */
-export async function stageLabelSetByNonSteerer(
+async function stageLabelSetByNonSteerer(
   app: Pick<App, 'config' | 'issues'>,
   issue: { number: number; labels: readonly string[] },
 ): Promise<string | undefined> {

@@ -1,9 +1,9 @@
-import { labelFor, pipelineLabelsOf, stageOf, stagesBeside, type PipelineStage } from '@hydraflow/core';
+import { labelFor, pipelineLabelsOf, stagesBeside, type PipelineStage } from '@hydraflow/core';
 import type { Issue } from '@hydraflow/github';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 import { honourMovesRefusedByLock } from '../phases/refused-moves';
-import { refuseLabelChange, stageLabelSetByNonSteerer, unseenByHydraflow } from './label-steering';
+import { openedWithRefusedLabel, refuseLabelChange } from './label-steering';
 import { belowSteering } from './may-steer';
 import { freeLockOfDeadAttempt, openPhase } from './open-session';
 import { handlePhase, sendDispatches } from './phase';
@@ -103,8 +103,7 @@ async function settleDeadAttempt(
   // (label-steering.ts). Undoing the label here instead left the opened issue with none (property test
   // tests/property/pipeline-histories, seed -2025006957: both labeled runs of a triage-role user's issue form died, a
   // writer took off one of the two labels, and the first re-run undid the other).
-  const formLabel = unseenByHydraflow(ctx.session.state) ? await stageLabelSetByNonSteerer(app, issue) : undefined;
-  if (formLabel !== undefined && (app.config.auto_triage || stageOf(formLabel) === 'find'))
+  if (await openedWithRefusedLabel(app, ctx.session.state, issue))
     return handlePhase(app, { phase: 'triage', issue: issue.number, actor, dispatched: false, forced: false });
   const lock = await ctx.session.acquire({ takeOver: true });
   if (!lock.ok) return { summary: nothing, stage: null };
