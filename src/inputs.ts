@@ -20,11 +20,20 @@ export interface ActionInputs {
   previousStateKey: string | undefined;
   /** The agent job's model proxy (actions/model-proxy's output proxy), which holds the model key for the agent step. */
   modelProxy: { url: string; token: string } | undefined;
+  /**
+   * The agent job's result as GitHub reports it to the publish job (`needs.agent.result`): what to tell the human when
+   * that job handed on nothing. Undefined when not given (an older template) or not one of GitHub's words.
+   */
+  agentResult: AgentJobResult | undefined;
   /** All inputs by lower-cased name: those that name a config key override it (highest precedence). */
   configOverrides: Record<string, string | undefined>;
 }
 
 const optional = (value: string) => (value === '' ? undefined : value);
+
+/** A job's result as `needs.<job>.result` gives it. */
+export const AGENT_JOB_RESULTS = ['success', 'failure', 'cancelled', 'skipped'] as const;
+export type AgentJobResult = (typeof AGENT_JOB_RESULTS)[number];
 
 export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs {
   const phaseInput = getInput('phase', env);
@@ -54,6 +63,7 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     stateKey: optional(getInput('state-key', env)),
     previousStateKey: optional(getInput('state-key-previous', env)),
     modelProxy: parseProxy(getInput('model-proxy', env)),
+    agentResult: parseAgentResult(getInput('agent-result', env), io),
     // Every input may set a config key (provider, base-url, model, model-<role>, clarity-threshold, ...); the config
     // loader picks the ones it knows and documents them (docs/configuration.md).
     configOverrides: Object.fromEntries(
@@ -92,6 +102,19 @@ function parseProxy(text: string): { url: string; token: string } | undefined {
       'input model-proxy: expected the output proxy of actions/model-proxy (`${{ steps.model.outputs.proxy }}`), got something else',
     );
   return { url: v.url, token: v.token };
+}
+
+/**
+ * Input agent-result: only what it changes is a message, so a value that is not one of GitHub's words is warned about
+ * and left out rather than stopping the publish job (which would leave the issue waiting).
+ */
+function parseAgentResult(text: string, io: RunnerIO): AgentJobResult | undefined {
+  if (text === '') return undefined;
+  if ((AGENT_JOB_RESULTS as readonly string[]).includes(text)) return text as AgentJobResult;
+  io.warning(
+    `input agent-result: expected the agent job's result (\`\${{ needs.agent.result }}\`: ${AGENT_JOB_RESULTS.join(', ')}), got "${text}"; ignored`,
+  );
+  return undefined;
 }
 
 /** The token git fetches and pushes with: the push token if one is configured, else the GitHub token. */

@@ -302,6 +302,7 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     expect(step('publish', /\/actions\/publish@/)?.with).toMatchObject({
       issue: '${{ needs.hydraflow.outputs.issue }}',
       'result-artifact-id': '${{ needs.agent.outputs.artifact-id }}',
+      'agent-result': '${{ needs.agent.result }}',
       'run-config': '${{ needs.hydraflow.outputs.run-config }}',
     });
   });

@@ -4,7 +4,7 @@ import { ModelGateway, type EarlyCall } from '../agents/model-gateway';
 import type { App } from '../app';
 import type { PhaseContext } from '../phases/phase-context';
 import { openedIssue } from '../runner/event-issue';
-import { remoteUrlOf } from '../runner/context';
+import { remoteUrlOf, runUrlOf } from '../runner/context';
 import { canHaveWorkingTree } from '../runner/working-tree';
 import { gitTokenOf } from '../inputs';
 import { IssueSession, type SessionOptions } from '../session/issue-session';
@@ -204,6 +204,9 @@ export function phaseContext(
     remoteUrl: remoteUrlOf(app.runner),
     repository: `${app.runner.owner}/${app.runner.repo}`,
     gitToken: gitTokenOf(app.inputs),
+    ...(app.inputs.phase === 'publish'
+      ? { agentJob: { result: app.inputs.agentResult, runUrl: runUrlOf(app.runner) } }
+      : {}),
   };
 }
 

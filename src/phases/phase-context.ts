@@ -4,6 +4,7 @@ import type { EarlyCall, ModelGateway } from '../agents/model-gateway';
 import type { IssueSession } from '../session/issue-session';
 import type { DaySpend } from '../budget/day-spend';
 import type { Memory } from '../memory/memory';
+import type { AgentJobResult } from '../inputs';
 
 /** Everything a phase needs, built once by the entry and handed in: phases never read the environment themselves. */
 export interface PhaseContext {
@@ -69,6 +70,8 @@ export interface PhaseContext {
   ensureRequests?: (requests: number, what: string) => Promise<void>;
   /** Token for git fetch/push (the push token if one is configured, else the GitHub token); never given to agents. */
   gitToken: string | undefined;
+  /** The publish step's view of the agent job before it: its result (input agent-result) and this run's page. */
+  agentJob?: { result: AgentJobResult | undefined; runUrl: string };
 }
 
 /** What a phase reports back to the entry, for outputs, the job summary and logs. */

@@ -106,6 +106,43 @@ async function describeApplied(git: GitWorkspace, start: string, applied: Promis
   return unapplied ? { files: [], text: '', unapplied } : { ...(await describeChanges(git, start)), unapplied };
 }
 
+/**
+ * Why the agent job handed on no result, from its result as GitHub reports it (input agent-result), with a link to the
+ * run's log. A failure there is most often a setup step of the user's (a new project's first run: `npm ci` against a
+ * registry it cannot reach, a toolchain version that does not exist), which the agent never saw; an older template
+ * gives no result, and the message then covers every case.
+ */
+function noResult(job: PhaseContext['agentJob']): { headline: string; reason: string } {
+  const log = job ? ` Its log: ${job.runUrl}` : ' See the workflow run’s log.';
+  switch (job?.result) {
+    case 'failure':
+      return {
+        headline: 'The agent job failed before the coding agent handed on its work',
+        reason: `a step of the agent job failed: most often one of your setup steps (installing the toolchain or the dependencies, before the agent starts), else the agent step itself. Nothing was pushed.${log}`,
+      };
+    case 'cancelled':
+      return {
+        headline: 'The agent job was cancelled',
+        reason: `it ran past its timeout-minutes, or someone cancelled the run, before the coding agent handed on its work. Nothing was pushed.${log}`,
+      };
+    case 'success':
+      return {
+        headline: 'The agent job handed on no result',
+        reason: `it succeeded, but no result artifact reached this job: check that your workflow passes the agent step's output artifact-id on to the publish job as workflows-templates/hydraflow.yml does. Nothing was pushed.${log}`,
+      };
+    case 'skipped':
+      return {
+        headline: 'The agent job did not run',
+        reason: `GitHub skipped it (its \`if:\` was false, or a job it needs did not succeed). Nothing was pushed.${log}`,
+      };
+    default:
+      return {
+        headline: 'The coding agent did not finish',
+        reason: `the agent job handed on no result: a step of it failed (most often a setup step, before the agent started), or it was cancelled. Nothing was pushed.${log}`,
+      };
+  }
+}
+
 function problemList(problems: readonly OutputProblem[]): string {
   return problems.map((p) => `- ${p.path ? `\`${p.path}\`: ` : ''}${p.problem}`).join('\n');
 }
@@ -164,13 +201,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   lookup.catch(() => undefined); // awaited below; a failure surfaces there
   const lock = await session.acquire();
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
-  if (!agentResult) {
-    return escalate(ctx, {
-      headline: 'The coding agent did not finish',
-      reason:
-        'the agent job handed on no result (it was cancelled or crashed before uploading one); see the workflow run log',
-    });
-  }
+  if (!agentResult) return escalate(ctx, noResult(ctx.agentJob));
   if ('error' in agentResult) {
     return escalate(ctx, { headline: 'HydraFlow refused the agent job’s result', reason: agentResult.error });
   }

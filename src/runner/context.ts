@@ -28,6 +28,12 @@ export interface RunnerContext {
 // in a module of its own: the publish step uses it before the rest of the bundle (and @hydraflow/core) is loaded
 export { remoteUrlOf } from './remote-url';
 
+/** This workflow run's page (its attempt's, after a re-run), where a human finds each job's log. */
+export function runUrlOf(runner: Pick<RunnerContext, 'serverUrl' | 'owner' | 'repo' | 'runId' | 'runAttempt'>): string {
+  const run = `${runner.serverUrl.replace(/\/$/, '')}/${runner.owner}/${runner.repo}/actions/runs/${runner.runId}`;
+  return runner.runAttempt > 1 ? `${run}/attempts/${runner.runAttempt}` : run;
+}
+
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
   if (!value) throw new UserError(`${name} is not set: HydraFlow must run as a GitHub Actions step`);

@@ -136,8 +136,8 @@ const implement = [
   { text: 'Added humanize() with ms and a test; the tests pass.' },
 ];
 
-async function durationsWorld(setup: string | undefined) {
-  registry = await startNpmRegistry([fixturePackage('ms', '2.1.3')]);
+async function durationsWorld(setup: string | undefined, packages = [fixturePackage('ms', '2.1.3')]) {
+  registry = await startNpmRegistry(packages);
   return lifecycleWorld(
     {
       triage: triageClear,
@@ -196,5 +196,24 @@ describe('a project that needs its dependencies installed', () => {
     expect(world.gh.world.pulls.size).toBe(0);
     expect(progressOf(world)).toContain("Cannot find package 'ms'");
     expect(registry!.requests).toEqual([]);
+  }, 240_000);
+
+  it('a setup step that fails (npm ci, the registry lacks the locked package): nothing pushed, and the human is told it was a setup step, with the run’s log', async () => {
+    world = await durationsWorld('      - run: npm ci', []);
+    openIssue(world, ISSUE);
+    const jobs = await world.lc.runUntilQuiet();
+    const timeline = formatTimeline(jobs, { steps: true });
+    const agent = jobs.find((j) => j.job === 'agent')!;
+    expect(agent.status, timeline).toBe('failure');
+    expect(agent.steps.map((s) => [s.name, s.outcome])).toContainEqual(['Run npm ci', 'failure']);
+    expect(agent.steps.find((s) => s.id === 'agent')?.outcome).toBe('skipped'); // the agent never started
+    expect(registry!.requests).toContain('/ms/-/ms-2.1.3.tgz'); // npm asked for the locked tarball: not found
+    expect(world.gh.world.issues.get(1)!.labels, timeline).toEqual(['hydraflow-hitl']);
+    expect(world.gh.world.pulls.size).toBe(0);
+    expect(world.gh.world.refs.has('refs/heads/hydraflow/issue-1')).toBe(false);
+    const progress = progressOf(world);
+    expect(progress).toContain('The agent job failed before the coding agent handed on its work');
+    expect(progress).toContain('one of your setup steps');
+    expect(progress).toContain(`/acme/widgets/actions/runs/${agent.runId}`);
   }, 240_000);
 });
