@@ -3,8 +3,10 @@
  * writes its findings to the job summary; /doctor on an issue replies with them. With GITHUB_TOKEN alone the admin-only
  * settings cannot be read and it says so; a push App with administration rights reads them.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorld, type World } from '@hydraflow/testkit';
+import { createWorld, REPO_ROOT, type World } from '@hydraflow/testkit';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -41,6 +43,29 @@ describe('doctor', () => {
     expect(run.summary).toContain('could not read the protection of `main`');
     expect(run.summary).toContain('no push identity');
     expect(run.summary).toContain('❌ .github/workflows/hydraflow.yml is not on the default branch `main`');
+  });
+
+  it('a project with a lockfile and the template as copied: its setup is missing, and the fix names npm ci', async () => {
+    world = await createWorld();
+    const template = readFileSync(join(REPO_ROOT, 'workflows-templates/hydraflow.yml'), 'utf8');
+    world.gh.world.files.set('.github/workflows/hydraflow.yml', template);
+    world.gh.world.files.set('package.json', '{"name":"app","scripts":{"test":"node --test"}}\n');
+    world.gh.world.files.set('package-lock.json', '{"lockfileVersion":3}\n');
+    const bare = await dispatchDoctor(world);
+    expect(bare.exitCode, bare.stdout).toBe(0);
+    expect(bare.summary).toContain(
+      "❌ the workflow's agent job installs nothing before the coding agent runs its tests, but the repository has `package-lock.json`",
+    );
+    expect(bare.summary).toContain('e.g. `- run: npm ci` after the toolchain');
+    const marker = '      # YOUR SETUP GOES HERE';
+    world.gh.world.files.set(
+      '.github/workflows/hydraflow.yml',
+      template.replace(marker, `      - uses: actions/setup-node@v5\n      - run: npm ci\n${marker}`),
+    );
+    const setUp = await dispatchDoctor(world);
+    expect(setUp.summary).toContain('✅ the agent job runs 2 setup steps of yours before the coding agent');
+    expect(setUp.summary).not.toContain('installs nothing');
+    expect(world.gh.violations).toEqual([]); // the tree and the file were read as GitHub's OpenAPI description says
   });
 
   it('/doctor on an issue replies with the findings', async () => {

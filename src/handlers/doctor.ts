@@ -1,4 +1,4 @@
-import { diagnose, renderDiagnosis, type SetupFacts } from '@hydraflow/core';
+import { agentSetupSteps, diagnose, renderDiagnosis, type SetupFacts } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 
@@ -11,16 +11,19 @@ export async function handleDoctor(app: App, reply?: (text: string) => Promise<v
   const { setup } = app;
   const branch = app.runner.defaultBranch;
   const file = app.runner.workflowFile ?? `.github/workflows/${app.workflow}`;
-  const [onDefault, permissions, labels, protection] = await Promise.all([
-    setup.fileExists(file, branch),
+  const [workflow, permissions, labels, protection, rootFiles] = await Promise.all([
+    setup.fileText(file, branch),
     setup.workflowPermissions(),
     setup.labelNames(),
     setup.protection(branch),
+    setup.rootNames(branch),
   ]);
   const key = app.config.provider === 'anthropic' ? app.inputs.anthropicApiKey : app.inputs.openaiApiKey;
   const facts: SetupFacts = {
     workflowFile: file,
-    workflowOnDefaultBranch: onDefault,
+    workflowOnDefaultBranch: workflow === undefined ? undefined : workflow !== null,
+    agentSetupSteps: workflow ? agentSetupSteps(workflow) : undefined,
+    rootFiles,
     defaultBranch: branch,
     actionsMayCreatePullRequests: permissions?.canCreatePullRequests,
     defaultWorkflowPermissions: permissions?.defaults,

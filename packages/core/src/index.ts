@@ -25,3 +25,4 @@ export * from './implement/safe-outputs';
 export * from './merge/approvals';
 export * from './merge/policy';
 export * from './doctor/checks';
+export * from './doctor/agent-setup';

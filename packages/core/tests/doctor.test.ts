@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diagnose, renderDiagnosis, type SetupFacts } from '../src/index';
+import { agentSetupSteps, diagnose, renderDiagnosis, type SetupFacts } from '../src/index';
 
 const healthy: SetupFacts = {
   workflowFile: '.github/workflows/hydraflow.yml',
@@ -83,5 +85,40 @@ describe('doctor', () => {
         .map((f) => f.what)
         .join('\n'),
     ).not.toMatch(/pull requests|protected|labels/);
+  });
+
+  it('a project with a lockfile whose agent job installs nothing: the agent’s tests cannot find its dependencies', () => {
+    const bare = {
+      ...healthy,
+      agentSetupSteps: 0,
+      rootFiles: ['README.md', 'package.json', 'package-lock.json', 'src'],
+    };
+    const withTest = (test: string) => ({ ...config, implement: { commands: { test } } });
+    const [found] = problems(bare, withTest('npm test'));
+    expect(found?.what).toBe(
+      "the workflow's agent job installs nothing before the coding agent runs its tests, but the repository has `package-lock.json`: `npm test` will not find its dependencies there, and each issue ends at hydraflow-hitl",
+    );
+    expect(found?.fix).toContain('`- run: npm ci`');
+    expect(problems({ ...bare, rootFiles: ['poetry.lock'] })[0]?.fix).toContain('`- run: poetry install`');
+    // a test command that installs first, a project without a lockfile, a workflow it could not judge: nothing to say
+    expect(problems(bare, withTest('npm ci && npm test'))).toEqual([]);
+    expect(problems({ ...bare, rootFiles: ['go.mod', 'go.sum'] })).toEqual([]);
+    expect(problems({ ...bare, agentSetupSteps: undefined })).toEqual([]);
+    expect(problems({ ...bare, rootFiles: undefined })).toEqual([]);
+    expect(diagnose({ ...bare, agentSetupSteps: 2 }, config).map((f) => f.what)).toContain(
+      'the agent job runs 2 setup steps of yours before the coding agent',
+    );
+  });
+
+  it('counts the setup steps of the template’s agent job: none as copied, the user’s once added', () => {
+    const template = readFileSync(join(__dirname, '../../../workflows-templates/hydraflow.yml'), 'utf8');
+    expect(agentSetupSteps(template)).toBe(0);
+    const marker = '      # YOUR SETUP GOES HERE';
+    expect(template).toContain(marker);
+    const setUp = template.replace(marker, `      - uses: actions/setup-node@v5\n      - run: npm ci\n${marker}`);
+    expect(agentSetupSteps(setUp)).toBe(2);
+    expect(agentSetupSteps('name: CI\non: push\njobs:\n  test:\n    steps:\n      - run: npm test\n')).toBeUndefined();
+    expect(agentSetupSteps('jobs: [unclosed')).toBeUndefined();
+    expect(agentSetupSteps('')).toBeUndefined();
   });
 });

@@ -35,12 +35,29 @@ export class RestSetup {
     private readonly repo: Repo,
   ) {}
 
-  /** Whether `path` exists at `ref`. */
-  fileExists(path: string, ref: string): Promise<boolean | undefined> {
+  /** The text of the file at `path` on `ref`; null when there is none (or it is a directory, a link, over 1 MB). */
+  fileText(path: string, ref: string): Promise<string | null | undefined> {
+    return answer<string | null>(async () => {
+      const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/contents/{path}', {
+        ...this.repo,
+        path,
+        ref,
+      });
+      if (Array.isArray(data) || data.type !== 'file' || !('content' in data) || data.encoding !== 'base64')
+        return null;
+      return Buffer.from(data.content, 'base64').toString('utf8');
+    }, null);
+  }
+
+  /** The names at the root of `ref` (a branch), from its tree. */
+  rootNames(ref: string): Promise<string[] | undefined> {
     return answer(async () => {
-      await this.octokit.request('GET /repos/{owner}/{repo}/contents/{path}', { ...this.repo, path, ref });
-      return true;
-    }, false);
+      const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/git/trees/{tree_sha}', {
+        ...this.repo,
+        tree_sha: ref,
+      });
+      return data.tree.flatMap((e) => (e.path ? [e.path] : []));
+    }, []);
   }
 
   /** Settings → Actions → General → Workflow permissions. */

@@ -5,6 +5,7 @@
  */
 import type { HydraflowConfig } from '../config/schema';
 import { PIPELINE_STAGES } from '../pipeline/labels';
+import { DEPENDENCY_LOCKFILES, installsItself } from './agent-setup';
 
 /** What the doctor could read; `undefined` where GitHub did not say (no permission, an error). */
 export interface SetupFacts {
@@ -20,6 +21,13 @@ export interface SetupFacts {
   stateKey: boolean;
   modelKey: boolean;
   pushToken: boolean;
+  /**
+   * The user's setup steps in the workflow's agent job (agent-setup.ts, agentSetupSteps); undefined when the workflow
+   * could not be read or has no job that uses actions/agent.
+   */
+  agentSetupSteps?: number | undefined;
+  /** The names at the root of the default branch; undefined when they could not be read. */
+  rootFiles?: string[] | undefined;
   /** The default branch's protection: null when it has none. */
   protection:
     | {
@@ -37,7 +45,10 @@ export interface DoctorFinding {
   fix?: string;
 }
 
-export function diagnose(facts: SetupFacts, config: Pick<HydraflowConfig, 'merge' | 'provider'>): DoctorFinding[] {
+export function diagnose(
+  facts: SetupFacts,
+  config: Pick<HydraflowConfig, 'merge' | 'provider'> & { implement?: Pick<HydraflowConfig['implement'], 'commands'> },
+): DoctorFinding[] {
   const out: DoctorFinding[] = [];
   const file = facts.workflowFile ?? 'the HydraFlow workflow';
   if (facts.workflowOnDefaultBranch === false)
@@ -73,6 +84,20 @@ export function diagnose(facts: SetupFacts, config: Pick<HydraflowConfig, 'merge
       level: 'note',
       what: 'the default workflow permissions are read and write: other workflows get a writing token unless they say otherwise',
       fix: 'Settings → Actions → General → Workflow permissions: "Read repository contents" (HydraFlow’s template declares what each job needs)',
+    });
+
+  const test = config.implement?.commands.test;
+  const lockfiles = (facts.rootFiles ?? []).filter((name) => Object.hasOwn(DEPENDENCY_LOCKFILES, name));
+  if (facts.agentSetupSteps === 0 && lockfiles.length > 0 && !(test && installsItself(test)))
+    out.push({
+      level: 'problem',
+      what: `the workflow's agent job installs nothing before the coding agent runs its tests, but the repository has ${lockfiles.map((f) => `\`${f}\``).join(', ')}: ${test ? `\`${test}\`` : 'the test command'} will not find its dependencies there, and each issue ends at hydraflow-hitl`,
+      fix: `add your setup where the agent job says YOUR SETUP GOES HERE, e.g. \`- run: ${DEPENDENCY_LOCKFILES[lockfiles[0]!]}\` after the toolchain's setup action (README step 4)`,
+    });
+  else if (facts.agentSetupSteps !== undefined && facts.agentSetupSteps > 0)
+    out.push({
+      level: 'ok',
+      what: `the agent job runs ${facts.agentSetupSteps} setup step${facts.agentSetupSteps === 1 ? '' : 's'} of yours before the coding agent`,
     });
 
   if (!facts.modelKey)

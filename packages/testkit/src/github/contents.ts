@@ -13,6 +13,8 @@ export interface RepoEntry {
   sha: string;
   /** bytes; 0 for directories and submodules */
   size: number;
+  /** git's file mode (100755 for an executable); absent in a world without git, where every file is 100644 */
+  mode?: string;
 }
 
 export type RepoPath =
@@ -53,7 +55,7 @@ function readGitPath(world: GitHubWorld, commit: string, path: string): RepoPath
     git.lsTree(tree).map((e) => {
       const type =
         e.type === 'tree' ? 'dir' : e.type === 'commit' ? 'submodule' : e.mode === '120000' ? 'symlink' : 'file';
-      return { type, name: e.path, path: dir ? `${dir}/${e.path}` : e.path, sha: e.sha, size: e.size };
+      return { type, name: e.path, path: dir ? `${dir}/${e.path}` : e.path, sha: e.sha, size: e.size, mode: e.mode };
     });
   if (path === '') {
     const tree = git.out(['rev-parse', `${commit}^{tree}`]);

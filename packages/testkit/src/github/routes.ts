@@ -27,6 +27,7 @@ import {
   pullJson,
   branchProtectionJson,
   contentJson,
+  gitTreeJson,
   reactionJson,
   refJson,
   repoJson,
@@ -1230,6 +1231,18 @@ const defs: Array<[string, string, Route['handler']]> = [
   ],
 
   // git objects (git-data.ts): trees of files, commits
+  [
+    'GET',
+    `${R}/git/trees/{tree_sha}`,
+    (ctx) => {
+      // a commit or a ref (GitHub takes a branch or tag name here too); a bare tree id or recursive is not emulated
+      if (ctx.query.has('recursive')) ctx.notEmulated('GET /git/trees with recursive');
+      const commit = resolveCommitish(ctx.world, ctx.params.tree_sha!);
+      const root = commit ? readRepoPath(ctx.world, commit, '') : undefined;
+      if (root?.type !== 'dir') throw notFound();
+      return { status: 200, body: gitTreeJson(ctx.world, root.sha, root.entries) };
+    },
+  ],
   [
     'POST',
     `${R}/git/trees`,

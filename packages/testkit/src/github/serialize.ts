@@ -536,6 +536,33 @@ export function contentEntryJson(w: GitHubWorld, e: RepoEntry, ref: string) {
   };
 }
 
+/** A tree as GET /git/trees shows it (not recursive): each entry's path, git mode, object type, id and blob size. */
+export function gitTreeJson(w: GitHubWorld, sha: string, entries: readonly RepoEntry[]) {
+  const { repoApi } = urls(w);
+  const kind = {
+    dir: ['tree', '040000'],
+    submodule: ['commit', '160000'],
+    symlink: ['blob', '120000'],
+    file: ['blob', '100644'],
+  } as const;
+  return {
+    sha,
+    url: `${repoApi}/git/trees/${sha}`,
+    truncated: false,
+    tree: entries.map((e) => {
+      const [type, mode] = kind[e.type];
+      return {
+        path: e.name,
+        mode: e.mode ?? mode,
+        type,
+        sha: e.sha,
+        ...(type === 'blob' ? { size: e.size } : {}),
+        ...(type === 'commit' ? {} : { url: `${repoApi}/git/${type}s/${e.sha}` }),
+      };
+    }),
+  };
+}
+
 /** Files up to 1 MB carry base64 content wrapped at 60 characters, as GitHub sends it; larger ones `encoding: none`. */
 const CONTENT_MAX = 1024 * 1024;
 
