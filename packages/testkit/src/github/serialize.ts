@@ -536,21 +536,23 @@ export function contentEntryJson(w: GitHubWorld, e: RepoEntry, ref: string) {
   };
 }
 
+/** A tree entry's git object type, and its mode when the world does not know it (no git repository). */
+const TREE_ENTRY_KIND = {
+  dir: ['tree', '040000'],
+  submodule: ['commit', '160000'],
+  symlink: ['blob', '120000'],
+  file: ['blob', '100644'],
+} as const;
+
 /** A tree as GET /git/trees shows it (not recursive): each entry's path, git mode, object type, id and blob size. */
 export function gitTreeJson(w: GitHubWorld, sha: string, entries: readonly RepoEntry[]) {
   const { repoApi } = urls(w);
-  const kind = {
-    dir: ['tree', '040000'],
-    submodule: ['commit', '160000'],
-    symlink: ['blob', '120000'],
-    file: ['blob', '100644'],
-  } as const;
   return {
     sha,
     url: `${repoApi}/git/trees/${sha}`,
     truncated: false,
     tree: entries.map((e) => {
-      const [type, mode] = kind[e.type];
+      const [type, mode] = TREE_ENTRY_KIND[e.type];
       return {
         path: e.name,
         mode: e.mode ?? mode,
