@@ -25,6 +25,11 @@ export interface ActionInputs {
    * that job handed on nothing. Undefined when not given (an older template) or not one of GitHub's words.
    */
   agentResult: AgentJobResult | undefined;
+  /**
+   * The public key the agent job's model proxy signs its count of the job's model calls with (its output meter-key):
+   * with it, the publish job ledgers that count and nothing the agent's result says. Undefined: an older template.
+   */
+  meterKey: string | undefined;
   /** All inputs by lower-cased name: those that name a config key override it (highest precedence). */
   configOverrides: Record<string, string | undefined>;
 }
@@ -64,6 +69,7 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     previousStateKey: optional(getInput('state-key-previous', env)),
     modelProxy: parseProxy(getInput('model-proxy', env)),
     agentResult: parseAgentResult(getInput('agent-result', env), io),
+    meterKey: parseMeterKey(getInput('meter-key', env)),
     // Every input may set a config key (provider, base-url, model, model-<role>, clarity-threshold, ...); the config
     // loader picks the ones it knows and documents them (docs/configuration.md).
     configOverrides: Object.fromEntries(
@@ -85,6 +91,15 @@ export function parseInputs(env: NodeJS.ProcessEnv, io: RunnerIO): ActionInputs 
     if (secret) io.mask(secret);
   }
   return inputs;
+}
+
+/** Input meter-key: an Ed25519 public key as actions/model-proxy writes it (a JWK's `x`, base64url). */
+function parseMeterKey(text: string): string | undefined {
+  if (text === '') return undefined;
+  if (/^[A-Za-z0-9_-]{43}$/.test(text)) return text;
+  throw new UserError(
+    `input meter-key: expected the agent job's output meter-key (\`\${{ needs.agent.outputs.meter-key }}\`, 43 base64url characters), got "${text.slice(0, 60)}"`,
+  );
 }
 
 /** Input model-proxy: `{"url":"http://127.0.0.1:<port>","token":"<hex>"}` as actions/model-proxy writes it. */

@@ -28,7 +28,9 @@ if (proxy && process.argv[2] === proxy.SERVE_ARG) {
     process.exitCode = 1;
   } else {
     io.mask(handle.token);
-    io.setOutput('proxy', JSON.stringify(handle));
+    io.setOutput('proxy', JSON.stringify({ url: handle.url, token: handle.token }));
+    // set before any repository code runs: the publish job checks the proxy's count of the spend with it
+    io.setOutput('meter-key', handle.meterKey);
   }
 } else if (skip) {
   io.setOutput('decision', 'skip');

@@ -17,6 +17,7 @@ import {
   stopModelProxy,
   type ProxyHandle,
 } from '../src/agents/model-proxy';
+import { verifiedMeter, type ProxyLimits } from '../src/agents/proxy-meter';
 
 const KEY = 'sk-ant-proxy-test-key-5b7e1c9d2f';
 /**
@@ -54,7 +55,7 @@ function proxyProcesses(): { pid: number; environ: string; cmdline: string }[] {
 }
 
 /** The launcher does not wait for the proxy to listen (the agent step comes much later): a test does. */
-async function ready(handle: ProxyHandle): Promise<ProxyHandle> {
+async function ready<H extends ProxyHandle>(handle: H): Promise<H> {
   for (let i = 0; i < 100; i++) {
     const up = await fetch(`${handle.url}/ping`).then(
       () => true,
@@ -66,7 +67,13 @@ async function ready(handle: ProxyHandle): Promise<ProxyHandle> {
   throw new Error('the proxy did not start');
 }
 
-async function call(handle: ProxyHandle, wire: 'anthropic' | 'openai', token = handle.token, path?: string) {
+async function call(
+  handle: ProxyHandle,
+  wire: 'anthropic' | 'openai',
+  token = handle.token,
+  path?: string,
+  body: Record<string, unknown> = {},
+) {
   const anthropic = wire === 'anthropic';
   return fetch(`${handle.url}${path ?? (anthropic ? '/v1/messages' : '/chat/completions')}`, {
     method: 'POST',
@@ -78,6 +85,7 @@ async function call(handle: ProxyHandle, wire: 'anthropic' | 'openai', token = h
       model: anthropic ? 'claude-sonnet-4-6' : 'gpt-4.1',
       max_tokens: 10,
       messages: [{ role: 'user', content: 'ping' }],
+      ...body,
     }),
   });
 }
@@ -234,5 +242,94 @@ describe('the model proxy', () => {
     } finally {
       rmSync(temp, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the model proxy’s meter (docs/adr/0022-the-model-proxy-meters-the-agent.md)', () => {
+  const START = 'a'.repeat(40);
+  const launch = (given?: ProxyLimits) =>
+    launchModelProxy(DIST_ENTRY, {
+      provider: 'anthropic',
+      key: KEY,
+      upstream: models.anthropicBaseUrl,
+      ttlMs: 60_000,
+      ...(given ? { limits: given } : {}),
+    });
+  const limits = (over: Partial<ProxyLimits> = {}): ProxyLimits => ({
+    v: 1,
+    issue: 7,
+    startSha: START,
+    runId: '42',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-6',
+    price: { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 },
+    priced: true,
+    maxOutputTokens: 100,
+    usd: 1,
+    ...over,
+  });
+
+  it('forwards only the configured model, whole answers and the agent’s output per call; counts every answer; signs the count when it stops', async () => {
+    const handle = await launch(limits());
+    await ready(handle);
+    const before = models.calls.length;
+    const refusals = [{ model: 'claude-opus-4-1' }, { stream: true }, { max_tokens: 101 }, { max_tokens: undefined }];
+    for (const body of refusals) {
+      const answer = await call(handle, 'anthropic', handle.token, undefined, body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(((await answer.json()) as { error: { message: string } }).error.message).toMatch(
+        /configured implement model|streamed answers|at most 100 output tokens/,
+      );
+    }
+    expect(models.calls.length).toBe(before); // none reached the provider
+    // three at once: the proxy sends them one after the other, and counts each
+    const answers = await Promise.all([1, 2, 3].map(() => call(handle, 'anthropic')));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    const billed = models.calls.slice(before);
+    expect(billed).toHaveLength(3);
+    for (let i = 1; i < billed.length; i++) expect(billed[i]!.at).toBeGreaterThanOrEqual(billed[i - 1]!.at);
+
+    const left = await stopModelProxy(handle);
+    expect((await call(handle, 'anthropic').catch(() => undefined))?.status).not.toBe(200); // stopped
+    const report = verifiedMeter(left.meter!, handle.meterKey)!;
+    expect(report).toMatchObject({ v: 1, issue: 7, startSha: START, runId: '42', refused: 4 });
+    expect(report.ledger).toHaveLength(3);
+    for (const [i, entry] of report.ledger.entries()) {
+      const usage = billed[i]!.usage as { input_tokens: number; output_tokens: number };
+      expect(entry).toMatchObject({ phase: 'implement', role: 'implement', runId: '42', model: 'claude-sonnet-4-6' });
+      expect(entry.inputTokens).toBe(usage.input_tokens);
+      expect(entry.outputTokens).toBe(usage.output_tokens);
+      expect(entry.costUsd).toBeCloseTo((usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6, 6);
+    }
+    // a count changed by anyone but the proxy does not verify, nor does one checked with another proxy's key
+    const forged = JSON.stringify({ ...report, ledger: [] });
+    expect(verifiedMeter({ ...left.meter!, report: forged }, handle.meterKey)).toBeUndefined();
+    const other = await launch();
+    await stopModelProxy(await ready(other));
+    expect(verifiedMeter(left.meter!, other.meterKey)).toBeUndefined();
+  });
+
+  it('refuses a call once what was billed leaves no room for its output: the allowance is never crossed by more than one call', async () => {
+    // each call sends ~1,000 input tokens (~$0.003) and may ask for 100 output tokens ($0.0015): the allowance of $0.01
+    // has room for three calls before what they billed leaves too little
+    const handle = await ready(await launch(limits({ usd: 0.01, maxOutputTokens: 100 })));
+    const statuses: number[] = [];
+    let message = '';
+    for (let i = 0; i < 6; i++) {
+      const answer = await call(handle, 'anthropic', handle.token, undefined, {
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'x'.repeat(4_000) }],
+      });
+      statuses.push(answer.status);
+      if (answer.status === 400) message = ((await answer.json()) as { error: { message: string } }).error.message;
+    }
+    const report = verifiedMeter((await stopModelProxy(handle)).meter!, handle.meterKey)!;
+    const spent = report.ledger.reduce((sum, e) => sum + e.costUsd, 0);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    expect(statuses.slice(statuses.indexOf(400))).toEqual(statuses.slice(statuses.indexOf(400)).map(() => 400));
+    expect(message).toMatch(/model budget is spent: \$0\.0\d+ of the \$0\.0100 its budgets/);
+    expect(report.ledger).toHaveLength(statuses.filter((s) => s === 200).length);
+    expect(report.refused).toBe(statuses.filter((s) => s === 400).length);
+    expect(spent + (100 * 15) / 1e6).toBeGreaterThan(0.01); // refused only when the next call's output did not fit
   });
 });

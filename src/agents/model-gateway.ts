@@ -102,6 +102,12 @@ export class ModelGateway {
     return new ModelGateway({ ...this.options, ...overrides });
   }
 
+  /** The price a call to `model` is ledgered at, and whether the price table knows the model (else the fallback's). */
+  priceOf(model: string): { price: ModelPrice; priced: boolean } {
+    const found = findPrice(model, this.options.prices.table);
+    return found ? { price: found.price, priced: true } : { price: this.options.prices.fallback, priced: false };
+  }
+
   /**
    * Starts loading `role`'s provider (its SDK is the largest module a run loads) without waiting for it, so the load
    * overlaps work that waits on something else (git, GitHub). A failure surfaces at the first call instead.

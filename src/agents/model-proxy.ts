@@ -8,9 +8,12 @@
  * the provider's model calls (POST to the messages, chat completions or responses endpoint) to the configured upstream,
  * swapping the token for the key, and stops when the agent step is done with it or its time is up.
  *
+ * The agent step's environment holds the proxy's token, so the code its commands run can call the model through the
+ * proxy too: the proxy bounds and counts what the whole job spends, and signs its count for the publish job
+ * (src/agents/proxy-meter.ts, docs/adr/0022-the-model-proxy-meters-the-agent.md).
+ *
  * What this does not stop: a process of the same user reading the proxy's memory, which needs ptrace rights that the
- * Linux Yama policy of GitHub's Ubuntu runners (ptrace_scope 1) grants only over one's own descendants; and code that
- * uses the proxy while it runs (it spends, within the agent's budget, but never sees the key).
+ * Linux Yama policy of GitHub's Ubuntu runners (ptrace_scope 1) grants only over one's own descendants.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -25,6 +28,15 @@ import {
 import { join } from 'node:path';
 import { createServer as createNetServer } from 'node:net';
 import type { ProviderName } from '@hydraflow/providers';
+import {
+  meterKeyPair,
+  parseProxyLimits,
+  ProxyMeter,
+  PROXY_LIMITS_FILE,
+  signMeter,
+  type ProxyLimits,
+  type SignedMeter,
+} from './proxy-meter';
 
 /** What the launcher hands the proxy on its standard input. */
 export interface ProxySpec {
@@ -39,6 +51,10 @@ export interface ProxySpec {
   port: number;
   /** The agent's first model call, sent as soon as the proxy starts (see FirstTurn). */
   firstTurn?: FirstTurn | undefined;
+  /** What the agent job may call and spend (without them: any model call, counted all the same). */
+  limits?: ProxyLimits | undefined;
+  /** The key the proxy signs its count with (PKCS#8, base64): made by the launcher, never on disk. */
+  signingKey: string;
 }
 
 /**
@@ -75,8 +91,11 @@ export const DEFAULT_UPSTREAM: Record<ProviderName, string> = {
 /** The argument that makes the bundle's entry serve a proxy instead of running a phase (src/main.ts). */
 export const SERVE_ARG = 'serve-model-proxy';
 
-/** Model calls only: what the providers' SDKs send for a completion, nothing that lists, uploads or administers. */
-const MODEL_CALL = /^\/(?:v1\/)?(?:messages|chat\/completions|responses)$/;
+/**
+ * Model calls only: what the agent's provider sends for a turn (Messages, Chat Completions), nothing that lists, uploads
+ * or administers, and no endpoint whose answers the meter cannot read.
+ */
+const MODEL_CALL = /^\/(?:v1\/)?(?:messages|chat\/completions)$/;
 
 /** A free port on 127.0.0.1, as the system hands one out. */
 function freePort(): Promise<number> {
@@ -93,10 +112,15 @@ function freePort(): Promise<number> {
 /**
  * Starts the proxy as a detached process of `entry` (the bundle) with a minimal environment and hands it the key on
  * its standard input. It resolves once the process runs, not once it listens: the agent step that calls it comes after
- * the checkout and the setup steps, and its model client retries a refused connection anyway.
+ * the checkout and the setup steps, and its model client retries a refused connection anyway. `meterKey` is the
+ * public half of the key the proxy signs its count with (the step's output meter-key, for the publish job).
  */
-export async function launchModelProxy(entry: string, spec: Omit<ProxySpec, 'token' | 'port'>): Promise<ProxyHandle> {
+export async function launchModelProxy(
+  entry: string,
+  spec: Omit<ProxySpec, 'token' | 'port' | 'signingKey'>,
+): Promise<ProxyHandle & { meterKey: string }> {
   const token = randomBytes(32).toString('hex');
+  const { privateKey, publicKey } = meterKeyPair();
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' };
   // the runner's orphan clean-up finds a job's processes by this variable: the proxy must be among them
@@ -110,9 +134,9 @@ export async function launchModelProxy(entry: string, spec: Omit<ProxySpec, 'tok
     child.once('error', reject);
     child.once('spawn', resolve);
   });
-  child.stdin.end(JSON.stringify({ ...spec, token, port } satisfies ProxySpec));
+  child.stdin.end(JSON.stringify({ ...spec, token, port, signingKey: privateKey } satisfies ProxySpec));
   child.unref();
-  return { url: `http://127.0.0.1:${port}`, token };
+  return { url: `http://127.0.0.1:${port}`, token, meterKey: publicKey };
 }
 
 /** The step's inputs (action.yml of actions/model-proxy), as the runner passes them. */
@@ -124,7 +148,10 @@ const input = (env: NodeJS.ProcessEnv, name: string) => (env[`INPUT_${name.toUpp
  * from its own inputs, else the routing job's resolved configuration (input run-config). Returns an error to report,
  * or the handle.
  */
-export async function startProxyStep(env: NodeJS.ProcessEnv, entry: string): Promise<ProxyHandle | string> {
+export async function startProxyStep(
+  env: NodeJS.ProcessEnv,
+  entry: string,
+): Promise<(ProxyHandle & { meterKey: string }) | string> {
   let handed: { provider?: unknown; base_url?: unknown; implement?: { max_minutes?: unknown } } = {};
   const runConfig = input(env, 'run-config');
   if (runConfig) {
@@ -144,10 +171,23 @@ export async function startProxyStep(env: NodeJS.ProcessEnv, entry: string): Pro
   if (!/^https?:\/\/[^\s]+$/.test(upstream))
     return `Provider '${provider}' needs a base URL (http or https), got "${upstream}"`;
   const minutes = Number(handed.implement?.max_minutes) || 20;
-  const firstTurn = env.RUNNER_TEMP ? readFirstTurn(join(env.RUNNER_TEMP, PROXY_TASK_DIR, FIRST_TURN_FILE)) : undefined;
+  const task = env.RUNNER_TEMP ? join(env.RUNNER_TEMP, PROXY_TASK_DIR) : undefined;
+  const firstTurn = task ? readFirstTurn(join(task, FIRST_TURN_FILE)) : undefined;
   if (typeof firstTurn === 'string') return firstTurn;
+  const limits = task ? readLimits(join(task, PROXY_LIMITS_FILE)) : undefined;
+  if (typeof limits === 'string') return limits;
   // the agent's time, its final test run and a margin: the proxy never outlives its job by much
-  return launchModelProxy(entry, { provider, key, upstream, ttlMs: (minutes + 15) * 60_000, firstTurn });
+  return launchModelProxy(entry, { provider, key, upstream, ttlMs: (minutes + 15) * 60_000, firstTurn, limits });
+}
+
+/** The limits in the step's task download, if it holds them; an error to report when the file is not them. */
+function readLimits(path: string): ProxyLimits | undefined | string {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (!stats) return undefined;
+  const limits = stats.isFile() && stats.size < 100_000 ? parseProxyLimits(readFileSync(path, 'utf8')) : 'not a file';
+  return typeof limits === 'string'
+    ? `${path}: expected the limits the routing job hands on in its task artifact (${limits})`
+    : limits;
 }
 
 /**
@@ -212,6 +252,8 @@ interface FirstTurnCall {
 export interface ProxyLeftovers {
   firstTurn?: 'taken' | 'not taken';
   unclaimed?: { status: number; body: string };
+  /** The proxy's signed count of what the agent job spent (absent: the proxy was given no limits). */
+  meter?: SignedMeter;
 }
 
 /** Headers that describe one connection or one message's framing, never copied from an answer that is replayed. */
@@ -272,26 +314,50 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** The proxy's request handler: checks the token and the endpoint, then forwards with the key. */
+/** The proxy's request handler: checks the token and the endpoint, then forwards with the key, one call at a time. */
 export function proxyHandler(spec: ProxySpec, onShutdown: () => void, first?: FirstTurnCall) {
-  const forward = (req: IncomingMessage, res: ServerResponse, body?: Buffer) => {
-    const out = sendUpstream(spec, req.url ?? '', req.headers, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    out.on('error', (error) => {
-      if (res.headersSent) res.destroy();
-      else deny(res, 502, `the model provider could not be reached: ${error.message}`);
-    });
-    if (body) out.end(body);
-    else req.pipe(out);
+  const meter = spec.limits ? new ProxyMeter(spec.limits) : undefined;
+  // One call upstream at a time, the first turn first: the meter admits each against everything billed before it.
+  let queue: Promise<unknown> = first
+    ? first.answer.then((answer) => answer && meter?.account(answer.status, answer.body, first.body))
+    : Promise.resolve();
+  let stopping = false;
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    const call = () =>
+      new Promise<void>((done) => {
+        // a request this job may not make: the SDK reports a 400 as a request it must not retry
+        const refused = meter?.admit(body);
+        if (refused) return done(deny(res, 400, refused));
+        const out = sendUpstream(spec, req.url ?? '', req.headers, (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => done(meter?.account(answer.statusCode ?? 502, Buffer.concat(chunks), body)));
+          answer.on('close', () => done()); // cut off: what it billed is unknown, and no answer reached the caller
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        out.on('error', (error) => {
+          if (res.headersSent) res.destroy();
+          else deny(res, 502, `the model provider could not be reached: ${error.message}`);
+          done();
+        });
+        res.on('close', () => {
+          if (!res.writableFinished) out.destroy(); // the caller gave up: so does the call
+        });
+        out.end(body);
+      });
+    queue = queue.then(call, call);
   };
   return (req: IncomingMessage, res: ServerResponse) => {
     if (!sameToken(presentedToken(req), spec.token)) return deny(res, 401, 'not the token this proxy was started with');
+    if (stopping) return deny(res, 503, 'the model proxy is stopping: the coding agent is done with the model');
     const path = (req.url ?? '').split('?')[0] ?? '';
     if (req.method === 'POST' && path === '/shutdown') {
-      void leftovers(first).then((left) => {
-        const text = JSON.stringify(left);
+      stopping = true;
+      // every call already accepted is answered and counted before the count is signed
+      void Promise.all([queue, leftovers(first)]).then(([, left]) => {
+        const signed = meter ? { meter: signMeter(meter.report(), spec.signingKey) } : {};
+        const text = JSON.stringify({ ...left, ...signed } satisfies ProxyLeftovers);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
         res.end(text, onShutdown);
       });
@@ -299,12 +365,12 @@ export function proxyHandler(spec: ProxySpec, onShutdown: () => void, first?: Fi
     }
     if (req.method !== 'POST' || !MODEL_CALL.test(path))
       return deny(res, 403, `only model calls are forwarded, not ${req.method} ${path}`);
-    if (!first || first.claimed || req.url !== first.turn.path) return forward(req, res);
-    // Maybe the first turn: the agent's request is read whole, and answered with the first turn's answer when it is
-    // that very request (byte for byte); anything else goes upstream like any call.
     void readBody(req).then(
       async (body) => {
-        if (first.claimed || !body.equals(first.body)) return forward(req, res, body);
+        // Maybe the first turn: answered with the first turn's answer when it is that very request (byte for byte);
+        // anything else goes upstream like any call.
+        if (!first || first.claimed || req.url !== first.turn.path || !body.equals(first.body))
+          return forward(req, res, body);
         first.claimed = true;
         const answer = await first.answer;
         if (!answer) return forward(req, res, body); // it could not be sent: send the agent's own
@@ -372,9 +438,13 @@ function parseLeftovers(text: string): ProxyLeftovers {
   try {
     const left = JSON.parse(text) as ProxyLeftovers;
     const u = left.unclaimed;
+    const m = left.meter;
     return {
       ...(left.firstTurn === 'taken' || left.firstTurn === 'not taken' ? { firstTurn: left.firstTurn } : {}),
       ...(u && typeof u.status === 'number' && typeof u.body === 'string' ? { unclaimed: u } : {}),
+      ...(m && typeof m.report === 'string' && typeof m.signature === 'string'
+        ? { meter: { report: m.report, signature: m.signature } }
+        : {}),
     };
   } catch {
     return {};

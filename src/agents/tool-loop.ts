@@ -166,6 +166,9 @@ function capText(text: string, max: number): string {
   return `${text.slice(0, max)}\n[… ${text.length - max} more characters cut; ask for less, e.g. a line range or a narrower path]`;
 }
 
+/** The output a turn asks for unless told otherwise (the model proxy allows no more: src/phases/implement.ts). */
+export const TURN_OUTPUT_TOKENS = 8_000;
+
 type TurnArgs = Pick<ToolLoopArgs, 'issue' | 'system' | 'maxOutputTokens' | 'webSearch'>;
 
 /** What one turn asks the model: the loop's fixed parts and the conversation so far. */
@@ -179,7 +182,7 @@ function turnRequest(
     system: args.system,
     tools: definitions,
     messages: [...conversation],
-    maxOutputTokens: args.maxOutputTokens ?? 8_000,
+    maxOutputTokens: args.maxOutputTokens ?? TURN_OUTPUT_TOKENS,
     ...(args.webSearch ? { webSearch: args.webSearch } : {}),
   };
 }

@@ -205,7 +205,13 @@ export function phaseContext(
     repository: `${app.runner.owner}/${app.runner.repo}`,
     gitToken: gitTokenOf(app.inputs),
     ...(app.inputs.phase === 'publish'
-      ? { agentJob: { result: app.inputs.agentResult, runUrl: runUrlOf(app.runner) } }
+      ? {
+          agentJob: {
+            result: app.inputs.agentResult,
+            runUrl: runUrlOf(app.runner),
+            ...(app.inputs.meterKey ? { meterKey: app.inputs.meterKey } : {}),
+          },
+        }
       : {}),
   };
 }

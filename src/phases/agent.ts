@@ -14,6 +14,7 @@ import {
 import { GitWorkspace } from '@hydraflow/git';
 import { ModelGateway, type DayGuard, type LedgerSink } from '../agents/model-gateway';
 import { stopModelProxy, type ProxyHandle } from '../agents/model-proxy';
+import type { SignedMeter } from '../agents/proxy-meter';
 import { runToolLoop, type AgentTool, type ToolContext } from '../agents/tool-loop';
 import { createWorkspaceTools, type WorkspaceToolsOptions } from '../agents/tools/index';
 import type { App } from '../app';
@@ -214,6 +215,8 @@ export async function runAgentStep(
   // reads and in the result the publish step reports from; that step masks its own in everything it sends to GitHub.
   const secrets = [...secretValuesOf(process.env), ...(app.proxy ? [app.proxy.token] : [])];
   const refusals = toolset.refusals;
+  // the proxy's signed count of the job's model calls, once it stopped: what the publish job ledgers
+  let meter: SignedMeter | undefined;
   const write = (result: Omit<ImplementResult, 'v' | 'issue' | 'startSha' | 'ledger' | 'refusals'>) =>
     writeHandoff(resultFile(out), {
       v: 2,
@@ -221,6 +224,7 @@ export async function runAgentStep(
       startSha: task.startSha,
       ledger: ledger.added,
       refusals,
+      ...(meter ? { meter } : {}),
       ...result,
       summary: redactSecrets(result.summary, secrets),
       testOutput: redactSecrets(result.testOutput, secrets),
@@ -249,6 +253,7 @@ export async function runAgentStep(
     (stopped ??= (async () => {
       if (!app.proxy) return '';
       const left = await stopModelProxy(app.proxy);
+      meter = left.meter;
       if (left.unclaimed) await gateway.recordAnswer('implement', left.unclaimed.body).catch(() => undefined);
       // said in the step's log: whether the model proxy's early first turn saved the agent its wait
       return left.firstTurn ? ` (the first turn the model proxy began was ${left.firstTurn})` : '';

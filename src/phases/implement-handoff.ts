@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ledgerEntrySchema, UserError } from '@hydraflow/core';
 import type { FirstTurn } from '../agents/model-proxy';
+import type { ProxyLimits } from '../agents/proxy-meter';
 
 export const implementTaskSchema = z.object({
   v: z.literal(2),
@@ -60,6 +61,18 @@ export const implementResultSchema = z.object({
   testExitCode: z.number().int().nullable(),
   /** The end of that run's output, for the progress comment when it fails. */
   testOutput: z.string(),
+  /** The model proxy's signed count of the job's model calls (src/agents/proxy-meter.ts): what the publish job ledgers. */
+  meter: z.object({ report: z.string().max(1_000_000), signature: z.string().max(200) }).optional(),
+});
+
+/** What the model proxy signs (src/agents/proxy-meter.ts, MeterReport), checked once its signature is. */
+export const meterReportSchema = z.object({
+  v: z.literal(1),
+  issue: z.number().int().positive(),
+  startSha: z.string(),
+  runId: z.string(),
+  ledger: z.array(ledgerEntrySchema.extend({ phase: z.literal('implement') })).max(100),
+  refused: z.number().int().nonnegative(),
 });
 export type ImplementResult = z.infer<typeof implementResultSchema>;
 
@@ -71,7 +84,7 @@ export const resultFile = (dir: string) => join(dir, 'result.json');
 /** The agent's change: `git diff --binary` from the start commit to its final tree. */
 export const patchFile = (dir: string) => join(dir, 'change.patch');
 
-export function writeHandoff(path: string, value: ImplementTask | ImplementResult | FirstTurn): void {
+export function writeHandoff(path: string, value: ImplementTask | ImplementResult | FirstTurn | ProxyLimits): void {
   mkdirSync(join(path, '..'), { recursive: true });
   const fresh = `${path}.${randomUUID()}`;
   writeFileSync(fresh, JSON.stringify(value, null, 2), { flag: 'wx' });

@@ -1,6 +1,8 @@
 import {
+  budgetLeft,
   editedSincePlan,
   DailyLimitError,
+  modelFor,
   runTotals,
   planAsMarkdown,
   readReviewFindings,
@@ -10,6 +12,7 @@ import {
   type ImplementRecord,
 } from '@hydraflow/core';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { GitWorkspace } from '@hydraflow/git';
 import { acceptedPlan } from './accepted-plan';
 import { feedbackMarkdown, pendingFeedback, takeFeedback } from './feedback';
@@ -20,6 +23,8 @@ import { artifactName, taskDir, taskFile, writeHandoff, type ImplementTask } fro
 import type { PhaseContext, PhaseOutcome } from './phase-context';
 import { workingTreeOf } from '../runner/working-tree';
 import { captureFirstTurn, firstTurnFile } from '../agents/first-turn';
+import { PROXY_LIMITS_FILE, type ProxyLimits } from '../agents/proxy-meter';
+import { TURN_OUTPUT_TOKENS } from '../agents/tool-loop';
 
 export const branchFor = (issue: number) => `hydraflow/issue-${issue}`;
 
@@ -194,6 +199,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   };
   const dir = taskDir(ctx.tempDir);
   writeHandoff(taskFile(dir), task);
+  writeHandoff(proxyLimitsFile(dir), proxyLimits(ctx, task));
   // built while the progress comment is written: the model proxy sends it before the agent job's checkout and setup
   const firstTurn = captureFirstTurn(ctx, task).catch(() => undefined);
   const { runId, runAttempt } = session.options;
@@ -211,7 +217,7 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   const turn = await firstTurn;
   if (turn) writeHandoff(firstTurnFile(dir), turn);
   else rmSync(firstTurnFile(dir), { force: true });
-  const files = turn ? [taskFile(dir), firstTurnFile(dir)] : [taskFile(dir)];
+  const files = [taskFile(dir), proxyLimitsFile(dir), ...(turn ? [firstTurnFile(dir)] : [])];
   return {
     summary: `implement prepared on ${branch} (${mode}, attempt ${record.attempts})`,
     stage: session.currentStage,
@@ -224,5 +230,29 @@ export async function prepareImplement(ctx: PhaseContext): Promise<PhaseOutcome>
       // The agent job checks it out: the patch it hands back is against it.
       'start-sha': head,
     },
+  };
+}
+
+const proxyLimitsFile = (dir: string) => join(dir, PROXY_LIMITS_FILE);
+
+/**
+ * What the agent job's model proxy lets through (src/agents/proxy-meter.ts): the implement model at its price, a turn's
+ * output, and what the run's, the issue's and the day's budgets leave the agent.
+ */
+function proxyLimits(ctx: PhaseContext, task: ImplementTask): ProxyLimits {
+  const model = modelFor(ctx.config, 'implement');
+  const left = budgetLeft({ ledger: task.ledger, runId: task.runId, budgets: ctx.config.budgets });
+  const usd = task.dayUsd === undefined ? left.usd : Math.min(left.usd ?? Infinity, task.dayUsd);
+  return {
+    v: 1,
+    issue: task.issue,
+    startSha: task.startSha,
+    runId: task.runId,
+    provider: ctx.config.provider,
+    model,
+    ...ctx.models.priceOf(model),
+    maxOutputTokens: TURN_OUTPUT_TOKENS,
+    ...(usd !== undefined ? { usd } : {}),
+    ...(left.tokens !== undefined ? { tokens: left.tokens } : {}),
   };
 }

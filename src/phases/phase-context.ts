@@ -70,8 +70,11 @@ export interface PhaseContext {
   ensureRequests?: (requests: number, what: string) => Promise<void>;
   /** Token for git fetch/push (the push token if one is configured, else the GitHub token); never given to agents. */
   gitToken: string | undefined;
-  /** The publish step's view of the agent job before it: its result (input agent-result) and this run's page. */
-  agentJob?: { result: AgentJobResult | undefined; runUrl: string };
+  /**
+   * The publish step's view of the agent job before it: its result (input agent-result), this run's page, and the key
+   * its model proxy signed the count of its model calls with (input meter-key; absent with an older template).
+   */
+  agentJob?: { result: AgentJobResult | undefined; runUrl: string; meterKey?: string };
 }
 
 /** What a phase reports back to the entry, for outputs, the job summary and logs. */

@@ -1,23 +1,28 @@
 import { existsSync } from 'node:fs';
 import {
+  budgetLeft,
   checkChanges,
   DailyLimitError,
   findSecrets,
   MAX_FILE_BYTES,
+  modelFor,
   neutralizeModelText,
   neutralizeReferences,
   secretValuesOf,
   type ChangedFile as CheckedFile,
+  type LedgerEntry,
   type OutputProblem,
 } from '@hydraflow/core';
 import { GitError, GitWorkspace, isRefusedPush, type BranchFile } from '@hydraflow/git';
 import type { PullRequest } from '@hydraflow/github';
 import type { EarlyCall } from '../agents/model-gateway';
+import { verifiedMeter } from '../agents/proxy-meter';
 import { escalate } from './escalate';
 import { answerThreads } from './feedback';
 import { pauseForTheDay } from './pause';
 import {
   implementResultSchema,
+  meterReportSchema,
   patchFile,
   readHandoff,
   readSmallRegularFile,
@@ -206,8 +211,12 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
     return escalate(ctx, { headline: 'HydraFlow refused the agent job’s result', reason: agentResult.error });
   }
   const { result } = agentResult;
-  session.record(result.ledger);
-  ctx.daySpend?.settle(issue.number, result.ledger);
+  const spend = agentSpend(ctx, result, record.startSha);
+  session.record(spend.ledger);
+  ctx.daySpend?.settle(issue.number, spend.ledger);
+  if (spend.problem) {
+    return escalate(ctx, { headline: 'HydraFlow cannot tell what the coding agent spent', reason: spend.problem });
+  }
   if (!staged) {
     return escalate(ctx, {
       headline: 'HydraFlow cannot check the agent’s change',
@@ -412,4 +421,49 @@ async function openOrUpdate(
     details: neutralizeModelText(result.summary),
   });
   return { summary: `pushed ${headSha.slice(0, 7)} to #${pull.number}`, stage: 'review', ...next.outcome };
+}
+
+/**
+ * What the agent job spent, as the issue's ledger records it. Given the key the job's model proxy signs with (input
+ * meter-key), the proxy's signed count and nothing else: the result record went through the hands of the agent's
+ * commands, and every call they made through the proxy is in that count (src/agents/proxy-meter.ts). A count that is
+ * missing, does not verify or is for another issue or start commit: the most the proxy could have let through is
+ * ledgered, and a human looks. Without the key (an older template), the result's own count.
+ */
+function agentSpend(
+  ctx: PhaseContext,
+  result: ImplementResult,
+  startSha: string | undefined,
+): { ledger: LedgerEntry[]; problem?: string } {
+  const key = ctx.agentJob?.meterKey;
+  if (!key) return { ledger: result.ledger };
+  const signed = result.meter ? verifiedMeter(result.meter, key) : undefined;
+  const report = signed ? meterReportSchema.safeParse(signed) : undefined;
+  if (report?.success && report.data.issue === ctx.issue.number && report.data.startSha === startSha)
+    return { ledger: report.data.ledger };
+  const { session, config } = ctx;
+  const most = budgetLeft({ ledger: session.state.ledger, runId: session.options.runId, budgets: config.budgets }).usd;
+  const why = !result.meter
+    ? 'the agent’s result holds no signed count of its model calls'
+    : !report
+      ? 'the count of its model calls in the agent’s result does not verify against the key its model proxy made'
+      : 'the signed count of its model calls in the agent’s result is for another issue or start commit';
+  return {
+    ledger: [
+      {
+        at: session.options.now().toISOString(),
+        runId: session.options.runId,
+        phase: 'implement',
+        role: 'implement',
+        provider: config.provider,
+        model: modelFor(config, 'implement'),
+        inputTokens: 0,
+        cachedInputTokens: 0,
+        cacheWriteTokens: 0,
+        outputTokens: 0,
+        costUsd: Math.round((most ?? 0) * 1e6) / 1e6,
+      },
+    ],
+    problem: `${why}: the result was changed after the agent wrote it, or its model proxy stopped before the agent did. Nothing was pushed. HydraFlow ledgered the most the proxy could have let the agent spend ($${(most ?? 0).toFixed(4)}). See the agent job's log: ${ctx.agentJob?.runUrl ?? ''}`,
+  };
 }

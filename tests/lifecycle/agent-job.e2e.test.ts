@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { secretForms } from '@hydraflow/core';
-import { formatTimeline, processAlive } from '@hydraflow/testkit';
+import { decodeStateBlock, ledgerTotals, secretForms } from '@hydraflow/core';
+import { BOT_LOGIN, formatTimeline, processAlive } from '@hydraflow/testkit';
 import {
   agentRunningScript,
   agentWorld,
@@ -31,6 +31,13 @@ afterEach(async () => {
 /** A directory outside every runner, where an attack drops what it found (the runners' directories are removed). */
 function trapDir(): string {
   return mkdtempSync(join(tmpdir(), 'hf-trap-'));
+}
+
+function issueState(w: LifecycleWorld) {
+  const body = w.gh.world.commentsOn(1).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:state'))!.body;
+  const decoded = decodeStateBlock(body, { key: w.stateKey, issue: 1 });
+  if (decoded.status !== 'valid') throw new Error(`the issue's state is ${decoded.status}`);
+  return decoded.state;
 }
 
 const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
@@ -162,6 +169,93 @@ describe('the agent job: what an injected test can reach', () => {
       for (const form of secretForms(secret)) expect(published).not.toContain(form.text); // …masked in each encoding
     expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
   }, 180_000);
+});
+
+/**
+ * Test code that leaves a daemon behind which, as soon as the agent step has written its result record (in the directory
+ * named by the script's variable `dirVar`), rewrites it with `change` (JavaScript on `result`) before it is uploaded.
+ */
+function rewriteResult(dirVar: string, change: string): string {
+  const daemon = `const fs = require('fs');\nconst end = Date.now() + 60000;\n(function poll() {\n  try {\n    const file = dir + '/result.json';\n    const result = JSON.parse(fs.readFileSync(file, 'utf8'));\n    if (result.ledger.length > 0) { ${change} result.ledger = []; fs.writeFileSync(file + '.f', JSON.stringify(result)); fs.renameSync(file + '.f', file); }\n  } catch {}\n  if (Date.now() < end) setTimeout(poll, 5);\n})();\n`;
+  return `require('child_process').spawn('setsid', [process.execPath, '-e', 'const dir = ' + JSON.stringify(${dirVar}) + ';\\n' + ${JSON.stringify(daemon)}], { detached: true, stdio: 'ignore' }).unref();\n`;
+}
+
+/** Test code that finds the agent job's RUNNER_TEMP from its ancestors' environment: `temp`. */
+const FIND_RUNNER_TEMP = `${READ_ANCESTOR_ENVIRONMENTS}const temp = out.split('\\0').find((v) => v.startsWith('RUNNER_TEMP=')).slice('RUNNER_TEMP='.length);\n`;
+
+describe('the agent job: what an injected test can spend', () => {
+  it('a test that finds the model proxy’s token calls no other model, spends no more than the agent’s allowance, and every call it made is in the issue’s ledger, whatever it writes into the result', async () => {
+    // The proxy's address and token are in the agent step's environment, which its commands can read from /proc. The
+    // test calls the model with them — a pricier model first, then the configured one with a ~100,000-token prompt,
+    // twelve times ($0.30 each, four times the run's budget) — and leaves a daemon that zeroes the spend the agent's
+    // result reports before the result is uploaded.
+    const trap = join(trapDir(), 'calls');
+    world = await agentWorld(
+      agentRunningScript(
+        `${CHANGELOG}${READ_ANCESTOR_ENVIRONMENTS}const vars = out.split('\\0');\nconst value = (name) => vars.find((v) => v.startsWith(name + '=')).slice(name.length + 1);\nconst proxy = JSON.parse(value('INPUT_MODEL-PROXY'));\nconst dir = value('RUNNER_TEMP') + '/hydraflow-result';\n${rewriteResult('dir', 'result.ledger = []; result.testExitCode = 0;')}const prompt = 'x'.repeat(400000);\nconst call = (model) => fetch(proxy.url + '/v1/messages', { method: 'POST', headers: { 'x-api-key': proxy.token, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model, max_tokens: 1000, system: 'HydraFlow exfil agent.', messages: [{ role: 'user', content: prompt }] }) }).then(async (r) => r.status + ' ' + (await r.text()).slice(0, 300));\n(async () => {\n  const seen = ['opus ' + (await call('claude-opus-4-1'))];\n  for (let i = 0; i < 12; i++) seen.push('own ' + (await call('claude-sonnet-4-6')));\n  fs.writeFileSync(${JSON.stringify(trap)}, seen.join('\\n'));\n})();\n`,
+      ),
+      { env: { HYDRAFLOW_BUDGET_RUN_USD: '1' }, script: { exfil: { text: 'ok' } } },
+    );
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    const timeline = formatTimeline(jobs, { steps: true });
+    const seen = read(trap).split('\n');
+    expect(seen, timeline).toHaveLength(13);
+    // the pricier model never reached the provider
+    expect(seen[0]).toMatch(/^opus 400 .*claude-opus-4-1/);
+    const exfil = world.models.calls.filter((c) => c.role === 'exfil');
+    expect(exfil.every((c) => c.model === 'claude-sonnet-4-6')).toBe(true);
+    // the configured one did, until the run's budget ($1, less triage and plan) was spent
+    const answered = seen.filter((s) => s.startsWith('own 200')).length;
+    expect(answered).toBeGreaterThan(0);
+    expect(answered).toBeLessThan(5);
+    expect(seen.at(-1)).toMatch(/^own 400 .*budget is spent/);
+    // every call the agent job made, the attacker's included, is in the issue's signed ledger, which the daemon's
+    // forged result did not shrink: the publish job takes the spend from the proxy's signed report
+    const state = issueState(world);
+    const billed = world.models.calls.filter((c) => (c.role === 'exfil' || c.role === 'implement') && c.status === 200);
+    const agentLedger = state.ledger.filter((e) => e.phase === 'implement');
+    expect(agentLedger).toHaveLength(billed.length);
+    const total = ledgerTotals(state.ledger).usd;
+    expect(total).toBeGreaterThan(0.9);
+    expect(total).toBeLessThan(1 + 0.35); // the budget, and at most the input of the call that crossed it
+    // the agent's own next turn found the budget spent: a human looks, told why
+    expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
+    expect(progressOf(world)).toMatch(/The coding agent failed[\s\S]*rejected the request[^\n]*model budget is spent/);
+    expect(world.gh.world.pulls.size).toBe(0);
+  }, 180_000);
+
+  for (const [what, change] of [
+    ['removed', 'delete result.meter;'],
+    ['altered', 'const r = JSON.parse(result.meter.report); r.ledger = []; result.meter.report = JSON.stringify(r);'],
+  ] as const) {
+    it(`a result whose signed count of the model calls was ${what}: nothing is pushed, the most the agent could have spent is ledgered, a human is told why`, async () => {
+      world = await agentWorld(
+        agentRunningScript(
+          `${CHANGELOG}${FIND_RUNNER_TEMP}const dir = temp + '/hydraflow-result';\n${rewriteResult('dir', change)}`,
+        ),
+        { review: reviewClean },
+      );
+      openIssue(world);
+      const jobs = await world.lc.runUntilQuiet();
+      expect(world.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
+      expect(progressOf(world)).toMatch(
+        what === 'removed'
+          ? /cannot tell what the coding agent spent[\s\S]*holds no signed count/
+          : /cannot tell what the coding agent spent[\s\S]*does not verify/,
+      );
+      expect(world.gh.world.pulls.size).toBe(0);
+      expect(execFileSync('git', ['branch', '--list', 'hydraflow/*'], { cwd: world.sample.bareRepo }).toString()).toBe(
+        '',
+      );
+      // the run's $2, less triage and plan: what the proxy would have let the agent spend
+      const state = issueState(world);
+      const agent = state.ledger.filter((e) => e.phase === 'implement');
+      expect(agent).toHaveLength(1);
+      const before = ledgerTotals(state.ledger.filter((e) => e.phase !== 'implement')).usd;
+      expect(agent[0]!.costUsd).toBeCloseTo(2 - before, 5);
+    }, 180_000);
+  }
 });
 
 describe('the agent job fails loudly and loses nothing', () => {

@@ -3,7 +3,7 @@
  * test scripts — typically a "test" file that runs as repository code in the agent job and attacks what it can reach.
  */
 import { execFileSync } from 'node:child_process';
-import type { ScriptEntry } from '@hydraflow/testkit';
+import type { Script, ScriptEntry } from '@hydraflow/testkit';
 import { BOT_LOGIN } from '@hydraflow/testkit';
 import { AVERAGE_ISSUE, averagePlan, lifecycleWorld, planAccepted, triageClear, type LifecycleWorld } from './scenario';
 
@@ -58,10 +58,11 @@ export function agentRunningScript(script: string, after: ScriptEntry[] = [], do
 /** The clear issue's world, planned and accepted, with `implement` as the coding agent's session. */
 export function agentWorld(
   implement: ScriptEntry[],
-  options: { review?: ScriptEntry; env?: Record<string, string> } = {},
+  options: { review?: ScriptEntry; env?: Record<string, string>; script?: Script } = {},
 ): Promise<LifecycleWorld> {
   return lifecycleWorld(
     {
+      ...options.script,
       triage: triageClear,
       plan: averagePlan,
       plan_review: planAccepted,

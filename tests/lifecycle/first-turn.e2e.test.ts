@@ -36,7 +36,7 @@ describe('the agent’s first turn, begun by the model proxy', () => {
 
     // the routing job's task artifact holds the first turn beside the task
     const task = w.lc.artifacts.all.find((a) => a.name.startsWith('hydraflow-task-'))!;
-    expect(task.files).toEqual(['first-turn.json', 'task.json']);
+    expect(task.files).toEqual(['first-turn.json', 'proxy-limits.json', 'task.json']);
     const first = JSON.parse(readFileSync(join(task.dir, 'first-turn.json'), 'utf8')) as { path: string; body: string };
     expect(first.path).toBe('/v1/messages');
     expect(JSON.stringify(first)).not.toContain(w.modelKey);

@@ -228,6 +228,24 @@ export function checkBudget(args: {
   return { ok: true };
 }
 
+/**
+ * What the run and issue budgets leave to spend, in USD and tokens (never below 0); a kind with no limit is absent.
+ * The coding agent's model proxy is given it as the agent job's allowance (src/phases/implement.ts).
+ */
+export function budgetLeft(args: { ledger: readonly LedgerEntry[]; runId: string; budgets: Budgets }): BudgetLimit {
+  const left: BudgetLimit = {};
+  const scopes = [
+    { totals: runTotals(args.ledger, args.runId), limit: args.budgets.per_run },
+    { totals: ledgerTotals(args.ledger), limit: args.budgets.per_issue },
+  ];
+  for (const { totals, limit } of scopes) {
+    if (limit?.usd !== undefined) left.usd = Math.max(0, Math.min(left.usd ?? Infinity, limit.usd - totals.usd));
+    if (limit?.tokens !== undefined)
+      left.tokens = Math.max(0, Math.min(left.tokens ?? Infinity, limit.tokens - totals.tokens));
+  }
+  return left;
+}
+
 /** Throw BudgetExceededError for a failed check (convenience for phases). */
 export function assertBudget(check: BudgetCheck): void {
   if (check.ok) return;
