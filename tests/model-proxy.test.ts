@@ -273,14 +273,32 @@ describe('the model proxy’s meter (docs/adr/0022-the-model-proxy-meters-the-ag
     const handle = await launch(limits());
     await ready(handle);
     const before = models.calls.length;
-    const refusals = [{ model: 'claude-opus-4-1' }, { stream: true }, { max_tokens: 101 }, { max_tokens: undefined }];
+    const refusals = [
+      { model: 'claude-opus-4-1' },
+      { stream: true },
+      { max_tokens: 101 },
+      { max_tokens: undefined },
+      { tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 50 }] },
+      { mcp_servers: [{ type: 'url', url: 'https://example.com/mcp', name: 'x' }] },
+    ];
     for (const body of refusals) {
       const answer = await call(handle, 'anthropic', handle.token, undefined, body);
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(((await answer.json()) as { error: { message: string } }).error.message).toMatch(
-        /configured implement model|streamed answers|at most 100 output tokens/,
+        /configured implement model|streamed answers|at most 100 output tokens|server-side tools are not forwarded/,
       );
     }
+    const beta = await fetch(`${handle.url}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': handle.token,
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'context-1m-2025-08-07',
+      },
+      body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(beta.status).toBe(400); // a long-context beta is billed at another rate
     expect(models.calls.length).toBe(before); // none reached the provider
     // three at once: the proxy sends them one after the other, and counts each
     const answers = await Promise.all([1, 2, 3].map(() => call(handle, 'anthropic')));
@@ -292,7 +310,7 @@ describe('the model proxy’s meter (docs/adr/0022-the-model-proxy-meters-the-ag
     const left = await stopModelProxy(handle);
     expect((await call(handle, 'anthropic').catch(() => undefined))?.status).not.toBe(200); // stopped
     const report = verifiedMeter(left.meter!, handle.meterKey)!;
-    expect(report).toMatchObject({ v: 1, issue: 7, startSha: START, runId: '42', refused: 4 });
+    expect(report).toMatchObject({ v: 1, issue: 7, startSha: START, runId: '42', refused: 7 });
     expect(report.ledger).toHaveLength(3);
     for (const [i, entry] of report.ledger.entries()) {
       const usage = billed[i]!.usage as { input_tokens: number; output_tokens: number };

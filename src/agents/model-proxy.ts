@@ -326,7 +326,7 @@ export function proxyHandler(spec: ProxySpec, onShutdown: () => void, first?: Fi
     const call = () =>
       new Promise<void>((done) => {
         // a request this job may not make: the SDK reports a 400 as a request it must not retry
-        const refused = meter?.admit(body);
+        const refused = meter?.admit(body, req.headers);
         if (refused) return done(deny(res, 400, refused));
         const out = sendUpstream(spec, req.url ?? '', req.headers, (answer) => {
           const chunks: Buffer[] = [];

@@ -126,9 +126,14 @@ export class ProxyMeter {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Why the call whose body is `raw` is not sent upstream (one line), or undefined when it may be. */
-  admit(raw: Buffer): string | undefined {
-    const why = this.refusal(raw);
+  /**
+   * Why the call whose body is `raw` is not sent upstream (one line), or undefined when it may be. `headers`: the
+   * request's, lower-cased.
+   */
+  admit(raw: Buffer, headers: Record<string, unknown> = {}): string | undefined {
+    const why = headers['anthropic-beta']
+      ? 'beta features are not forwarded (header anthropic-beta)'
+      : this.refusal(raw);
     if (why) this.refusedCalls += 1;
     return why;
   }
@@ -147,6 +152,11 @@ export class ProxyMeter {
     if (body.stream === true)
       return 'streamed answers are not forwarded: the proxy counts what each whole answer billed';
     if (body.n !== undefined && body.n !== 1) return 'one answer per call (n = 1)';
+    // billed apart from tokens (per search, per container hour) and outside what the agent's tools do
+    const tools = Array.isArray(body.tools) ? (body.tools as { type?: unknown }[]) : [];
+    const server = tools.find((t) => t && t.type !== undefined && t.type !== 'custom' && t.type !== 'function');
+    if (server || body.mcp_servers !== undefined || body.container !== undefined)
+      return `server-side tools are not forwarded (${server ? String(server.type) : body.mcp_servers !== undefined ? 'mcp_servers' : 'container'}): the agent's tools run in its job`;
     const output = askedOutput(body);
     if (output === undefined || output > limits.maxOutputTokens)
       return `a call may ask for at most ${limits.maxOutputTokens} output tokens (max_tokens), got ${output ?? 'no limit'}`;
