@@ -1,4 +1,4 @@
-const te=706,ie=[706],oe={6706:((se,C,l)=>{l.r(C),l.d(C,{SHAPE_REQUESTS:()=>A,runShape:()=>Y});var r=l(5293),b=l(4988),g=l(9003),H=l(2109),N=l(9148);async function P(e){return((await e.memory?.recall(`${e.issue.title}
+const te=706,ie=[706],oe={6706:((se,C,l)=>{l.r(C),l.d(C,{SHAPE_REQUESTS:()=>A,runShape:()=>Y});var r=l(2440),b=l(4988),g=l(9003),H=l(2109),N=l(9148);async function P(e){return((await e.memory?.recall(`${e.issue.title}
 ${e.issue.body}`))?.recalled??[]).map(s=>({text:s.text,source:{issue:s.entry.source??0}}))}async function R(e,n){if(!e.memory||n.length===0)return;const s=(0,r.z1q)(e.issue.title);await e.memory.retain(n.map(t=>({kind:"preference",text:t.text,tags:[...t.signals,...s],source:t.source.issue,confidence:t.direction?.8:.6})),`memory: preferences from the shape of #${e.issue.number}`)}const _=`HydraFlow shape agent.
 You help the people behind one GitHub issue choose WHAT to build, before anyone plans HOW. From the issue, the
 discovery brief and what this team preferred before, you propose 2 to 5 product directions, each with:

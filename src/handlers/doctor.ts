@@ -1,4 +1,4 @@
-import { agentSetupSteps, diagnose, renderDiagnosis, type SetupFacts } from '@hydraflow/core';
+import { agentSetupSteps, diagnose, missingWiring, renderDiagnosis, type SetupFacts } from '@hydraflow/core';
 import type { App } from '../app';
 import type { PhaseOutcome } from '../phases/phase-context';
 
@@ -23,6 +23,7 @@ export async function handleDoctor(app: App, reply?: (text: string) => Promise<v
     workflowFile: file,
     workflowOnDefaultBranch: workflow === undefined ? undefined : workflow !== null,
     agentSetupSteps: workflow ? agentSetupSteps(workflow) : undefined,
+    missingWiring: workflow ? missingWiring(workflow) : undefined,
     rootFiles,
     defaultBranch: branch,
     actionsMayCreatePullRequests: permissions?.canCreatePullRequests,

@@ -26,3 +26,4 @@ export * from './merge/approvals';
 export * from './merge/policy';
 export * from './doctor/checks';
 export * from './doctor/agent-setup';
+export * from './doctor/template-wiring';

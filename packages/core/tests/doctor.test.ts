@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentSetupSteps, diagnose, renderDiagnosis, type SetupFacts } from '../src/index';
+import { agentSetupSteps, diagnose, missingWiring, renderDiagnosis, type SetupFacts } from '../src/index';
 
 const healthy: SetupFacts = {
   workflowFile: '.github/workflows/hydraflow.yml',
@@ -120,5 +120,26 @@ describe('doctor', () => {
     expect(agentSetupSteps('name: CI\non: push\njobs:\n  test:\n    steps:\n      - run: npm test\n')).toBeUndefined();
     expect(agentSetupSteps('jobs: [unclosed')).toBeUndefined();
     expect(agentSetupSteps('')).toBeUndefined();
+  });
+
+  it('finds what a workflow copied from an older template does not hand between its jobs, with the line to add', () => {
+    const template = readFileSync(join(__dirname, '../../../workflows-templates/hydraflow.yml'), 'utf8');
+    expect(missingWiring(template)).toEqual([]);
+    const older = template
+      .replace(/^ +meter-key: \$\{\{ needs\.agent\.outputs\.meter-key \}\}\n/m, '')
+      .replace(/^ +agent-result: .*\n/m, '');
+    expect(older).not.toBe(template);
+    const missing = missingWiring(older)!;
+    expect(missing.map((w) => `${w.action}:${w.input}`)).toEqual(['publish:meter-key', 'publish:agent-result']);
+    const found = diagnose({ ...healthy, missingWiring: missing }, config).filter((f) => f.level === 'problem');
+    expect(found[0]).toEqual({
+      level: 'problem',
+      what: expect.stringMatching(
+        /does not give actions\/publish its input `meter-key`.*ledger takes the agent job’s result/,
+      ),
+      fix: 'add `meter-key: ${{ needs.agent.outputs.meter-key }}` to the step that uses actions/publish, as workflows-templates/hydraflow.yml does',
+    });
+    expect(missingWiring('jobs: [unclosed')).toBeUndefined();
+    expect(missingWiring('name: CI\non: push\njobs:\n  test:\n    steps:\n      - run: npm test\n')).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * check for a new project's most common first failure — a test command that needs installed dependencies, in a job
  * that installs none, which sends every issue to a human with "cannot find package".
  */
-import { parse } from 'yaml';
+import { usesAction, workflowJobs } from './workflow-steps';
 
 /** Lockfiles at a repository's root whose dependencies a test run needs installed, and the command that installs them. */
 export const DEPENDENCY_LOCKFILES: Readonly<Record<string, string>> = {
@@ -21,9 +21,8 @@ export const DEPENDENCY_LOCKFILES: Readonly<Record<string, string>> = {
   'composer.lock': 'composer install',
 };
 
-const AGENT = /(?:^|\/)actions\/agent(?:@|$)/;
-/** Steps of the template's agent job that are HydraFlow's, not the user's setup. */
-const NOT_SETUP = [/^actions\/checkout@/, /(?:^|\/)actions\/model-proxy(?:@|$)/];
+/** Whether a step of the agent job is the user's setup: not the checkout and not HydraFlow's model proxy. */
+const isSetup = (uses: string) => !/^actions\/checkout@/.test(uses) && !usesAction(uses, 'model-proxy');
 
 /**
  * How many steps the workflow's agent job runs before the coding agent, besides the model proxy and the checkout: the
@@ -31,20 +30,9 @@ const NOT_SETUP = [/^actions\/checkout@/, /(?:^|\/)actions\/model-proxy(?:@|$)/]
  * user's own, or a file that does not parse), which the doctor then does not judge.
  */
 export function agentSetupSteps(workflowText: string): number | undefined {
-  let workflow: unknown;
-  try {
-    workflow = parse(workflowText);
-  } catch {
-    return undefined;
-  }
-  const jobs = (workflow as { jobs?: unknown } | null)?.jobs;
-  if (!jobs || typeof jobs !== 'object') return undefined;
-  for (const job of Object.values(jobs as Record<string, unknown>)) {
-    const steps = (job as { steps?: unknown } | null)?.steps;
-    if (!Array.isArray(steps)) continue;
-    const uses = steps.map((s) => String((s as { uses?: unknown } | null)?.uses ?? ''));
-    const agent = uses.findIndex((u) => AGENT.test(u));
-    if (agent >= 0) return uses.slice(0, agent).filter((u) => !NOT_SETUP.some((p) => p.test(u))).length;
+  for (const steps of workflowJobs(workflowText) ?? []) {
+    const agent = steps.findIndex((s) => usesAction(s.uses, 'agent'));
+    if (agent >= 0) return steps.slice(0, agent).filter((s) => isSetup(s.uses)).length;
   }
   return undefined;
 }

@@ -6,6 +6,7 @@
 import type { HydraflowConfig } from '../config/schema';
 import { PIPELINE_STAGES } from '../pipeline/labels';
 import { DEPENDENCY_LOCKFILES, installsItself } from './agent-setup';
+import type { TemplateWire } from './template-wiring';
 
 /** What the doctor could read; `undefined` where GitHub did not say (no permission, an error). */
 export interface SetupFacts {
@@ -26,6 +27,11 @@ export interface SetupFacts {
    * could not be read or has no job that uses actions/agent.
    */
   agentSetupSteps?: number | undefined;
+  /**
+   * What the template hands between its jobs that the workflow does not (template-wiring.ts, missingWiring); undefined
+   * when the workflow could not be read.
+   */
+  missingWiring?: TemplateWire[] | undefined;
   /** The names at the root of the default branch; undefined when they could not be read. */
   rootFiles?: string[] | undefined;
   /** The default branch's protection: null when it has none. */
@@ -98,6 +104,13 @@ export function diagnose(
     out.push({
       level: 'ok',
       what: `the agent job runs ${facts.agentSetupSteps} setup step${facts.agentSetupSteps === 1 ? '' : 's'} of yours before the coding agent`,
+    });
+
+  for (const wire of facts.missingWiring ?? [])
+    out.push({
+      level: 'problem',
+      what: `${file} does not give actions/${wire.action} its input \`${wire.input}\` (it was copied from an older template): ${wire.without}`,
+      fix: `add \`${wire.input}: ${wire.value}\` to the step that uses actions/${wire.action}, as workflows-templates/hydraflow.yml does`,
     });
 
   if (!facts.modelKey)
