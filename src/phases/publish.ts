@@ -217,6 +217,14 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   if (spend.problem) {
     return escalate(ctx, { headline: 'HydraFlow cannot tell what the coding agent spent', reason: spend.problem });
   }
+  if (spend.refused && result.status !== 'failed') {
+    // the agent makes none of the calls the proxy refuses (a refusal of its own would have failed it): something else
+    // in the job called the model with the proxy's token
+    return escalate(ctx, {
+      headline: 'Code in the agent job called the model behind the agent’s back',
+      reason: `the model proxy refused ${spend.refused} model call${spend.refused === 1 ? '' : 's'} that HydraFlow’s agent does not make (another model, a streamed or oversized answer, server-side tools, or a call past the budget): code the agent’s commands ran — a test it wrote, a dependency — may be hostile. Nothing was pushed; look at the change and the agent job’s log (${ctx.agentJob?.runUrl ?? 'the run'}) before \`/retry\``,
+    });
+  }
   if (!staged) {
     return escalate(ctx, {
       headline: 'HydraFlow cannot check the agent’s change',
@@ -434,13 +442,13 @@ function agentSpend(
   ctx: PhaseContext,
   result: ImplementResult,
   startSha: string | undefined,
-): { ledger: LedgerEntry[]; problem?: string } {
+): { ledger: LedgerEntry[]; problem?: string; refused?: number } {
   const key = ctx.agentJob?.meterKey;
   if (!key) return { ledger: result.ledger };
   const signed = result.meter ? verifiedMeter(result.meter, key) : undefined;
   const report = signed ? meterReportSchema.safeParse(signed) : undefined;
   if (report?.success && report.data.issue === ctx.issue.number && report.data.startSha === startSha)
-    return { ledger: report.data.ledger };
+    return { ledger: report.data.ledger, refused: report.data.refused };
   const { session, config } = ctx;
   const most = budgetLeft({ ledger: session.state.ledger, runId: session.options.runId, budgets: config.budgets }).usd;
   const why = !result.meter

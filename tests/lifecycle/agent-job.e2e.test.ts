@@ -225,6 +225,27 @@ describe('the agent job: what an injected test can spend', () => {
     expect(world.gh.world.pulls.size).toBe(0);
   }, 180_000);
 
+  it('a test that calls another model through the proxy is refused, and the change goes to a human, told why', async () => {
+    // A quieter attack than spending: one call to a pricier model, then the agent finishes as if nothing happened.
+    const trap = join(trapDir(), 'call');
+    world = await agentWorld(
+      agentRunningScript(
+        `${CHANGELOG}${READ_ANCESTOR_ENVIRONMENTS}const proxy = JSON.parse(out.split('\\0').find((v) => v.startsWith('INPUT_MODEL-PROXY=')).slice('INPUT_MODEL-PROXY='.length));\nfetch(proxy.url + '/v1/messages', { method: 'POST', headers: { 'x-api-key': proxy.token, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-opus-4-1', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }) }).then((r) => fs.writeFileSync(${JSON.stringify(trap)}, String(r.status)));\n`,
+      ),
+      { review: reviewClean },
+    );
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    expect(read(trap), formatTimeline(jobs, { steps: true })).toBe('400');
+    expect(world.models.calls.some((c) => c.model === 'claude-opus-4-1')).toBe(false);
+    expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
+    expect(progressOf(world)).toMatch(/called the model behind the agent’s back[\s\S]*refused 1 model call/);
+    expect(world.gh.world.pulls.size).toBe(0);
+    expect(execFileSync('git', ['branch', '--list', 'hydraflow/*'], { cwd: world.sample.bareRepo }).toString()).toBe(
+      '',
+    );
+  }, 180_000);
+
   for (const [what, change] of [
     ['removed', 'delete result.meter;'],
     ['altered', 'const r = JSON.parse(result.meter.report); r.ledger = []; result.meter.report = JSON.stringify(r);'],
