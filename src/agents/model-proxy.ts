@@ -5,7 +5,7 @@
  * that code may run. `actions/model-proxy`, the job's first step, starts this proxy before the checkout: the step's
  * process hands the key to a detached process through a pipe (never its environment or arguments) and exits; the agent
  * step then talks to the proxy on 127.0.0.1 with a random per-run token in place of the key. The proxy forwards only
- * the provider's model calls (POST to the messages, chat completions or responses endpoint) to the configured upstream,
+ * the provider's model calls (POST to the messages or chat completions endpoint) to the configured upstream,
  * swapping the token for the key, and stops when the agent step is done with it or its time is up.
  *
  * The agent step's environment holds the proxy's token, so the code its commands run can call the model through the
@@ -13,7 +13,8 @@
  * (src/agents/proxy-meter.ts, docs/adr/0022-the-model-proxy-meters-the-agent.md).
  *
  * What this does not stop: a process of the same user reading the proxy's memory, which needs ptrace rights that the
- * Linux Yama policy of GitHub's Ubuntu runners (ptrace_scope 1) grants only over one's own descendants.
+ * Linux Yama policy of GitHub's Ubuntu runners (ptrace_scope 1) grants only over one's own descendants — or root, which
+ * the job's user of GitHub's hosted runners can become (sudo, Docker): open, see docs/adr/0001-agent-job.md.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { spawn } from 'node:child_process';
