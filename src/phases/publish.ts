@@ -435,8 +435,8 @@ async function openOrUpdate(
  * What the agent job spent, as the issue's ledger records it. Given the key the job's model proxy signs with (input
  * meter-key), the proxy's signed count and nothing else: the result record went through the hands of the agent's
  * commands, and every call they made through the proxy is in that count (src/agents/proxy-meter.ts). A count that is
- * missing, does not verify or is for another issue or start commit: the most the proxy could have let through is
- * ledgered, and a human looks. Without the key (an older template), the result's own count.
+ * missing, does not verify or is for another issue or start commit: what the run's and the issue's budgets left the
+ * agent (the most its proxy could have let through) is ledgered, and a human looks. Without the key (an older template), the result's own count.
  */
 function agentSpend(
   ctx: PhaseContext,
@@ -472,6 +472,6 @@ function agentSpend(
         costUsd: Math.round((most ?? 0) * 1e6) / 1e6,
       },
     ],
-    problem: `${why}: the result was changed after the agent wrote it, or its model proxy stopped before the agent did. Nothing was pushed. HydraFlow ledgered the most the proxy could have let the agent spend ($${(most ?? 0).toFixed(4)}). See the agent job's log: ${ctx.agentJob?.runUrl ?? ''}`,
+    problem: `${why}: the result was changed after the agent wrote it, or its model proxy stopped before the agent did. Nothing was pushed. HydraFlow ledgered what the run’s and the issue’s budgets had left the agent ($${(most ?? 0).toFixed(4)}), the most its proxy could have let through. See the agent job's log: ${ctx.agentJob?.runUrl ?? ''}`,
   };
 }
