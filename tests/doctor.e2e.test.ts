@@ -32,6 +32,8 @@ describe('doctor', () => {
     expect(run.summary).toContain('✅ .github/workflows/hydraflow.yml is on `main`');
     // with the App's token the Actions settings were readable: PR creation is allowed with a push identity anyway
     expect(run.summary).toContain('HydraFlow can open pull requests');
+    // the simulated runner's steps run as this process's user: as root here, which the doctor notes
+    if (process.getuid?.() === 0) expect(run.summary).toContain('can become root (it is root)');
     expect(world.gh.requests.filter((r) => r.method !== 'GET').length).toBe(before);
   });
 

@@ -1,5 +1,6 @@
 import { agentSetupSteps, diagnose, missingWiring, renderDiagnosis, type SetupFacts } from '@hydraflow/core';
 import type { App } from '../app';
+import { rootReach } from '../runner/root-reach';
 import type { PhaseOutcome } from '../phases/phase-context';
 
 /**
@@ -24,6 +25,7 @@ export async function handleDoctor(app: App, reply?: (text: string) => Promise<v
     workflowOnDefaultBranch: workflow === undefined ? undefined : workflow !== null,
     agentSetupSteps: workflow ? agentSetupSteps(workflow) : undefined,
     missingWiring: workflow ? missingWiring(workflow) : undefined,
+    runnerRoot: rootReach(),
     rootFiles,
     defaultBranch: branch,
     actionsMayCreatePullRequests: permissions?.canCreatePullRequests,

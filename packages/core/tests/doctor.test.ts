@@ -142,4 +142,18 @@ describe('doctor', () => {
     expect(missingWiring('jobs: [unclosed')).toBeUndefined();
     expect(missingWiring('name: CI\non: push\njobs:\n  test:\n    steps:\n      - run: npm test\n')).toEqual([]);
   });
+
+  it('notes a runner whose user can become root: the agent’s code could read the model key there', () => {
+    const notes = (runnerRoot: SetupFacts['runnerRoot']) =>
+      diagnose({ ...healthy, runnerRoot }, config).filter((f) => /can become root/.test(f.what));
+    expect(notes([])).toEqual([]);
+    expect(notes(undefined)).toEqual([]);
+    const [note] = notes(['sudo', 'docker']);
+    expect(note).toMatchObject({
+      level: 'note',
+      fix: expect.stringContaining('a model key of its own with a spending limit'),
+    });
+    expect(note!.what).toContain('(passwordless sudo, the Docker socket)');
+    expect(problems({ ...healthy, runnerRoot: ['root'] })).toEqual([]); // a note, not a problem to fix
+  });
 });

@@ -32,6 +32,11 @@ export interface SetupFacts {
    * when the workflow could not be read.
    */
   missingWiring?: TemplateWire[] | undefined;
+  /**
+   * How the runner's user can become root (root already, passwordless sudo, the Docker socket): the agent job's code
+   * could then read the model key from its proxy's memory. Empty: it cannot; undefined: not checked.
+   */
+  runnerRoot?: readonly ('root' | 'sudo' | 'docker')[] | undefined;
   /** The names at the root of the default branch; undefined when they could not be read. */
   rootFiles?: string[] | undefined;
   /** The default branch's protection: null when it has none. */
@@ -111,6 +116,13 @@ export function diagnose(
       level: 'problem',
       what: `${file} does not give actions/${wire.action} its input \`${wire.input}\` (it was copied from an older template): ${wire.without}`,
       fix: `add \`${wire.input}: ${wire.value}\` to the step that uses actions/${wire.action}, as workflows-templates/hydraflow.yml does`,
+    });
+
+  if (facts.runnerRoot && facts.runnerRoot.length > 0)
+    out.push({
+      level: 'note',
+      what: `this runner's user can become root (${facts.runnerRoot.map((r) => (r === 'root' ? 'it is root' : r === 'sudo' ? 'passwordless sudo' : 'the Docker socket')).join(', ')}); if the agent job's runner is the same kind, code the agent's tests run can read the model key from its proxy's memory (docs/adr/0001-agent-job.md, "Open")`,
+      fix: 'give HydraFlow a model key of its own with a spending limit, and rotate it if an agent job ever looks wrong; or run the agent job on a runner whose user cannot become root',
     });
 
   if (!facts.modelKey)

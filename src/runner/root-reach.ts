@@ -1,0 +1,27 @@
+/**
+ * How the job's user can become root on this runner: root already, passwordless `sudo`, or write access to the Docker
+ * socket (a privileged container is root on the host). Any of them lets code the coding agent's tests run read the
+ * model proxy's memory, key included (docs/adr/0001-agent-job.md, "Open"). The doctor reports it from the routing
+ * job, whose runner is of the same kind as the agent job's in the template (`runs-on: ubuntu-latest` both).
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+
+export type RootReach = 'root' | 'sudo' | 'docker';
+
+const DOCKER_SOCKET = '/var/run/docker.sock';
+
+export function rootReach(): RootReach[] {
+  if (process.platform === 'win32') return [];
+  if (process.getuid?.() === 0) return ['root'];
+  const reach: RootReach[] = [];
+  // -n: never prompts; a sudo that wants a password (or is not installed) does not count
+  if (spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore', timeout: 5_000 }).status === 0) reach.push('sudo');
+  try {
+    accessSync(DOCKER_SOCKET, constants.W_OK);
+    reach.push('docker');
+  } catch {
+    // no Docker, or not this user's to use
+  }
+  return reach;
+}
