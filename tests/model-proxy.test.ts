@@ -225,10 +225,10 @@ describe('the model proxy', () => {
       });
       writeFileSync(file, JSON.stringify({ path: '/v1/models', headers: {}, body }));
       expect(await startProxyStep(env, DIST_ENTRY)).toBe(
-        `${file}: expected the first turn the routing job hands on in its task artifact`,
+        `${file}: expected the first turn the routing job hands on in its task artifact (not a model call)`,
       );
       writeFileSync(file, '{ not json');
-      expect(await startProxyStep(env, DIST_ENTRY)).toMatch(/expected the first turn/);
+      expect(await startProxyStep(env, DIST_ENTRY)).toMatch(/expected the first turn .*\(not JSON\)$/);
       const before = models.calls.length;
       writeFileSync(
         file,

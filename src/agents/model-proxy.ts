@@ -173,42 +173,39 @@ export async function startProxyStep(
     return `Provider '${provider}' needs a base URL (http or https), got "${upstream}"`;
   const minutes = Number(handed.implement?.max_minutes) || 20;
   const task = env.RUNNER_TEMP ? join(env.RUNNER_TEMP, PROXY_TASK_DIR) : undefined;
-  const firstTurn = task ? readFirstTurn(join(task, FIRST_TURN_FILE)) : undefined;
+  const firstTurn = task && readHanded(join(task, FIRST_TURN_FILE), 'the first turn', 8_000_000, parseFirstTurn);
   if (typeof firstTurn === 'string') return firstTurn;
-  const limits = task ? readLimits(join(task, PROXY_LIMITS_FILE)) : undefined;
+  const limits = task && readHanded(join(task, PROXY_LIMITS_FILE), 'the limits', 100_000, parseProxyLimits);
   if (typeof limits === 'string') return limits;
   // the agent's time, its final test run and a margin: the proxy never outlives its job by much
   return launchModelProxy(entry, { provider, key, upstream, ttlMs: (minutes + 15) * 60_000, firstTurn, limits });
 }
 
-/** The limits in the step's task download, if it holds them; an error to report when the file is not them. */
-function readLimits(path: string): ProxyLimits | undefined | string {
+/**
+ * A file of the step's task download (input task-artifact-id given, and a routing job that wrote it): undefined when
+ * it is not there, an error to report when it is not `what` the routing job writes, else what `parse` made of it.
+ */
+function readHanded<T>(path: string, what: string, maxBytes: number, parse: (text: string) => T | string) {
   const stats = statSync(path, { throwIfNoEntry: false });
   if (!stats) return undefined;
-  const limits = stats.isFile() && stats.size < 100_000 ? parseProxyLimits(readFileSync(path, 'utf8')) : 'not a file';
-  return typeof limits === 'string'
-    ? `${path}: expected the limits the routing job hands on in its task artifact (${limits})`
-    : limits;
+  const read =
+    stats.isFile() && stats.size <= maxBytes ? parse(readFileSync(path, 'utf8')) : 'not a small regular file';
+  return typeof read === 'string'
+    ? `${path}: expected ${what} the routing job hands on in its task artifact (${read})`
+    : read;
 }
 
-/**
- * The first turn the step's task download holds, if it holds one (input task-artifact-id given, and a routing job
- * that wrote one); an error to report when the file is there but is not one.
- */
-function readFirstTurn(path: string): FirstTurn | undefined | string {
-  const stats = statSync(path, { throwIfNoEntry: false });
-  if (!stats) return undefined;
-  const bad = `${path}: expected the first turn the routing job hands on in its task artifact`;
-  if (!stats.isFile() || stats.size > 8_000_000) return bad;
+/** The first turn as the routing job wrote it (src/agents/first-turn.ts); an error naming what is wrong otherwise. */
+function parseFirstTurn(text: string): FirstTurn | string {
   try {
-    const turn = JSON.parse(readFileSync(path, 'utf8')) as FirstTurn;
+    const turn = JSON.parse(text) as FirstTurn;
     const headersOk =
       typeof turn.headers === 'object' &&
       turn.headers !== null &&
       Object.values(turn.headers).every((v) => typeof v === 'string');
-    return MODEL_CALL.test(turn.path) && headersOk && typeof turn.body === 'string' ? turn : bad;
+    return MODEL_CALL.test(turn.path) && headersOk && typeof turn.body === 'string' ? turn : 'not a model call';
   } catch {
-    return bad;
+    return 'not JSON';
   }
 }
 

@@ -12,7 +12,7 @@
  * function, nothing that loads zod or an SDK.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
-import type { ModelPrice } from '@hydraflow/core';
+import type { LedgerEntry, ModelPrice } from '@hydraflow/core';
 import { costOf } from '@hydraflow/core/cost';
 import type { ProviderName } from '@hydraflow/providers';
 import { answerUsage } from '@hydraflow/providers/usage';
@@ -40,30 +40,13 @@ export interface ProxyLimits {
 
 export const PROXY_LIMITS_FILE = 'proxy-limits.json';
 
-/** One billed call as the issue's ledger records it (packages/core/src/state/schema.ts, ledgerEntrySchema). */
-export interface MeteredEntry {
-  at: string;
-  runId: string;
-  phase: 'implement';
-  role: 'implement';
-  provider: string;
-  model: string;
-  inputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  priced?: false;
-  calls?: number;
-}
-
 /** What the proxy signs when it stops: every answer it forwarded, and how many calls it refused. */
 export interface MeterReport {
   v: 1;
   issue: number;
   startSha: string;
   runId: string;
-  ledger: MeteredEntry[];
+  ledger: LedgerEntry[];
   refused: number;
 }
 
@@ -73,8 +56,11 @@ export interface SignedMeter {
   signature: string;
 }
 
-/** Calls past this many are added into the last entry (a rolled-up entry): a report stays small whatever is called. */
-const MAX_ENTRIES = 100;
+/**
+ * Calls past this many are added into the last entry (a rolled-up entry): a report stays small whatever is called.
+ * The publish job refuses a report with more (src/phases/implement-handoff.ts, meterReportSchema).
+ */
+export const MAX_METERED_ENTRIES = 100;
 
 const number = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
@@ -105,6 +91,16 @@ export function parseProxyLimits(text: string): ProxyLimits | string {
   return ok ? (raw as ProxyLimits) : 'not the limits the routing job writes';
 }
 
+/** A request body's JSON object; undefined when it is not one. */
+function parsedObject(raw: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The output tokens a request asks for at most (Messages: max_tokens; Chat Completions: max_completion_tokens). */
 function askedOutput(body: Record<string, unknown>): number | undefined {
   return number(body.max_completion_tokens) ?? number(body.max_tokens);
@@ -116,7 +112,7 @@ function askedOutput(body: Record<string, unknown>): number | undefined {
  * before it.
  */
 export class ProxyMeter {
-  private readonly entries: MeteredEntry[] = [];
+  private readonly entries: LedgerEntry[] = [];
   private refusedCalls = 0;
   private usd = 0;
   private tokens = 0;
@@ -140,13 +136,8 @@ export class ProxyMeter {
 
   private refusal(raw: Buffer): string | undefined {
     const { limits } = this;
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
-    } catch {
-      return 'the request body is not JSON';
-    }
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return 'the request body is not a JSON object';
+    const body = parsedObject(raw);
+    if (!body) return 'the request body is not a JSON object';
     if (body.model !== limits.model)
       return `only the configured implement model, ${limits.model}, is called through this proxy, not ${JSON.stringify(body.model)}`;
     if (body.stream === true)
@@ -178,21 +169,15 @@ export class ProxyMeter {
     if (status < 200 || status >= 300) return;
     const { limits } = this;
     const billed = answerUsage(limits.provider, answer.toString('utf8'));
-    let asked: number | undefined;
-    try {
-      asked = askedOutput(JSON.parse(request.toString('utf8')) as Record<string, unknown>);
-    } catch {
-      asked = undefined;
-    }
     const usage = billed?.usage ?? {
       inputTokens: Math.ceil(request.length / 3),
       cachedInputTokens: 0,
       cacheWriteTokens: 0,
-      outputTokens: asked ?? limits.maxOutputTokens,
+      outputTokens: askedOutput(parsedObject(request) ?? {}) ?? limits.maxOutputTokens,
     };
     const cost = costOf(usage, limits.model, { [limits.model]: limits.price }).usd;
     const model = billed?.model && /^[A-Za-z0-9._:/@*-]{1,100}$/.test(billed.model) ? billed.model : limits.model;
-    const entry: MeteredEntry = {
+    const entry: LedgerEntry = {
       at: this.now().toISOString(),
       runId: limits.runId,
       phase: 'implement',
@@ -209,7 +194,7 @@ export class ProxyMeter {
     this.usd += cost;
     this.tokens += entry.inputTokens + entry.cachedInputTokens + entry.cacheWriteTokens + entry.outputTokens;
     const last = this.entries.at(-1);
-    if (this.entries.length < MAX_ENTRIES || !last) this.entries.push(entry);
+    if (this.entries.length < MAX_METERED_ENTRIES || !last) this.entries.push(entry);
     else this.entries[this.entries.length - 1] = rolledUp(last, entry);
   }
 
@@ -219,7 +204,7 @@ export class ProxyMeter {
   }
 }
 
-function rolledUp(a: MeteredEntry, b: MeteredEntry): MeteredEntry {
+function rolledUp(a: LedgerEntry, b: LedgerEntry): LedgerEntry {
   return {
     ...b,
     inputTokens: a.inputTokens + b.inputTokens,

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ledgerEntrySchema, UserError } from '@hydraflow/core';
 import type { FirstTurn } from '../agents/model-proxy';
-import type { ProxyLimits } from '../agents/proxy-meter';
+import { MAX_METERED_ENTRIES, type ProxyLimits } from '../agents/proxy-meter';
 
 export const implementTaskSchema = z.object({
   v: z.literal(2),
@@ -71,7 +71,7 @@ export const meterReportSchema = z.object({
   issue: z.number().int().positive(),
   startSha: z.string(),
   runId: z.string(),
-  ledger: z.array(ledgerEntrySchema.extend({ phase: z.literal('implement') })).max(100),
+  ledger: z.array(ledgerEntrySchema.extend({ phase: z.literal('implement') })).max(MAX_METERED_ENTRIES),
   refused: z.number().int().nonnegative(),
 });
 export type ImplementResult = z.infer<typeof implementResultSchema>;
