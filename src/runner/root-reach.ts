@@ -6,8 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-
-export type RootReach = 'root' | 'sudo' | 'docker';
+import type { RootReach } from '@hydraflow/core';
 
 const DOCKER_SOCKET = '/var/run/docker.sock';
 

@@ -8,6 +8,10 @@ import { PIPELINE_STAGES } from '../pipeline/labels';
 import { DEPENDENCY_LOCKFILES, installsItself } from './agent-setup';
 import type { TemplateWire } from './template-wiring';
 
+/** How a runner's user can become root, and how the doctor says it. */
+const ROOT_REACH = { root: 'it is root', sudo: 'passwordless sudo', docker: 'the Docker socket' } as const;
+export type RootReach = keyof typeof ROOT_REACH;
+
 /** What the doctor could read; `undefined` where GitHub did not say (no permission, an error). */
 export interface SetupFacts {
   /** The workflow file this run came from (`.github/workflows/x.yml`), and whether it is on the default branch. */
@@ -36,7 +40,7 @@ export interface SetupFacts {
    * How the runner's user can become root (root already, passwordless sudo, the Docker socket): the agent job's code
    * could then read the model key from its proxy's memory. Empty: it cannot; undefined: not checked.
    */
-  runnerRoot?: readonly ('root' | 'sudo' | 'docker')[] | undefined;
+  runnerRoot?: readonly RootReach[] | undefined;
   /** The names at the root of the default branch; undefined when they could not be read. */
   rootFiles?: string[] | undefined;
   /** The default branch's protection: null when it has none. */
@@ -121,7 +125,7 @@ export function diagnose(
   if (facts.runnerRoot && facts.runnerRoot.length > 0)
     out.push({
       level: 'note',
-      what: `this runner's user can become root (${facts.runnerRoot.map((r) => (r === 'root' ? 'it is root' : r === 'sudo' ? 'passwordless sudo' : 'the Docker socket')).join(', ')}); if the agent job's runner is the same kind, code the agent's tests run can read the model key from its proxy's memory (docs/adr/0001-agent-job.md, "Open")`,
+      what: `this runner's user can become root (${facts.runnerRoot.map((r) => ROOT_REACH[r]).join(', ')}); if the agent job's runner is the same kind, code the agent's tests run can read the model key from its proxy's memory (docs/adr/0001-agent-job.md, "Open")`,
       fix: 'give HydraFlow a model key of its own with a spending limit, and rotate it if an agent job ever looks wrong; or run the agent job on a runner whose user cannot become root',
     });
 
