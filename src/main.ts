@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { provideSdkGlobals } from '@hydraflow/http/headers';
 import { quickSkip } from './prefilter';
+import { CONFINED_ARG, enterConfinement, rootDropPlan, runAgentWithoutRoot } from './runner/drop-root';
 import { createRunnerIO } from './runner/io';
+
+// The agent, started confined by the agent step (runner/drop-root.ts): its environment comes through the gate.
+const confined = process.argv[2] === CONFINED_ARG;
+if (confined) await enterConfinement();
 
 // Events that need no work exit here, before the heavy modules (config, SDKs) are loaded: they are most events.
 const eventName = process.env.GITHUB_EVENT_NAME ?? '';
@@ -14,7 +19,7 @@ try {
 const skip = quickSkip(eventName, payload, Boolean(process.env.INPUT_PHASE?.trim()));
 const io = createRunnerIO();
 // The agent job's model proxy, started by actions/model-proxy as a detached process of this bundle.
-const proxy = process.argv[2] ? await import('./agents/model-proxy') : undefined;
+const proxy = process.argv[2] && !confined ? await import('./agents/model-proxy') : undefined;
 if (proxy && process.argv[2] === proxy.SERVE_ARG) {
   await proxy.serveModelProxy();
 } else if (process.env.INPUT_PHASE === 'model-proxy') {
@@ -32,6 +37,8 @@ if (proxy && process.argv[2] === proxy.SERVE_ARG) {
     // set before any repository code runs: the publish job checks the proxy's count of the spend with it
     io.setOutput('meter-key', handle.meterKey);
   }
+} else if (process.env.INPUT_PHASE?.trim() === 'agent' && !confined && agentDropsRoot()) {
+  process.exitCode = await runAgentWithoutRoot(process.env, process.argv[1]!, io);
 } else if (skip) {
   io.setOutput('decision', 'skip');
   io.info(`HydraFlow: nothing to do (${skip})`);
@@ -54,4 +61,11 @@ if (proxy && process.argv[2] === proxy.SERVE_ARG) {
   const { run } = await import('./run');
   const result = await run(process.env, { io });
   if (result.failed) process.exitCode = 1;
+}
+
+/** Whether this agent step starts the agent without root (it says why not in the log when it cannot). */
+function agentDropsRoot(): boolean {
+  const plan = rootDropPlan(process.env);
+  if (!plan.drop && plan.note) io.warning(`HydraFlow: ${plan.note}`);
+  return plan.drop;
 }

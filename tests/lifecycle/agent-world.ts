@@ -58,7 +58,12 @@ export function agentRunningScript(script: string, after: ScriptEntry[] = [], do
 /** The clear issue's world, planned and accepted, with `implement` as the coding agent's session. */
 export function agentWorld(
   implement: ScriptEntry[],
-  options: { review?: ScriptEntry; env?: Record<string, string>; script?: Script } = {},
+  options: {
+    review?: ScriptEntry;
+    env?: Record<string, string>;
+    script?: Script;
+    world?: Parameters<typeof lifecycleWorld>[2];
+  } = {},
 ): Promise<LifecycleWorld> {
   return lifecycleWorld(
     {
@@ -70,6 +75,6 @@ export function agentWorld(
       ...(options.review ? { review: options.review } : {}),
     },
     options.env ?? {},
-    { ownSecrets: true },
+    { ...options.world, ownSecrets: true },
   );
 }

@@ -59,6 +59,8 @@ export async function lifecycleWorld(
     ownSecrets?: boolean;
     /** A simulated clock for the emulator and every HydraFlow step (its waits advance it; listen() it first). */
     clock?: SimulatedClock;
+    /** Jobs whose steps run as another user of this machine (the simulator's runAs). */
+    runAs?: { jobs: readonly string[]; user: string };
     /** The emulator's primary rate limit per token per hour (default 1000, like GITHUB_TOKEN). */
     rateLimit?: number;
     /** Jobs before the simulator calls it a loop (default 50). */
@@ -110,6 +112,7 @@ export async function lifecycleWorld(
     ...(options.actionRoot ? { actionRoot: options.actionRoot } : {}),
     ...(clock ? { clock } : {}),
     ...(options.maxJobs !== undefined ? { maxJobs: options.maxJobs } : {}),
+    ...(options.runAs ? { runAs: options.runAs } : {}),
   });
   return {
     gh,

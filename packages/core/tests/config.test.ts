@@ -58,6 +58,7 @@ describe('loadConfig defaults', () => {
         max_minutes: 20,
         max_files: 30,
         max_lines: 1_500,
+        runner_root: 'drop',
         test_ahead: true,
       },
       review: { max_rounds: 3, threshold: 7 },

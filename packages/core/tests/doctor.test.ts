@@ -143,17 +143,21 @@ describe('doctor', () => {
     expect(missingWiring('name: CI\non: push\njobs:\n  test:\n    steps:\n      - run: npm test\n')).toEqual([]);
   });
 
-  it('notes a runner whose user can become root: the agent’s code could read the model key there', () => {
-    const notes = (runnerRoot: SetupFacts['runnerRoot']) =>
-      diagnose({ ...healthy, runnerRoot }, config).filter((f) => /can become root/.test(f.what));
+  it('notes a runner whose user can become root where the agent job would keep it: the agent’s code could read the model key there', () => {
+    const keep = { ...config, implement: { runner_root: 'keep' as const } };
+    const notes = (runnerRoot: SetupFacts['runnerRoot'], withConfig: Parameters<typeof diagnose>[1] = config) =>
+      diagnose({ ...healthy, runnerRoot }, withConfig).filter((f) => /can become root/.test(f.what));
     expect(notes([])).toEqual([]);
     expect(notes(undefined)).toEqual([]);
-    const [note] = notes(['sudo', 'docker']);
-    expect(note).toMatchObject({
+    expect(notes(['sudo', 'docker'])).toEqual([]); // the agent job gives it up (implement.runner_root: drop)
+    const [kept] = notes(['sudo', 'docker'], keep);
+    expect(kept).toMatchObject({
       level: 'note',
       fix: expect.stringContaining('a model key of its own with a spending limit'),
     });
-    expect(note!.what).toContain('(passwordless sudo, the Docker socket)');
+    expect(kept!.what).toContain('(passwordless sudo, the Docker socket) and `implement.runner_root: keep`');
+    expect(notes(['docker'])[0]!.what).toContain('without the passwordless sudo');
+    expect(notes(['root'])[0]!.what).toContain('would run as root, which HydraFlow cannot give up');
     expect(problems({ ...healthy, runnerRoot: ['root'] })).toEqual([]); // a note, not a problem to fix
   });
 });

@@ -415,6 +415,12 @@ export const configSchema = z
             .describe(
               "Names of variables the agent's commands get from the agent job's environment, as your setup steps left them (e.g. JAVA_HOME, GOPATH set through GITHUB_ENV). PATH and HOME always pass.",
             ),
+          runner_root: z
+            .enum(['drop', 'keep'], e('drop or keep'))
+            .default('drop')
+            .describe(
+              "Whether the agent job's user gives up root before the agent runs, where it has passwordless sudo (GitHub's hosted runners): `drop` takes sudo and root-owned service sockets such as Docker's from it for the rest of the job, so that code the agent's commands run cannot read the model key from another process's memory; `keep` leaves them (tests that need Docker), and that code can (docs/adr/0023-the-agent-job-gives-up-root.md).",
+            ),
           test_ahead: z
             .boolean(e('true or false'))
             .default(true)

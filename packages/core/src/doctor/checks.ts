@@ -12,6 +12,17 @@ import type { TemplateWire } from './template-wiring';
 const ROOT_REACH = { root: 'it is root', sudo: 'passwordless sudo', docker: 'the Docker socket' } as const;
 export type RootReach = keyof typeof ROOT_REACH;
 
+/**
+ * Why the agent job would keep root on a runner like this one, or undefined when it gives it up (passwordless sudo
+ * and `implement.runner_root: drop`: src/runner/drop-root.ts) or has none to give up.
+ */
+function runnerRootNote(reach: readonly RootReach[], setting: 'drop' | 'keep'): string | undefined {
+  if (reach.length === 0) return undefined;
+  if (reach.includes('root')) return 'and the agent job would run as root, which HydraFlow cannot give up';
+  if (setting === 'keep') return 'and `implement.runner_root: keep` lets the agent keep it';
+  return reach.includes('sudo') ? undefined : 'without the passwordless sudo HydraFlow would need to give that up';
+}
+
 /** What the doctor could read; `undefined` where GitHub did not say (no permission, an error). */
 export interface SetupFacts {
   /** The workflow file this run came from (`.github/workflows/x.yml`), and whether it is on the default branch. */
@@ -62,7 +73,9 @@ export interface DoctorFinding {
 
 export function diagnose(
   facts: SetupFacts,
-  config: Pick<HydraflowConfig, 'merge' | 'provider'> & { implement?: Pick<HydraflowConfig['implement'], 'commands'> },
+  config: Pick<HydraflowConfig, 'merge' | 'provider'> & {
+    implement?: Partial<Pick<HydraflowConfig['implement'], 'commands' | 'runner_root'>>;
+  },
 ): DoctorFinding[] {
   const out: DoctorFinding[] = [];
   const file = facts.workflowFile ?? 'the HydraFlow workflow';
@@ -101,7 +114,7 @@ export function diagnose(
       fix: 'Settings → Actions → General → Workflow permissions: "Read repository contents" (HydraFlow’s template declares what each job needs)',
     });
 
-  const test = config.implement?.commands.test;
+  const test = config.implement?.commands?.test;
   const lockfiles = (facts.rootFiles ?? []).filter((name) => Object.hasOwn(DEPENDENCY_LOCKFILES, name));
   if (facts.agentSetupSteps === 0 && lockfiles.length > 0 && !(test && installsItself(test)))
     out.push({
@@ -122,10 +135,11 @@ export function diagnose(
       fix: `add \`${wire.input}: ${wire.value}\` to the step that uses actions/${wire.action}, as workflows-templates/hydraflow.yml does`,
     });
 
-  if (facts.runnerRoot && facts.runnerRoot.length > 0)
+  const rootNote = runnerRootNote(facts.runnerRoot ?? [], config.implement?.runner_root ?? 'drop');
+  if (rootNote)
     out.push({
       level: 'note',
-      what: `this runner's user can become root (${facts.runnerRoot.map((r) => ROOT_REACH[r]).join(', ')}); if the agent job's runner is the same kind, code the agent's tests run can read the model key from its proxy's memory (docs/adr/0001-agent-job.md, "Open")`,
+      what: `this runner's user can become root (${facts.runnerRoot!.map((r) => ROOT_REACH[r]).join(', ')}) ${rootNote}: if the agent job's runner is the same kind, code the agent's tests run can read the model key from another process's memory (docs/adr/0023-the-agent-job-gives-up-root.md)`,
       fix: 'give HydraFlow a model key of its own with a spending limit, and rotate it if an agent job ever looks wrong; or run the agent job on a runner whose user cannot become root',
     });
 

@@ -29,7 +29,7 @@
  * RUNNER_TRACKING_ID) survives its job here, while on GitHub the VM is discarded; permissions are not enforced;
  * matrices, services, reusable workflows and caches are not simulated.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
@@ -90,6 +90,26 @@ interface JobRunner {
   files: JobRunnerFiles;
   /** epoch ms by which the job's steps must end (timeout-minutes, default 360) */
   deadline: number;
+  /** the user the job's steps run as (LifecycleOptions.runAs); none: the simulator's own */
+  user?: { uid: string; gid: string };
+}
+
+function jobUserOf(user: string): { uid: string; gid: string } {
+  const id = (flag: string) => execFileSync('id', [flag, user], { encoding: 'utf8' }).trim();
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * The launcher of a step's process. A job that runs as another user owns its runner directory, as the runner's user
+ * does on a runner; what the simulator wrote there itself (the checkout, a downloaded artifact, the step's files) is
+ * handed over before each process starts.
+ */
+function jobUser(rt: JobRunner): string[] {
+  if (!rt.user) return [];
+  const { uid, gid } = rt.user;
+  execFileSync('chown', ['-R', `${uid}:${gid}`, rt.dir]);
+  // setpriv to the user with its own groups (initgroups), as a login would give them
+  return ['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--init-groups', '--'];
 }
 
 /** A step ready to run: its inputs and script already evaluated. */
@@ -163,6 +183,12 @@ export interface LifecycleOptions {
    * "now" is its time (packages/testkit/src/clock/simulated-clock.ts). Give the emulator the same clock.
    */
   clock?: { stepEnv(): Record<string, string> };
+  /**
+   * Jobs whose steps run as another user of this machine, with that user's groups, the way a runner runs every step
+   * as its own user (GitHub's hosted runner user has passwordless sudo and the docker group). The simulator itself
+   * must run as root; the job's runner directory is the user's.
+   */
+  runAs?: { jobs: readonly string[]; user: string };
 }
 
 export type JobStatusName = 'success' | 'failure' | 'skipped' | 'cancelled';
@@ -825,7 +851,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
   ) {
     const file = join(stepDir, 'step.sh');
     writeFileSync(file, script);
-    const [cmd, ...args] = SHELLS[shell]!;
+    const [cmd, ...args] = [...jobUser(rt), ...SHELLS[shell]!];
     const child = spawn(cmd!, [...args, file], { cwd: rt.workspace, env });
     let stdout = '';
     let stderr = '';
@@ -942,6 +968,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         ...base,
         inputs,
         entry: join(hf.dir, meta.runs?.main ?? 'dist/index.js'),
+        launcher: jobUser(rt),
         env: {
           HOME: rt.home,
           ...env,
@@ -1185,6 +1212,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       trackingId: newTrackingId(),
       files: { env: {}, path: [] },
       deadline: Date.now() + (job.timeoutMinutes ?? 360) * 60_000,
+      ...(options.runAs?.jobs.includes(job.id) ? { user: jobUserOf(options.runAs.user) } : {}),
     };
     for (const d of [rt.workspace, rt.home, rt.temp, join(dir, '_runner_file_commands')])
       mkdirSync(d, { recursive: true });

@@ -41,6 +41,8 @@ export interface RunActionOptions {
   stepDir?: string;
   /** GITHUB_EVENT_PATH: an event file already written (the job's); default one written in the step's directory. */
   eventPath?: string;
+  /** A command the action's node process is started under (e.g. `setpriv` as the job's user); default none. */
+  launcher?: string[];
 }
 
 export interface ActionRun {
@@ -188,7 +190,8 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   // HYDRAFLOW_CPU_PROF_DIR: a V8 CPU profile of every run, for finding where a run's time goes (bench/lib/profile.ts).
   const profile = process.env.HYDRAFLOW_CPU_PROF_DIR;
   const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--cpu-prof-interval=200'] : [];
-  const child = spawn(process.execPath, [...flags, options.entry ?? DIST_ENTRY], { env, cwd: env.GITHUB_WORKSPACE });
+  const [cmd, ...args] = [...(options.launcher ?? []), process.execPath, ...flags, options.entry ?? DIST_ENTRY];
+  const child = spawn(cmd!, args, { env, cwd: env.GITHUB_WORKSPACE });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,0 +1,214 @@
+/**
+ * The agent step gives up root before the coding agent runs (docs/adr/0023-the-agent-job-gives-up-root.md). On a
+ * runner whose user has passwordless sudo (GitHub's hosted images), code the agent's commands run could otherwise
+ * become root and read any process's memory: the model proxy's, key included, and the runner's, which holds the job's
+ * secrets. So, while sudo still works:
+ *
+ * 1. the agent is started as the same user (files keep their owner) under `setpriv` with no_new_privs (no setuid
+ *    program, sudo among them, can raise it again), no supplementary groups (not `docker`) and no capabilities, as
+ *    pid 1 of a PID namespace of its own: when it ends, the kernel kills whatever its commands left running. It waits
+ *    for its environment on stdin, the gate that opens only once step 2 is done;
+ * 2. a root phase takes sudo from the user for the rest of the job (a last `!ALL` rule in /etc/sudoers.d: a later
+ *    step whose code the agent's commands rewrote gets no root either) and denies the user every root-owned service
+ *    socket under /run it could write (the Docker socket: a privileged container is root) with an ACL entry;
+ * 3. this process checks the result as the user (sudo refused, no such socket writable) and only then opens the gate.
+ *
+ * `implement.runner_root: keep` turns it off (tests that need Docker). A runner whose user is root cannot be helped
+ * this way, nor one without sudo whose user can write the Docker socket: the step says so in its log.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunnerIO } from './io';
+import { rootReach, sudoWorks } from './root-reach';
+
+/** The argument that starts the bundle as the confined agent (src/main.ts). */
+export const CONFINED_ARG = '--hydraflow-confined-agent';
+
+const SUDO = '/usr/bin/sudo';
+const SETPRIV = '/usr/bin/setpriv';
+const UNSHARE = '/usr/bin/unshare';
+const SETFACL = '/usr/bin/setfacl';
+const SERVICE_SOCKETS = '/run';
+
+export type RootDropPlan = { drop: true } | { drop: false; note?: string };
+
+/** The sudoers file that takes sudo from the user; named by uid (sudo skips files whose name holds a dot). */
+export const noRootFile = (uid: number) => `/etc/sudoers.d/zzzz-hydraflow-no-root-${uid}`;
+
+/** `implement.runner_root` from the routing job's run-config (default `drop`); read without loading the schema. */
+function runnerRootSetting(env: NodeJS.ProcessEnv): string {
+  try {
+    const handed = JSON.parse(env['INPUT_RUN-CONFIG'] ?? '') as { config?: { implement?: { runner_root?: unknown } } };
+    const value = handed.config?.implement?.runner_root;
+    return typeof value === 'string' ? value : 'drop';
+  } catch {
+    return 'drop'; // no run-config (a custom workflow): the safe default
+  }
+}
+
+/** Root-owned sockets under /run this process may write to (the Docker socket, among others). */
+function writableServiceSockets(dir = SERVICE_SOCKETS, depth = 0): string[] {
+  if (depth > 4) return [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    let stat;
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (stat.isDirectory()) found.push(...writableServiceSockets(path, depth + 1));
+    else if (stat.isSocket() && stat.uid === 0) {
+      try {
+        accessSync(path, constants.W_OK);
+        found.push(path);
+      } catch {
+        // not this user's to use
+      }
+    }
+  }
+  return found;
+}
+
+/** Whether the agent step gives up root here, and if not, what the log should say. */
+export function rootDropPlan(env: NodeJS.ProcessEnv): RootDropPlan {
+  if (process.platform !== 'linux') return { drop: false };
+  const setting = runnerRootSetting(env);
+  if (setting === 'keep')
+    return { drop: false, note: 'the agent keeps the runner user’s root access (implement.runner_root: keep)' };
+  if (process.getuid?.() === 0)
+    return {
+      drop: false,
+      note: 'the agent job runs as root, which HydraFlow cannot give up: code the agent’s commands run can read the model key from the proxy’s memory (docs/adr/0023-the-agent-job-gives-up-root.md)',
+    };
+  if (!sudoWorks(SUDO))
+    return rootReach().includes('docker')
+      ? {
+          drop: false,
+          note: 'this user can use the Docker socket but has no passwordless sudo to give that up with: code the agent’s commands run can become root through it (docs/adr/0023-the-agent-job-gives-up-root.md)',
+        }
+      : { drop: false };
+  return { drop: true };
+}
+
+/**
+ * Run as root through sudo: `$1` uid, `$2` the sudoers file, then the sockets to deny. The `!ALL` rule for the uid comes last (the file sorts
+ * last in /etc/sudoers.d, which /etc/sudoers includes at its end) and so wins over every rule before it.
+ */
+const ROOT_PHASE = `set -eu
+uid=$1; file=$2; shift 2
+umask 022
+printf '# HydraFlow (implement.runner_root: drop): no sudo for uid %s for the rest of this job. Delete this file to give it back.\\n#%s ALL=(ALL:ALL) !ALL\\n' "$uid" "$uid" > "$file.tmp"
+chmod 0440 "$file.tmp"
+if command -v visudo >/dev/null 2>&1; then visudo -cqf "$file.tmp"; fi
+mv -f "$file.tmp" "$file"
+for socket in "$@"; do ${SETFACL} -m "u:$uid:---" -- "$socket"; done
+`;
+
+/**
+ * PID 1 of the agent's namespace: a shell that starts the agent (the gate, stdin, passed on) and waits for it. A
+ * waiting shell reaps every child, and the processes the agent's commands orphan become its children: they do not
+ * pile up as zombies under a node process that never waits for them. The shell exits with the agent's status.
+ */
+const REAPER = 'exec 3<&0; "$@" <&3 3<&- & wait $!';
+
+/** The confined agent's environment comes on stdin: read it, check the confinement, take it as process.env. */
+export async function enterConfinement(): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) throw new Error('HydraFlow: the agent was not let through its gate (the root phase failed: see above)');
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const field = (name: string) => new RegExp(`^${name}:[ \\t]*(.*)$`, 'm').exec(status)?.[1]?.trim();
+  if (field('NoNewPrivs') !== '1' || field('Groups') !== '' || !/^0+$/.test(field('CapEff') ?? ''))
+    throw new Error('HydraFlow: the agent is not confined as it should be (no_new_privs, no groups, no capabilities)');
+  Object.assign(process.env, JSON.parse(text) as Record<string, string>);
+}
+
+/**
+ * Starts the agent confined, takes root from the job, checks, lets the agent go; resolves to its exit code. The
+ * agent's GITHUB_ENV and GITHUB_PATH are emptied after it: the agent step sets neither, so whatever is there was
+ * written by the agent's commands, for the steps after it.
+ */
+export async function runAgentWithoutRoot(env: NodeJS.ProcessEnv, entry: string, io: RunnerIO): Promise<number> {
+  const uid = process.getuid!();
+  const gid = process.getgid!();
+  const missing = [SETPRIV, UNSHARE, SETFACL].filter((tool) => !existsSync(tool));
+  if (missing.length > 0) {
+    io.error(
+      `HydraFlow cannot take root from the agent: ${missing.join(', ')} not found (packages util-linux, acl); install them in a step before actions/model-proxy, or set implement.runner_root: keep`,
+    );
+    return 1;
+  }
+  const child = spawn(
+    SUDO,
+    [
+      '-n',
+      '--',
+      UNSHARE,
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--mount-proc',
+      '--',
+      SETPRIV,
+      `--reuid=${uid}`,
+      `--regid=${gid}`,
+      '--clear-groups',
+      '--no-new-privs',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--',
+      '/usr/bin/env',
+      '-i',
+      `PATH=${env.PATH ?? '/usr/bin:/bin'}`,
+      '/bin/sh',
+      '-c',
+      REAPER,
+      'hydraflow-init',
+      process.execPath,
+      entry,
+      CONFINED_ARG,
+    ],
+    { stdio: ['pipe', 'inherit', 'inherit'], cwd: process.cwd() },
+  );
+  const exited = new Promise<number>((resolve) => {
+    child.on('error', () => resolve(1));
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => child.kill(signal));
+
+  const sockets = writableServiceSockets();
+  const root = spawnSync(
+    SUDO,
+    ['-n', '--', '/bin/sh', '-c', ROOT_PHASE, 'hydraflow', String(uid), noRootFile(uid), ...sockets],
+    {
+      encoding: 'utf8',
+      timeout: 30_000,
+    },
+  );
+  const left = [...(sudoWorks(SUDO) ? ['sudo'] : []), ...writableServiceSockets()];
+  if (root.status !== 0 || left.length > 0) {
+    child.stdin.end(); // the gate stays shut: the agent exits without starting
+    await exited;
+    io.error(
+      `HydraFlow could not take root from the agent's commands (${root.status !== 0 ? `the root phase failed: ${(root.stderr || root.error?.message || '').trim()}` : `still open: ${left.join(', ')}`}); set implement.runner_root: keep to run the agent anyway, knowing its code can read the model key`,
+    );
+    return 1;
+  }
+  io.info(
+    `HydraFlow: the agent gave up root: no sudo for this job's user for the rest of the job${sockets.length > 0 ? `, and no access to ${sockets.join(', ')}` : ''}; its commands run with no_new_privs, no supplementary groups and no capabilities, in a PID namespace that ends with it (implement.runner_root: drop).`,
+  );
+  child.stdin.end(JSON.stringify(env));
+  const code = await exited;
+  for (const file of [env.GITHUB_ENV, env.GITHUB_PATH]) if (file && existsSync(file)) writeFileSync(file, '');
+  return code;
+}
