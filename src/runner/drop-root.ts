@@ -141,10 +141,11 @@ export async function enterConfinement(): Promise<void> {
 export async function runAgentWithoutRoot(env: NodeJS.ProcessEnv, entry: string, io: RunnerIO): Promise<number> {
   const uid = process.getuid!();
   const gid = process.getgid!();
-  const missing = [SETPRIV, UNSHARE, SETFACL].filter((tool) => !existsSync(tool));
+  const sockets = writableServiceSockets();
+  const missing = [SETPRIV, UNSHARE, ...(sockets.length > 0 ? [SETFACL] : [])].filter((tool) => !existsSync(tool));
   if (missing.length > 0) {
     io.error(
-      `HydraFlow cannot take root from the agent: ${missing.join(', ')} not found (packages util-linux, acl); install them in a step before actions/model-proxy, or set implement.runner_root: keep`,
+      `HydraFlow cannot take root from the agent: ${missing.join(', ')} not found (Debian/Ubuntu packages util-linux, acl); install them in a setup step, or set implement.runner_root: keep`,
     );
     return 1;
   }
@@ -186,7 +187,6 @@ export async function runAgentWithoutRoot(env: NodeJS.ProcessEnv, entry: string,
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => child.kill(signal));
 
-  const sockets = writableServiceSockets();
   const root = spawnSync(
     SUDO,
     ['-n', '--', '/bin/sh', '-c', ROOT_PHASE, 'hydraflow', String(uid), noRootFile(uid), ...sockets],
