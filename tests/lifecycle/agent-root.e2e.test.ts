@@ -80,8 +80,8 @@ c.on('error', (e) => fs.writeFileSync(${JSON.stringify(trap)}, seen + 'socket: '
 `;
 }
 
-async function attackedWorld(config: string): Promise<{ trap: string; w: LifecycleWorld }> {
-  user = await createSudoUser();
+async function attackedWorld(config: string, sudo?: string): Promise<{ trap: string; w: LifecycleWorld }> {
+  user = await createSudoUser(sudo);
   const dir = mkdtempSync(join(tmpdir(), 'hf-trap-'));
   chmodSync(dir, 0o777); // the agent job's user writes here
   const trap = join(dir, 'found');
@@ -127,5 +127,19 @@ describe.skipIf(sudoUserUnavailable())('the agent job on a runner whose user can
     expect(seen).toContain('socket: connected');
     expect(user!.canSudo()).toBe(true);
     expect(daemonsAlive().length).toBeGreaterThan(0); // and nothing ends what the commands left running
+  }, 240_000);
+
+  it('when root cannot be taken (here: sudo runs anything but a shell), the agent never starts: the step fails with the reason and a human is told', async () => {
+    const { trap, w } = await attackedWorld(SAMPLE_CONFIG, 'ALL, !/bin/sh');
+    openIssue(w);
+    const jobs = await w.lc.runUntilQuiet();
+    const agent = jobs.find((j) => j.job === 'agent')!;
+    const log = agent.steps.map((s) => `${s.stdout}\n${s.stderr ?? ''}`).join('\n');
+    expect(agent.status, formatTimeline(jobs, { steps: true })).toBe('failure');
+    expect(log).toContain('HydraFlow could not take root from the agent');
+    expect(log).toContain('implement.runner_root: keep');
+    expect(existsSync(trap)).toBe(false); // the agent's test never ran
+    expect(w.gh.world.pulls.size).toBe(0);
+    expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
   }, 240_000);
 });

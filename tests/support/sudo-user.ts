@@ -28,7 +28,8 @@ export function sudoUserUnavailable(): string | undefined {
   return missing.length > 0 ? `missing ${missing.join(', ')} (Debian packages sudo, acl, passwd)` : undefined;
 }
 
-export async function createSudoUser(): Promise<SudoUser> {
+/** `commands`: what the user's sudoers entry allows (default everything, as on GitHub's hosted runners). */
+export async function createSudoUser(commands = 'ALL'): Promise<SudoUser> {
   const id = randomBytes(4).toString('hex');
   const name = `hf-runner-${id}`;
   const group = `hf-sock-${id}`;
@@ -36,7 +37,7 @@ export async function createSudoUser(): Promise<SudoUser> {
   const socket = `/run/hf-service-${id}.sock`;
   execFileSync('groupadd', [group]);
   execFileSync('useradd', ['--no-create-home', '--shell', '/bin/bash', '--groups', group, name]);
-  writeFileSync(sudoers, `${name} ALL=(ALL) NOPASSWD:ALL\n`, { mode: 0o440 });
+  writeFileSync(sudoers, `${name} ALL=(ALL) NOPASSWD: ${commands}\n`, { mode: 0o440 });
   const server: Server = createServer((connection) => {
     connection.on('error', () => undefined); // the client hangs up at once
     connection.end('service\n');
