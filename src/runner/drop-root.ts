@@ -6,21 +6,27 @@
  *
  * 1. the agent is started as the same user (files keep their owner) under `setpriv` with no_new_privs (no setuid
  *    program, sudo among them, can raise it again), no supplementary groups (not `docker`) and no capabilities, as
- *    pid 1 of a PID namespace of its own: when it ends, the kernel kills whatever its commands left running. It waits
- *    for its environment on stdin, the gate that opens only once step 2 is done;
+ *    the child of a reaping shell that is pid 1 of a PID namespace of its own: when it ends, the kernel kills whatever
+ *    its commands left running. It checks its confinement, says it is ready, and waits for its environment on stdin,
+ *    the gate that opens only once step 2 is done;
  * 2. a root phase takes sudo from the user for the rest of the job (a last `!ALL` rule in /etc/sudoers.d: a later
  *    step whose code the agent's commands rewrote gets no root either) and denies the user every root-owned service
- *    socket under /run it could write (the Docker socket: a privileged container is root) with an ACL entry;
+ *    socket under /run that a group or everyone may write (the Docker socket: a privileged container is root) with an
+ *    ACL entry;
  * 3. this process checks the result as the user (sudo refused, no such socket writable) and only then opens the gate.
+ *    If the agent could not start confined, nothing is taken; if root could not be taken, the gate stays shut.
  *
  * `implement.runner_root: keep` turns it off (tests that need Docker). A runner whose user is root cannot be helped
  * this way, nor one without sudo whose user can write the Docker socket: the step says so in its log.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import type { RunnerIO } from './io';
 import { rootReach, sudoWorks } from './root-reach';
+import { resetStepFile } from './step-files';
 
 /** The argument that starts the bundle as the confined agent (src/main.ts). */
 export const CONFINED_ARG = '--hydraflow-confined-agent';
@@ -30,6 +36,8 @@ const SETPRIV = '/usr/bin/setpriv';
 const UNSHARE = '/usr/bin/unshare';
 const SETFACL = '/usr/bin/setfacl';
 const SERVICE_SOCKETS = '/run';
+/** How long the confined agent may take to start (sudo, a namespace, node loading the bundle) before the step gives up. */
+const READY_TIMEOUT_MS = 60_000;
 
 export type RootDropPlan = { drop: true } | { drop: false; note?: string };
 
@@ -100,17 +108,20 @@ export function rootDropPlan(env: NodeJS.ProcessEnv): RootDropPlan {
 }
 
 /**
- * Run as root through sudo: `$1` uid, `$2` the sudoers file, then the sockets to deny. The `!ALL` rule for the uid comes last (the file sorts
- * last in /etc/sudoers.d, which /etc/sudoers includes at its end) and so wins over every rule before it.
+ * Run as root through sudo: `$1` uid, `$2` the sudoers file. The `!ALL` rule for the uid comes last (the file sorts
+ * last in /etc/sudoers.d, which /etc/sudoers includes at its end) and so wins over every rule before it. Then every
+ * root-owned socket under /run that a group or everyone may write gets an ACL entry for the uid with no rights (a named
+ * user entry is checked before the groups), found as root, so that one in a directory the user may only traverse is
+ * not missed; one that goes away meanwhile is skipped. Prints the sockets it closed.
  */
 const ROOT_PHASE = `set -eu
-uid=$1; file=$2; shift 2
+uid=$1; file=$2
 umask 022
 printf '# HydraFlow (implement.runner_root: drop): no sudo for uid %s for the rest of this job. Delete this file to give it back.\\n#%s ALL=(ALL:ALL) !ALL\\n' "$uid" "$uid" > "$file.tmp"
 chmod 0440 "$file.tmp"
 if command -v visudo >/dev/null 2>&1; then visudo -cqf "$file.tmp"; fi
 mv -f "$file.tmp" "$file"
-for socket in "$@"; do ${SETFACL} -m "u:$uid:---" -- "$socket"; done
+find ${SERVICE_SOCKETS} -xdev -type s -uid 0 -perm /022 -exec /bin/sh -c 'for s; do [ -S "$s" ] || continue; ${SETFACL} -m "u:$0:---" -- "$s" || [ ! -S "$s" ]; printf "%s\\n" "$s"; done' "$uid" {} +
 `;
 
 /**
@@ -120,35 +131,81 @@ for socket in "$@"; do ${SETFACL} -m "u:$uid:---" -- "$socket"; done
  */
 const REAPER = 'exec 3<&0; "$@" <&3 3<&- & wait $!';
 
-/** The confined agent's environment comes on stdin: read it, check the confinement, take it as process.env. */
+/**
+ * The confined agent: checks its confinement, says it is ready (the line the step waits for before it takes root
+ * from the job), then reads its environment from stdin and takes it as process.env.
+ */
 export async function enterConfinement(): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text) throw new Error('HydraFlow: the agent was not let through its gate (the root phase failed: see above)');
   const status = readFileSync('/proc/self/status', 'utf8');
   const field = (name: string) => new RegExp(`^${name}:[ \\t]*(.*)$`, 'm').exec(status)?.[1]?.trim();
   if (field('NoNewPrivs') !== '1' || field('Groups') !== '' || !/^0+$/.test(field('CapEff') ?? ''))
     throw new Error('HydraFlow: the agent is not confined as it should be (no_new_privs, no groups, no capabilities)');
+  writeSync(1, `${process.argv[3] ?? ''}\n`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) throw new Error('HydraFlow: the agent was not let through its gate (the root phase failed: see above)');
   Object.assign(process.env, JSON.parse(text) as Record<string, string>);
 }
 
+/** Resolves once the confined agent printed `token` on its own line (then passes the rest of its output on). */
+function readyLine(child: ChildProcessByStdio<Writable, Readable, null>, token: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    let seen = '';
+    const timer = setTimeout(() => settle(false), READY_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      const end = seen.indexOf('\n');
+      if (end >= 0) settle(seen.slice(0, end) === token, seen.slice(end + 1));
+      else if (seen.length > token.length + 1) settle(false);
+    };
+    const onClose = () => settle(false);
+    function settle(ready: boolean, rest = '') {
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.off('close', onClose);
+      if (rest) process.stdout.write(rest);
+      child.stdout.pipe(process.stdout);
+      resolve(ready);
+    }
+    child.stdout.on('data', onData);
+    child.once('close', onClose);
+  });
+}
+
+/** The confined agent's node process, found by the token in its command line (it runs as this user). */
+function agentProcess(token: string): number | undefined {
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (argv[0] === process.execPath && argv.includes(token)) return Number(pid);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return undefined;
+}
+
 /**
- * Starts the agent confined, takes root from the job, checks, lets the agent go; resolves to its exit code. The
- * agent's GITHUB_ENV and GITHUB_PATH are emptied after it: the agent step sets neither, so whatever is there was
- * written by the agent's commands, for the steps after it.
+ * Starts the agent confined, takes root from the job once it is waiting at its gate, checks, lets it go; resolves to
+ * its exit code. After it, the step files the runner reads once the step ends are made plain files again: GITHUB_ENV
+ * and GITHUB_PATH emptied (the agent step sets neither, so what is there was written for the steps after it), and
+ * GITHUB_OUTPUT or the summary replaced if something other than a file stands there (a FIFO would hang the runner).
  */
 export async function runAgentWithoutRoot(env: NodeJS.ProcessEnv, entry: string, io: RunnerIO): Promise<number> {
   const uid = process.getuid!();
   const gid = process.getgid!();
-  const sockets = writableServiceSockets();
-  const missing = [SETPRIV, UNSHARE, ...(sockets.length > 0 ? [SETFACL] : [])].filter((tool) => !existsSync(tool));
+  const missing = [SETPRIV, UNSHARE, ...(writableServiceSockets().length > 0 ? [SETFACL] : [])].filter(
+    (tool) => !existsSync(tool),
+  );
   if (missing.length > 0) {
     io.error(
       `HydraFlow cannot take root from the agent: ${missing.join(', ')} not found (Debian/Ubuntu packages util-linux, acl); install them in a setup step, or set implement.runner_root: keep`,
     );
     return 1;
   }
+  const token = `hydraflow-ready-${randomBytes(16).toString('hex')}`;
   const child = spawn(
     SUDO,
     [
@@ -178,23 +235,34 @@ export async function runAgentWithoutRoot(env: NodeJS.ProcessEnv, entry: string,
       process.execPath,
       entry,
       CONFINED_ARG,
+      token,
     ],
-    { stdio: ['pipe', 'inherit', 'inherit'], cwd: process.cwd() },
+    { stdio: ['pipe', 'pipe', 'inherit'], cwd: process.cwd() },
   );
   const exited = new Promise<number>((resolve) => {
     child.on('error', () => resolve(1));
     child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => child.kill(signal));
+  // A cancelled step: the agent (this user's, unlike sudo and unshare) gets the signal itself.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      const agent = agentProcess(token);
+      if (agent !== undefined) process.kill(agent, signal);
+      child.kill(signal);
+    });
 
-  const root = spawnSync(
-    SUDO,
-    ['-n', '--', '/bin/sh', '-c', ROOT_PHASE, 'hydraflow', String(uid), noRootFile(uid), ...sockets],
-    {
-      encoding: 'utf8',
-      timeout: 30_000,
-    },
-  );
+  if (!(await readyLine(child, token))) {
+    child.stdin.end();
+    await exited;
+    io.error(
+      `HydraFlow could not start the agent confined (sudo, unshare --pid and setpriv: see the error above); nothing was changed on this runner. Set implement.runner_root: keep to run the agent with root, knowing its code can read the model key`,
+    );
+    return 1;
+  }
+  const root = spawnSync(SUDO, ['-n', '--', '/bin/sh', '-c', ROOT_PHASE, 'hydraflow', String(uid), noRootFile(uid)], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   const left = [...(sudoWorks(SUDO) ? ['sudo'] : []), ...writableServiceSockets()];
   if (root.status !== 0 || left.length > 0) {
     child.stdin.end(); // the gate stays shut: the agent exits without starting
@@ -204,11 +272,26 @@ export async function runAgentWithoutRoot(env: NodeJS.ProcessEnv, entry: string,
     );
     return 1;
   }
+  const closed = root.stdout.split('\n').filter(Boolean);
   io.info(
-    `HydraFlow: the agent gave up root: no sudo for this job's user for the rest of the job${sockets.length > 0 ? `, and no access to ${sockets.join(', ')}` : ''}; its commands run with no_new_privs, no supplementary groups and no capabilities, in a PID namespace that ends with it (implement.runner_root: drop).`,
+    `HydraFlow: the agent gave up root: no sudo for this job's user for the rest of the job${closed.length > 0 ? `, and no access to ${closed.join(', ')}` : ''}; its commands run with no_new_privs, no supplementary groups and no capabilities, in a PID namespace that ends with it (implement.runner_root: drop).`,
   );
   child.stdin.end(JSON.stringify(env));
   const code = await exited;
-  for (const file of [env.GITHUB_ENV, env.GITHUB_PATH]) if (file && existsSync(file)) writeFileSync(file, '');
+  const reset = [
+    ...(['GITHUB_ENV', 'GITHUB_PATH'] as const).filter((name) => env[name] && resetStepFile(env[name], 0)),
+    ...(['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY'] as const).filter(
+      (name) => env[name] && !plainFile(env[name]) && resetStepFile(env[name], 0),
+    ),
+  ];
+  if (reset.length > 0) io.warning(`HydraFlow: what the agent's commands left in ${reset.join(', ')} was removed`);
   return code;
+}
+
+function plainFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return true; // nothing there: nothing for the runner to hang on
+  }
 }

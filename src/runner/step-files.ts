@@ -5,7 +5,7 @@
  * GITHUB_ENV or GITHUB_PATH they would reach into the publish step, which holds the GitHub token (a `git` of their own
  * first on PATH, HOME pointing at a .gitconfig of theirs, Node's proxy and TLS variables).
  */
-import { statSync, truncateSync } from 'node:fs';
+import { chmodSync, lstatSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 
 const STEP_FILES = ['GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY'] as const;
 
@@ -14,11 +14,39 @@ export interface StepFilesWatch {
   restore(): string[];
 }
 
+/**
+ * Makes `path` again a plain file of `size` bytes (its size when watched), if it is there: true if it had to. Whatever the commands
+ * put there instead — more lines, a read-only mode, a FIFO the runner would hang on, a symbolic link, a directory —
+ * goes; a file that cannot be cut is replaced by an empty one, and one that reappears while that happens throws.
+ */
+export function resetStepFile(path: string, size: number): boolean {
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return false; // gone: the runner reads nothing from it
+  }
+  if (stat.isFile() && stat.size === size && (stat.mode & 0o600) === 0o600) return false;
+  if (stat.isFile()) {
+    try {
+      chmodSync(path, 0o644);
+      truncateSync(path, size);
+      return true;
+    } catch {
+      // replaced below
+    }
+  }
+  rmSync(path, { force: true, recursive: true });
+  writeFileSync(path, '', { flag: 'wx', mode: 0o644 });
+  return true;
+}
+
 /** Notes the size of each step file now (they start empty for every step). */
 export function watchStepFiles(env: NodeJS.ProcessEnv): StepFilesWatch {
   const sizeOf = (path: string) => {
     try {
-      return statSync(path).size;
+      const stat = lstatSync(path);
+      return stat.isFile() ? stat.size : 0;
     } catch {
       return 0;
     }
@@ -28,11 +56,6 @@ export function watchStepFiles(env: NodeJS.ProcessEnv): StepFilesWatch {
     return path ? [{ name, path, size: sizeOf(path) }] : [];
   });
   return {
-    restore: () =>
-      watched.flatMap(({ name, path, size }) => {
-        if (sizeOf(path) === size) return [];
-        truncateSync(path, size);
-        return [name];
-      }),
+    restore: () => watched.flatMap(({ name, path, size }) => (resetStepFile(path, size) ? [name] : [])),
   };
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatTimeline, SAMPLE_CONFIG } from '@hydraflow/testkit';
 import { createSudoUser, sudoUserUnavailable, type SudoUser } from '../support/sudo-user';
-import { agentRunningScript, agentWorld, everythingPublished, openIssue } from './agent-world';
+import { agentRunningScript, agentWorld, everythingPublished, openIssue, progressOf } from './agent-world';
 import { reviewClean, type LifecycleWorld } from './scenario';
 
 let world: LifecycleWorld | undefined;
@@ -141,5 +141,23 @@ describe.skipIf(sudoUserUnavailable())('the agent job on a runner whose user can
     expect(existsSync(trap)).toBe(false); // the agent's test never ran
     expect(w.gh.world.pulls.size).toBe(0);
     expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
+  }, 240_000);
+
+  it('a GITHUB_ENV the agent’s commands append to and make read-only is emptied anyway, and the change goes to a human', async () => {
+    // As the runner's user (not root, whom a mode does not stop), through the runner's layout: the step files sit
+    // beside HOME here (under RUNNER_TEMP on a runner), and the commands' own environment names none of them.
+    user = await createSudoUser();
+    const w = await agentWorld(
+      agentRunningScript(
+        `const dir = require('path').join(process.env.HOME, '..', '_runner_file_commands');\nfor (const step of fs.readdirSync(dir)) {\n  const env = require('path').join(dir, step, 'env');\n  if (!fs.existsSync(env)) continue;\n  fs.appendFileSync(env, 'BASH_ENV=/tmp/evil.sh\\n');\n  fs.chmodSync(env, 0o444);\n}\n`,
+      ),
+      { world: { runAs: { jobs: ['agent'], user: user.name } } },
+    );
+    world = w;
+    openIssue(w);
+    const jobs = await w.lc.runUntilQuiet();
+    expect(w.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
+    expect(progressOf(w)).toContain('wrote to GITHUB_ENV');
+    expect(w.gh.world.pulls.size).toBe(0);
   }, 240_000);
 });

@@ -3,7 +3,7 @@
  * dist/, a real git remote with a sample project whose tests really run. Assertions are on the world's end state.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -614,6 +614,22 @@ describe('the coding agent holds no secret and cannot publish one', () => {
     expect(world.gh.world.pulls.size).toBe(0);
     expect(progressOf(world)).toContain('wrote to GITHUB_ENV, GITHUB_PATH');
   }, 180_000);
+
+  it('step files the agent’s commands replace — a FIFO the runner would hang on, a link to lines of their own — are made plain files again; nothing after the agent step reads them', async () => {
+    const trap = mkdtempSync(join(tmpdir(), 'hf-trap-'));
+    world = await agentWorld(
+      agentRunningScript(
+        `${READ_ANCESTOR_ENVIRONMENTS}const vars = Object.fromEntries(out.split('\\0').filter((v) => v.includes('=')).map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]));\nfs.writeFileSync('${join(trap, 'env')}', 'HOME=${trap}\\n');\nfs.rmSync(vars.GITHUB_ENV, { force: true });\nfs.symlinkSync('${join(trap, 'env')}', vars.GITHUB_ENV);\nfs.rmSync(vars.GITHUB_OUTPUT, { force: true });\nrequire('child_process').execFileSync('mkfifo', [vars.GITHUB_OUTPUT]);\n`,
+      ),
+      { review: reviewClean },
+    );
+    openIssue(world);
+    const jobs = await world.lc.runUntilQuiet();
+    expect(world.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
+    expect(progressOf(world)).toMatch(/wrote to GITHUB_ENV, GITHUB_OUTPUT/);
+    expect(readFileSync(join(trap, 'env'), 'utf8')).toBe(`HOME=${trap}\n`); // the link's target is left alone
+    expect(world.gh.world.pulls.size).toBe(0);
+  }, 120_000);
 
   it('a symlink or a mode change the agent’s commands leave is refused, never followed; nothing is pushed', async () => {
     // A link to a named pipe nobody writes (reading through it never returns) and an executable bit on a source file.
