@@ -88,10 +88,15 @@ function writableServiceSockets(dir = SERVICE_SOCKETS, depth = 0): string[] {
 
 /** Whether the agent step gives up root here, and if not, what the log should say. */
 export function rootDropPlan(env: NodeJS.ProcessEnv): RootDropPlan {
-  if (process.platform !== 'linux') return { drop: false };
   const setting = runnerRootSetting(env);
   if (setting === 'keep')
     return { drop: false, note: 'the agent keeps the runner user’s root access (implement.runner_root: keep)' };
+  // macOS and Windows runners: their user is an administrator on GitHub's images, which HydraFlow gives up only on Linux
+  if (process.platform !== 'linux')
+    return {
+      drop: false,
+      note: `HydraFlow gives up root only on Linux runners; on this one (${process.platform}) code the agent’s commands run may reach the model key if the runner's user is an administrator (docs/adr/0023-the-agent-job-gives-up-root.md)`,
+    };
   if (process.getuid?.() === 0)
     return {
       drop: false,
