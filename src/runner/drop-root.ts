@@ -161,8 +161,8 @@ function readyLine(child: ChildProcessByStdio<Writable, Readable, null>, token: 
     const onData = (chunk: Buffer) => {
       seen += chunk.toString('utf8');
       const end = seen.indexOf('\n');
-      if (end >= 0) settle(seen.slice(0, end) === token, seen.slice(end + 1));
-      else if (seen.length > token.length + 1) settle(false);
+      if (end >= 0) settle(seen.slice(0, end).replace(/\r$/, '') === token, seen.slice(end + 1));
+      else if (seen.length > token.length + 2) settle(false);
     };
     const onClose = () => settle(false);
     function settle(ready: boolean, rest = '') {
