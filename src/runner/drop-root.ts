@@ -86,6 +86,12 @@ function writableServiceSockets(dir = SERVICE_SOCKETS, depth = 0): string[] {
   return found;
 }
 
+/** Whether sudo lets this user run anything without a password (a rule for one program is often root through it). */
+function someSudo(): boolean {
+  const listed = spawnSync(SUDO, ['-n', '-l'], { encoding: 'utf8', timeout: 10_000 });
+  return listed.status === 0 && /NOPASSWD/.test(listed.stdout);
+}
+
 /** Whether the agent step gives up root here, and if not, what the log should say. */
 export function rootDropPlan(env: NodeJS.ProcessEnv): RootDropPlan {
   const setting = runnerRootSetting(env);
@@ -102,14 +108,18 @@ export function rootDropPlan(env: NodeJS.ProcessEnv): RootDropPlan {
       drop: false,
       note: 'the agent job runs as root, which HydraFlow cannot give up: code the agent’s commands run can read the model key from the proxy’s memory (docs/adr/0023-the-agent-job-gives-up-root.md)',
     };
-  if (!sudoWorks(SUDO))
-    return rootReach().includes('docker')
-      ? {
-          drop: false,
-          note: 'this user can use the Docker socket but has no passwordless sudo to give that up with: code the agent’s commands run can become root through it (docs/adr/0023-the-agent-job-gives-up-root.md)',
-        }
-      : { drop: false };
-  return { drop: true };
+  if (sudoWorks(SUDO)) return { drop: true };
+  // Without passwordless sudo for everything, nothing can be given up; say what is left that leads to root.
+  const left = [
+    ...(rootReach().includes('docker') ? ['use the Docker socket'] : []),
+    ...(someSudo() ? ['run some commands with sudo without a password (`sudo -n -l`)'] : []),
+  ];
+  return left.length > 0
+    ? {
+        drop: false,
+        note: `this user can ${left.join(' and ')}, but has no passwordless sudo for everything to give that up with: code the agent’s commands run may become root that way (docs/adr/0023-the-agent-job-gives-up-root.md)`,
+      }
+    : { drop: false };
 }
 
 /**

@@ -50,6 +50,9 @@ for (const pid of fs.readdirSync('/proc')) {
 console.log('keys: ' + [...found].join(' '));
 `;
 
+/** A harmless change and nothing else. */
+const CHANGELOG_ONLY = `if (!fs.existsSync('CHANGELOG.md')) fs.writeFileSync('CHANGELOG.md', 'average() added\\n');\n`;
+
 /** What the injected test names the daemon it leaves behind (its pid inside the agent's namespace says nothing here). */
 const DAEMON = 'hf-leftover-daemon';
 
@@ -159,5 +162,20 @@ describe.skipIf(sudoUserUnavailable())('the agent job on a runner whose user can
     expect(w.gh.world.issues.get(1)!.labels, formatTimeline(jobs, { steps: true })).toEqual(['hydraflow-hitl']);
     expect(progressOf(w)).toContain('wrote to GITHUB_ENV');
     expect(w.gh.world.pulls.size).toBe(0);
+  }, 240_000);
+
+  it('a user with passwordless sudo for one program only keeps it (nothing to give it up with), and the agent step says so', async () => {
+    user = await createSudoUser('/usr/bin/id');
+    const w = await agentWorld(agentRunningScript(CHANGELOG_ONLY), {
+      review: reviewClean,
+      world: { runAs: { jobs: ['agent'], user: user.name } },
+    });
+    world = w;
+    openIssue(w);
+    const jobs = await w.lc.runUntilQuiet();
+    const agent = jobs.find((j) => j.job === 'agent')!;
+    const log = agent.steps.map((s) => s.stdout).join('\n');
+    expect(log, formatTimeline(jobs, { steps: true })).toContain('run some commands with sudo without a password');
+    expect(w.gh.world.pulls.size).toBe(1); // the agent ran as before
   }, 240_000);
 });
