@@ -25,8 +25,8 @@ import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { RunnerIO } from './io';
-import { rootReach, sudoWorks } from './root-reach';
-import { resetStepFile } from './step-files';
+import { dockerReachable, sudoWorks } from './root-reach';
+import { plainSize, resetStepFile } from './step-files';
 
 /** The argument that starts the bundle as the confined agent (src/main.ts). */
 export const CONFINED_ARG = '--hydraflow-confined-agent';
@@ -86,10 +86,15 @@ function writableServiceSockets(dir = SERVICE_SOCKETS, depth = 0): string[] {
   return found;
 }
 
-/** Whether sudo lets this user run anything without a password (a rule for one program is often root through it). */
-function someSudo(): boolean {
+/**
+ * What sudo lets this user run without a password (`sudo -n -l`): nothing, something (a rule for one program is often
+ * root through it), or nothing any more because HydraFlow's `!ALL` rule comes last (an earlier agent job on this
+ * runner, a self-hosted one, took it).
+ */
+function passwordlessSudo(): 'none' | 'some' | 'taken' {
   const listed = spawnSync(SUDO, ['-n', '-l'], { encoding: 'utf8', timeout: 10_000 });
-  return listed.status === 0 && /NOPASSWD/.test(listed.stdout);
+  if (listed.status !== 0 || !/NOPASSWD/.test(listed.stdout)) return 'none';
+  return /!ALL\s*$/.test(listed.stdout) ? 'taken' : 'some';
 }
 
 /** Whether the agent step gives up root here, and if not, what the log should say. */
@@ -111,8 +116,8 @@ export function rootDropPlan(env: NodeJS.ProcessEnv): RootDropPlan {
   if (sudoWorks(SUDO)) return { drop: true };
   // Without passwordless sudo for everything, nothing can be given up; say what is left that leads to root.
   const left = [
-    ...(rootReach().includes('docker') ? ['use the Docker socket'] : []),
-    ...(someSudo() ? ['run some commands with sudo without a password (`sudo -n -l`)'] : []),
+    ...(dockerReachable() ? ['use the Docker socket'] : []),
+    ...(passwordlessSudo() === 'some' ? ['run some commands with sudo without a password (`sudo -n -l`)'] : []),
   ];
   return left.length > 0
     ? {
@@ -296,17 +301,9 @@ export async function runAgentWithoutRoot(env: NodeJS.ProcessEnv, entry: string,
   const reset = [
     ...(['GITHUB_ENV', 'GITHUB_PATH'] as const).filter((name) => env[name] && resetStepFile(env[name], 0)),
     ...(['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY'] as const).filter(
-      (name) => env[name] && !plainFile(env[name]) && resetStepFile(env[name], 0),
+      (name) => env[name] && resetStepFile(env[name], plainSize(env[name])),
     ),
   ];
   if (reset.length > 0) io.warning(`HydraFlow: what the agent's commands left in ${reset.join(', ')} was removed`);
   return code;
-}
-
-function plainFile(path: string): boolean {
-  try {
-    return lstatSync(path).isFile();
-  } catch {
-    return true; // nothing there: nothing for the runner to hang on
-  }
 }

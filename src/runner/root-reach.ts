@@ -15,16 +15,18 @@ const DOCKER_SOCKET = '/var/run/docker.sock';
 export const sudoWorks = (sudo = 'sudo') =>
   spawnSync(sudo, ['-n', 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
 
+/** Write access to the Docker socket: a privileged container is root on the host. */
+export function dockerReachable(): boolean {
+  try {
+    accessSync(DOCKER_SOCKET, constants.W_OK);
+    return true;
+  } catch {
+    return false; // no Docker, or not this user's to use
+  }
+}
+
 export function rootReach(): RootReach[] {
   if (process.platform === 'win32') return [];
   if (process.getuid?.() === 0) return ['root'];
-  const reach: RootReach[] = [];
-  if (sudoWorks()) reach.push('sudo');
-  try {
-    accessSync(DOCKER_SOCKET, constants.W_OK);
-    reach.push('docker');
-  } catch {
-    // no Docker, or not this user's to use
-  }
-  return reach;
+  return [...(sudoWorks() ? (['sudo'] as const) : []), ...(dockerReachable() ? (['docker'] as const) : [])];
 }

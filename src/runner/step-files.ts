@@ -41,19 +41,21 @@ export function resetStepFile(path: string, size: number): boolean {
   return true;
 }
 
+/** The size of the plain file at `path`; 0 for anything else or nothing. */
+export function plainSize(path: string): number {
+  try {
+    const stat = lstatSync(path);
+    return stat.isFile() ? stat.size : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** Notes the size of each step file now (they start empty for every step). */
 export function watchStepFiles(env: NodeJS.ProcessEnv): StepFilesWatch {
-  const sizeOf = (path: string) => {
-    try {
-      const stat = lstatSync(path);
-      return stat.isFile() ? stat.size : 0;
-    } catch {
-      return 0;
-    }
-  };
   const watched = STEP_FILES.flatMap((name) => {
     const path = env[name];
-    return path ? [{ name, path, size: sizeOf(path) }] : [];
+    return path ? [{ name, path, size: plainSize(path) }] : [];
   });
   return {
     restore: () => watched.flatMap(({ name, path, size }) => (resetStepFile(path, size) ? [name] : [])),

@@ -178,4 +178,33 @@ describe.skipIf(sudoUserUnavailable())('the agent job on a runner whose user can
     expect(log, formatTimeline(jobs, { steps: true })).toContain('run some commands with sudo without a password');
     expect(w.gh.world.pulls.size).toBe(1); // the agent ran as before
   }, 240_000);
+
+  it('a second agent job on the same runner (a self-hosted one, whose sudo the first took) runs as before, and warns of nothing that is not there', async () => {
+    user = await createSudoUser();
+    const run = async () => {
+      const w = await agentWorld(agentRunningScript(CHANGELOG_ONLY), {
+        review: reviewClean,
+        world: { runAs: { jobs: ['agent'], user: user!.name } },
+      });
+      world = w;
+      openIssue(w);
+      const jobs = await w.lc.runUntilQuiet();
+      await w.close();
+      world = undefined;
+      return {
+        log: jobs
+          .find((j) => j.job === 'agent')!
+          .steps.map((s) => s.stdout)
+          .join('\n'),
+        jobs,
+        pulls: w.gh.world.pulls.size,
+      };
+    };
+    const first = await run();
+    expect(first.log, formatTimeline(first.jobs, { steps: true })).toMatch(/gave up root/);
+    expect(user.canSudo()).toBe(false);
+    const second = await run();
+    expect(second.log, formatTimeline(second.jobs, { steps: true })).not.toMatch(/::warning::/);
+    expect(second.pulls).toBe(1);
+  }, 240_000);
 });
