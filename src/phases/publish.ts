@@ -18,6 +18,7 @@ import type { PullRequest } from '@hydraflow/github';
 import type { EarlyCall } from '../agents/model-gateway';
 import { verifiedMeter } from '../agents/proxy-meter';
 import { escalate } from './escalate';
+import { agentJobFailure } from './agent-job-failure';
 import { answerThreads } from './feedback';
 import { pauseForTheDay } from './pause';
 import {
@@ -114,21 +115,26 @@ async function describeApplied(git: GitWorkspace, start: string, applied: Promis
 /**
  * Why the agent job handed on no result, from its result as GitHub reports it (input agent-result), with a link to the
  * run's log. A failure there is most often a setup step of the user's (a new project's first run: `npm ci` against a
- * registry it cannot reach, a toolchain version that does not exist), which the agent never saw; an older template
- * gives no result, and the message then covers every case.
+ * registry it cannot reach, a toolchain version that does not exist), which the agent never saw: the step that failed
+ * and GitHub's error lines for it are named when they can be read (agent-job-failure.ts). An older template gives no
+ * result, and the message then covers every case.
  */
-function noResult(job: PhaseContext['agentJob']): { headline: string; reason: string } {
-  const log = job ? ` Its log: ${job.runUrl}` : ' See the workflow run’s log.';
+async function noResult(ctx: PhaseContext): Promise<{ headline: string; reason: string }> {
+  const job = ctx.agentJob;
+  const failed = job?.result === 'failure' || job?.result === 'cancelled' ? await agentJobFailure(ctx) : undefined;
+  const log = failed ? ` Its log: ${failed.logUrl}` : job ? ` Its log: ${job.runUrl}` : ' See the workflow run’s log.';
   switch (job?.result) {
     case 'failure':
       return {
         headline: 'The agent job failed before the coding agent handed on its work',
-        reason: `a step of the agent job failed: most often one of your setup steps (installing the toolchain or the dependencies, before the agent starts), else the agent step itself. Nothing was pushed.${log}`,
+        reason: failed
+          ? `${failed.what}. Nothing was pushed.${log}`
+          : `a step of the agent job failed: most often one of your setup steps (installing the toolchain or the dependencies, before the agent starts), else the agent step itself. Nothing was pushed.${log}`,
       };
     case 'cancelled':
       return {
         headline: 'The agent job was cancelled',
-        reason: `it ran past its timeout-minutes, or someone cancelled the run, before the coding agent handed on its work. Nothing was pushed.${log}`,
+        reason: `it ran past its timeout-minutes, or someone cancelled the run, before the coding agent handed on its work${failed ? ` (${failed.what})` : ''}. Nothing was pushed.${log}`,
       };
     case 'success':
       return {
@@ -206,7 +212,7 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   lookup.catch(() => undefined); // awaited below; a failure surfaces there
   const lock = await session.acquire();
   if (!lock.ok) return { summary: `skipped: ${lock.reason}`, stage: session.currentStage };
-  if (!agentResult) return escalate(ctx, noResult(ctx.agentJob));
+  if (!agentResult) return escalate(ctx, await noResult(ctx));
   if ('error' in agentResult) {
     return escalate(ctx, { headline: 'HydraFlow refused the agent job’s result', reason: agentResult.error });
   }

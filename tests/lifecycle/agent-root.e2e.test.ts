@@ -144,6 +144,10 @@ describe.skipIf(sudoUserUnavailable())('the agent job on a runner whose user can
     expect(existsSync(trap)).toBe(false); // the agent's test never ran
     expect(w.gh.world.pulls.size).toBe(0);
     expect(w.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
+    // the issue says why, not only that a step failed: the agent step's error, as GitHub annotated the job
+    expect(progressOf(w)).toMatch(
+      /the step `Run hydraflow\/hydraflow\/actions\/agent@\u200bv1` failed: “HydraFlow could not take root from the agent/u,
+    );
   }, 240_000);
 
   it('a GITHUB_ENV the agent’s commands append to and make read-only is emptied anyway, and the change goes to a human', async () => {

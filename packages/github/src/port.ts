@@ -46,6 +46,24 @@ export interface Issue {
   updatedAt?: string;
 }
 
+/** A job of a workflow run attempt, as far as HydraFlow reads it: which of its steps failed, and where its log is. */
+export interface RunJob {
+  name: string;
+  /** success, failure, cancelled, skipped, ...; null while it runs */
+  conclusion: string | null;
+  htmlUrl: string;
+  /** the check run GitHub reports the job as (its annotations are the job's errors) */
+  checkRunId: number | undefined;
+  steps: { name: string; number: number; conclusion: string | null }[];
+}
+
+/** An annotation of a check run: a job's error, warning or notice. */
+export interface Annotation {
+  level: string;
+  title: string;
+  message: string;
+}
+
 export type Permission = 'admin' | 'write' | 'read' | 'none';
 
 export type Reaction = '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes';
@@ -111,4 +129,8 @@ export interface IssuesPort {
   /** Removes one reaction by id; false when it was already gone (so a take-over of a lock is a compare-and-swap). */
   removeIssueReaction(issue: number, reactionId: number): Promise<boolean>;
   dispatchWorkflow(workflow: string, ref: string, inputs: Record<string, string>): Promise<void>;
+  /** The jobs of a workflow run's attempt (the first 100; actions: read). */
+  runJobs(runId: number, attempt: number): Promise<RunJob[]>;
+  /** A check run's annotations (the first 50; checks: read). */
+  checkRunAnnotations(checkRunId: number): Promise<Annotation[]>;
 }

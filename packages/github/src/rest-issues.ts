@@ -4,7 +4,17 @@ import { RequestError } from '@octokit/request-error';
 import type { RestClient } from './client';
 import { UncertainWriteError } from './client';
 import { restLogin, type GraphqlActor } from './graphql-actor';
-import type { Author, IssueComment, Issue, IssuesPort, LabelSpec, Permission, Reaction } from './port';
+import type {
+  Annotation,
+  Author,
+  IssueComment,
+  Issue,
+  IssuesPort,
+  LabelSpec,
+  Permission,
+  Reaction,
+  RunJob,
+} from './port';
 
 export interface Repo {
   owner: string;
@@ -376,5 +386,28 @@ export class RestIssues implements IssuesPort {
       // A duplicate dispatch is harmless: every phase re-reads state and does nothing if its work is done.
       request: { hydraflowIdempotent: true } as never,
     });
+  }
+
+  async runJobs(runId: number, attempt: number): Promise<RunJob[]> {
+    const { data } = await this.octokit.request(
+      'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs',
+      { ...this.repo, run_id: runId, attempt_number: attempt, per_page: 100 },
+    );
+    return data.jobs.map((job) => ({
+      name: job.name,
+      conclusion: job.conclusion,
+      htmlUrl: job.html_url ?? '',
+      checkRunId: Number(/\/check-runs\/(\d+)$/.exec(job.check_run_url)?.[1]) || undefined,
+      steps: (job.steps ?? []).map((step) => ({ name: step.name, number: step.number, conclusion: step.conclusion })),
+    }));
+  }
+
+  async checkRunAnnotations(checkRunId: number): Promise<Annotation[]> {
+    const { data } = await this.octokit.request('GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations', {
+      ...this.repo,
+      check_run_id: checkRunId,
+      per_page: 50,
+    });
+    return data.map((a) => ({ level: a.annotation_level ?? '', title: a.title ?? '', message: a.message ?? '' }));
   }
 }

@@ -38,6 +38,8 @@ import {
   userJson,
   workflowJson,
   workflowRunJson,
+  workflowJobJson,
+  annotationJson,
   issueEventJson,
 } from './serialize';
 import { searchIssues } from './search';
@@ -1529,6 +1531,31 @@ const defs: Array<[string, string, Route['handler']]> = [
     },
   ],
 
+  [
+    'GET',
+    `${R}/actions/runs/{run_id}/attempts/{attempt_number}/jobs`,
+    (ctx) => {
+      const [run, attempt] = [num(ctx.params.run_id), num(ctx.params.attempt_number)];
+      if (!ctx.world.workflowRuns.some((r) => r.id === run)) throw notFound();
+      const items = ctx.world.workflowJobs.filter((j) => j.runId === run && j.runAttempt === attempt);
+      const { page, headers } = paginate(ctx, items);
+      return {
+        status: 200,
+        body: { total_count: items.length, jobs: page.map((j) => workflowJobJson(ctx.world, j)) },
+        headers,
+      };
+    },
+  ],
+  [
+    'GET',
+    `${R}/actions/jobs/{job_id}`,
+    (ctx) => {
+      const job = ctx.world.workflowJobs.find((j) => j.id === num(ctx.params.job_id));
+      if (!job) throw notFound();
+      return { status: 200, body: workflowJobJson(ctx.world, job) };
+    },
+  ],
+
   // checks & statuses
   [
     'POST',
@@ -1598,6 +1625,16 @@ const defs: Array<[string, string, Route['handler']]> = [
       const run = ctx.world.checkRuns.get(num(ctx.params.check_run_id));
       if (!run) throw notFound();
       return { status: 200, body: checkRunJson(ctx.world, run) };
+    },
+  ],
+  [
+    'GET',
+    `${R}/check-runs/{check_run_id}/annotations`,
+    (ctx) => {
+      const run = ctx.world.checkRuns.get(num(ctx.params.check_run_id));
+      if (!run) throw notFound();
+      const { page, headers } = paginate(ctx, ctx.world.checkRunAnnotations.get(run.id) ?? []);
+      return { status: 200, body: page.map((a) => annotationJson(ctx.world, run.head_sha, a)), headers };
     },
   ],
   [

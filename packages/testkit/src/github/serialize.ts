@@ -11,6 +11,8 @@ import type {
   EmulatedReviewComment,
   EmulatedStatus,
   EmulatedBranchProtection,
+  EmulatedAnnotation,
+  EmulatedWorkflowJob,
   EmulatedWorkflowRun,
   GitHubWorld,
 } from './world';
@@ -445,13 +447,66 @@ export function checkRunJson(w: GitHubWorld, c: EmulatedCheckRun) {
       title: c.output.title,
       summary: c.output.summary,
       text: c.output.text,
-      annotations_count: 0,
+      annotations_count: w.checkRunAnnotations.get(c.id)?.length ?? 0,
       annotations_url: `${repoApi}/check-runs/${c.id}/annotations`,
     },
     name: c.name,
     check_suite: { id: 5_000_000 + (c.id % 1_000_000) },
     app: null,
     pull_requests: [],
+  };
+}
+
+/** A job of a run attempt, as GET /actions/runs/{run_id}/attempts/{n}/jobs and GET /actions/jobs/{job_id} show it. */
+export function workflowJobJson(w: GitHubWorld, j: EmulatedWorkflowJob) {
+  const { repoApi, html } = urls(w);
+  return {
+    id: j.id,
+    run_id: j.runId,
+    run_url: `${repoApi}/actions/runs/${j.runId}`,
+    run_attempt: j.runAttempt,
+    node_id: w.nodeId('CR', j.id),
+    head_sha: j.headSha,
+    url: `${repoApi}/actions/jobs/${j.id}`,
+    html_url: `${html}/actions/runs/${j.runId}/job/${j.id}`,
+    status: 'completed',
+    conclusion: j.conclusion,
+    created_at: j.startedAt,
+    started_at: j.startedAt,
+    completed_at: j.completedAt,
+    name: j.name,
+    steps: j.steps.map((step, i) => ({
+      name: step.name,
+      status: 'completed',
+      conclusion: step.conclusion,
+      number: i + 1,
+      started_at: j.startedAt,
+      completed_at: j.completedAt,
+    })),
+    check_run_url: `${repoApi}/check-runs/${j.checkRunId}`,
+    labels: ['ubuntu-latest'],
+    runner_id: 1,
+    runner_name: 'GitHub Actions 1',
+    runner_group_id: 0,
+    runner_group_name: 'GitHub Actions',
+    workflow_name: j.workflowName,
+    head_branch: j.headBranch,
+  };
+}
+
+/** A check run's annotation as GitHub reports a job's: on the path `.github`, line 1. */
+export function annotationJson(w: GitHubWorld, sha: string, a: EmulatedAnnotation) {
+  return {
+    path: '.github',
+    blob_href: `${urls(w).html}/blob/${sha}/.github`,
+    start_line: 1,
+    end_line: 1,
+    start_column: null,
+    end_column: null,
+    annotation_level: a.level,
+    title: a.title ?? '',
+    message: a.message,
+    raw_details: '',
   };
 }
 

@@ -187,6 +187,31 @@ export interface EmulatedCheckRun {
   app: string;
 }
 
+/** An annotation of a check run: what a job's `::error::`/`::warning::` lines and its failed steps report. */
+export interface EmulatedAnnotation {
+  level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title: string | null;
+}
+
+/** A job of a workflow run attempt (GET /actions/runs/{run_id}/attempts/{n}/jobs), as the lifecycle simulator ran it. */
+export interface EmulatedWorkflowJob {
+  id: number;
+  runId: number;
+  runAttempt: number;
+  name: string;
+  workflowName: string;
+  headSha: string;
+  headBranch: string | null;
+  conclusion: 'success' | 'failure' | 'cancelled' | 'skipped';
+  startedAt: string;
+  completedAt: string;
+  /** GitHub's steps: "Set up job", the job's steps in order, "Complete job"; numbered from 1 */
+  steps: { name: string; conclusion: 'success' | 'failure' | 'skipped' }[];
+  /** the check run GitHub reports the job as (its annotations are the job's) */
+  checkRunId: number;
+}
+
 export interface EmulatedStatus {
   id: number;
   node_id: string;
@@ -320,6 +345,9 @@ export class GitHubWorld {
   readonly checkRuns = new Map<number, EmulatedCheckRun>();
   readonly statuses: EmulatedStatus[] = [];
   readonly workflowRuns: EmulatedWorkflowRun[] = [];
+  readonly workflowJobs: EmulatedWorkflowJob[] = [];
+  /** by check run id */
+  readonly checkRunAnnotations = new Map<number, EmulatedAnnotation[]>();
   /** every state change a webhook would report, in order */
   readonly events: EmulatedEvent[] = [];
   readonly eventListeners: Array<(e: EmulatedEvent) => void> = [];

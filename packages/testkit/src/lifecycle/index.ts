@@ -39,7 +39,7 @@ import { buildEvent, exampleEvent, type EventOverrides } from '../events/index';
 import type { GitHubEmulator } from '../github/server';
 import { serveArtifacts } from '../github/routes';
 import { checkRunJson, pullJson, repoJson, reviewJson, userJson } from '../github/serialize';
-import { BOT_LOGIN, type EmulatedEvent, type TokenKind } from '../github/world';
+import { BOT_LOGIN, type EmulatedAnnotation, type EmulatedEvent, type TokenKind } from '../github/world';
 import { GitRepo, runGit, ZERO_SHA } from '../github/git';
 import type { ModelServer } from '../models/index';
 import { REPO_ROOT, parseOutputFile, readRunnerFiles, runAction, runnerEnv, waitForStep } from '../runner/run-action';
@@ -55,6 +55,7 @@ import { evaluateBoolean, evaluateString, interpolate, type Contexts } from './e
 import { loadWorkflows, tokenHelpers, type LoadedJob, type LoadedWorkflow } from './workflows';
 
 import { formatTimeline } from './timeline';
+import { workflowCommandAnnotations } from './annotations';
 
 export { formatTimeline };
 export * from './expressions';
@@ -202,6 +203,8 @@ export interface StepRecord {
   stderr?: string;
   /** What the step wrote to GITHUB_STEP_SUMMARY (actions only). */
   summary?: string;
+  /** A failed `run:` step's exit code (a composite action's: its first failed `run:` step's). */
+  exitCode?: number;
   /** Wall-clock span of the step (epoch ms), to attribute GitHub requests and time to it. */
   startedAt?: number;
   endedAt?: number;
@@ -1005,6 +1008,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     const summary = readFileSync(stepEnv.GITHUB_STEP_SUMMARY!, 'utf8');
     return {
       outcome: r.code === 0 ? 'success' : 'failure',
+      ...(r.code !== 0 ? { exitCode: r.code } : {}),
       outputs: parseOutputFile(readFileSync(stepEnv.GITHUB_OUTPUT!, 'utf8')),
       stdout: r.stdout,
       ...(r.stderr ? { stderr: r.stderr } : {}),
@@ -1052,6 +1056,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       env,
     });
     let failed = false;
+    let exitCode: number | undefined;
     let stdout = '';
     let stderr = '';
     let summary = '';
@@ -1105,6 +1110,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       const conclusion = r.outcome === 'failure' && continueOnError ? 'success' : r.outcome;
       stepsCtx[id] = { outputs: r.outputs, outcome: r.outcome, conclusion };
       if (conclusion === 'failure') failed = true;
+      if (r.outcome === 'failure') exitCode ??= r.exitCode;
     }
     const outputs: Record<string, string> = {};
     for (const [name, def] of Object.entries(meta.outputs ?? {})) {
@@ -1118,6 +1124,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     }
     return {
       outcome: failed ? 'failure' : 'success',
+      ...(failed && exitCode !== undefined ? { exitCode } : {}),
       outputs,
       stdout,
       ...(stderr ? { stderr } : {}),
@@ -1287,11 +1294,59 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     }
     // what the job pushed becomes events; the job reports a check run on the event's head commit
     gh.syncGit(pusher({ workflow: run.workflow.file, job: job.id, event: run.event.name }));
-    reportCheck(run, job, rec.status);
+    const checkRun = reportCheck(run, job, rec.status);
+    recordJob(run, job, rec, checkRun, masked);
     return rec;
   }
 
-  function reportCheck(run: Run, job: LoadedJob, status: JobStatusName) {
+  /**
+   * The job as GitHub's API reports it once it ended (GET /actions/runs/{run_id}/attempts/{n}/jobs): its steps between
+   * "Set up job" and "Complete job", and its check run's annotations — each `::error::`, `::warning::` and `::notice::`
+   * line of its steps, masked as the log is, and "Process completed with exit code N." for a failed `run:` step.
+   */
+  function recordJob(run: Run, job: LoadedJob, rec: JobRecord, checkRunId: number, masked: readonly string[]) {
+    const mask = (text: string) => masked.reduce((t, m) => (m ? t.split(m).join('***') : t), text);
+    const annotations: EmulatedAnnotation[] = [];
+    for (const step of rec.steps) {
+      annotations.push(...workflowCommandAnnotations(step.stdout));
+      if (step.outcome === 'failure' && step.exitCode !== undefined)
+        annotations.push({
+          level: 'failure',
+          title: null,
+          message: `Process completed with exit code ${step.exitCode}.`,
+        });
+    }
+    if (annotations.length > 0)
+      w.checkRunAnnotations.set(
+        checkRunId,
+        annotations.map((a) => ({ ...a, message: mask(a.message), title: a.title === null ? null : mask(a.title) })),
+      );
+    const at = w.now();
+    const stepName = (s: StepRecord) => {
+      const loaded = job.steps.find((l) => l.id === s.id);
+      return loaded?.uses !== undefined && s.name === loaded.uses ? `Run ${s.name}` : s.name;
+    };
+    w.workflowJobs.push({
+      id: checkRunId,
+      runId: run.id,
+      runAttempt: run.attempt,
+      name: job.name,
+      workflowName: run.workflow.name,
+      headSha: run.info.headSha,
+      headBranch: run.info.headRef ?? null,
+      conclusion: rec.status === 'success' || rec.status === 'failure' ? rec.status : 'cancelled',
+      startedAt: at,
+      completedAt: at,
+      steps: [
+        { name: 'Set up job', conclusion: 'success' },
+        ...rec.steps.map((s) => ({ name: stepName(s), conclusion: s.outcome })),
+        { name: 'Complete job', conclusion: 'success' },
+      ],
+      checkRunId,
+    });
+  }
+
+  function reportCheck(run: Run, job: LoadedJob, status: JobStatusName): number {
     const id = w.nextId('checkRun');
     const now = w.now();
     const check = {
@@ -1319,6 +1374,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       actor: BOT_LOGIN,
       viaToken: 'GITHUB_TOKEN',
     });
+    return id;
   }
 
   async function executeRun(run: Run) {
