@@ -1546,15 +1546,6 @@ const defs: Array<[string, string, Route['handler']]> = [
       };
     },
   ],
-  [
-    'GET',
-    `${R}/actions/jobs/{job_id}`,
-    (ctx) => {
-      const job = ctx.world.workflowJobs.find((j) => j.id === num(ctx.params.job_id));
-      if (!job) throw notFound();
-      return { status: 200, body: workflowJobJson(ctx.world, job) };
-    },
-  ],
 
   // checks & statuses
   [

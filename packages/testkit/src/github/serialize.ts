@@ -457,7 +457,7 @@ export function checkRunJson(w: GitHubWorld, c: EmulatedCheckRun) {
   };
 }
 
-/** A job of a run attempt, as GET /actions/runs/{run_id}/attempts/{n}/jobs and GET /actions/jobs/{job_id} show it. */
+/** A job of a run attempt, as GET /actions/runs/{run_id}/attempts/{n}/jobs shows it. */
 export function workflowJobJson(w: GitHubWorld, j: EmulatedWorkflowJob) {
   const { repoApi, html } = urls(w);
   return {
