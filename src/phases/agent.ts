@@ -33,6 +33,7 @@ import {
 } from './implement-handoff';
 import type { PhaseOutcome } from './phase-context';
 import { watchStepFiles } from '../runner/step-files';
+import { StepCancelledError, whenStepCancelled } from '../runner/step-cancel';
 
 const SYSTEM = `HydraFlow implement agent.
 You are a careful software engineer working in a checked-out git repository. Implement the task with the smallest
@@ -128,6 +129,8 @@ function dayAllowance(usd: number, ledger: StepLedger): DayGuard {
 
 const FINAL_TEST_TAIL = 4_000;
 const FINAL_TEST_TIMEOUT_MS = 10 * 60_000;
+/** How long a cancelled agent waits for its proxy's count (the runner sends SIGTERM 7.5 s after SIGINT). */
+const CANCELLED_PROXY_STOP_MS = 5_000;
 
 function exitCodeOf(content: string): number | null {
   const code = /^Exit code (\d+)/.exec(content)?.[1];
@@ -246,13 +249,18 @@ export async function runAgentStep(
         .catch(() => undefined),
     );
   };
+  // Cancelled (a human, or timeout-minutes: ADR 0024): the loop is left, the commands killed and the proxy's signed count written
+  // in a failed result within the runner's 7.5 s, so that what the job spent reaches the issue's ledger.
+  const cancellation = whenStepCancelled();
   // The proxy is stopped once the agent is done with the model: what it left (the first turn it sent, not taken) is
   // ledgered before the result is written.
   let stopped: Promise<string> | undefined;
   const stopProxy = () =>
     (stopped ??= (async () => {
       if (!app.proxy) return '';
-      const left = await stopModelProxy(app.proxy);
+      // cancelled: within the runner's 7.5 s before SIGTERM, else the result goes without a count (publish then
+      // ledgers the most the proxy could have let through: ADR 0024)
+      const left = await stopModelProxy(app.proxy, cancellation.signal.aborted ? CANCELLED_PROXY_STOP_MS : undefined);
       meter = left.meter;
       if (left.unclaimed) await gateway.recordAnswer('implement', left.unclaimed.body).catch(() => undefined);
       // said in the step's log: whether the model proxy's early first turn saved the agent its wait
@@ -262,7 +270,7 @@ export async function runAgentStep(
   let fatal: Error | undefined;
   try {
     await atStart;
-    const loop = await runToolLoop({
+    const looping = runToolLoop({
       gateway,
       ...agentTurns(task, toolset.tools),
       limits: {
@@ -272,7 +280,10 @@ export async function runAgentStep(
       },
       afterTools,
       redact: secrets,
+      signal: cancellation.signal,
     });
+    looping.catch(() => undefined); // cancelled: the loop ends on its own once its call in flight is answered
+    const loop = await Promise.race([looping, cancellation.cancelled]);
     const proxyNote = await stopProxy();
     const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
     const test = tested
@@ -299,13 +310,20 @@ export async function runAgentStep(
     };
   } catch (error) {
     // The publish step reports it on the issue; credit exhaustion also fails this step (never swallowed).
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const message =
+      error instanceof StepCancelledError
+        ? error.message
+        : error instanceof Error
+          ? `${error.name}: ${error.message}`
+          : String(error);
     await stopProxy();
-    write({ status: 'failed', summary: message.slice(0, 8_000), turns: 0, testExitCode: null, testOutput: '' });
+    const turns = error instanceof StepCancelledError ? ledger.added.length : 0;
+    write({ status: 'failed', summary: message.slice(0, 8_000), turns, testExitCode: null, testOutput: '' });
     outcome = { summary: `agent failed: ${message}`, stage: null, failed: true };
     // never swallowed: the step reports it as such, after its result is named for the upload (the publish job says why)
     if (isFatal(error)) fatal = error;
   } finally {
+    cancellation.dispose();
     // every patch written ahead is finished and gone before the directory is uploaded
     await Promise.all(aheadChanges);
     for (const name of readdirSync(out)) if (name.includes('.ahead-')) rmSync(join(out, name), { force: true });

@@ -263,12 +263,14 @@ export async function runAgentWithoutRoot(env: NodeJS.ProcessEnv, entry: string,
     child.on('error', () => resolve(1));
     child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
   });
-  // A cancelled step: the agent (this user's, unlike sudo and unshare) gets the signal itself.
+  // A cancelled step (actions/agent `exec`s this process, which the runner signals): the agent gets the signal itself
+  // and writes what it spent before it exits; sudo only while there is no agent yet, since sudo relays it to unshare,
+  // whose death (--kill-child) would kill the agent mid-write.
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.once(signal, () => {
+    process.on(signal, () => {
       const agent = agentProcess(token);
       if (agent !== undefined) process.kill(agent, signal);
-      child.kill(signal);
+      else child.kill(signal);
     });
 
   if (!(await readyLine(child, token))) {

@@ -9,13 +9,14 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeStateBlock, ledgerTotals, secretForms } from '@hydraflow/core';
-import { BOT_LOGIN, formatTimeline, processAlive } from '@hydraflow/testkit';
+import { ledgerTotals, secretForms } from '@hydraflow/core';
+import { formatTimeline, processAlive } from '@hydraflow/testkit';
 import {
   agentRunningScript,
   agentWorld,
   CANARY,
   everythingPublished,
+  issueState,
   openIssue,
   progressOf,
   READ_ANCESTOR_ENVIRONMENTS,
@@ -31,13 +32,6 @@ afterEach(async () => {
 /** A directory outside every runner, where an attack drops what it found (the runners' directories are removed). */
 function trapDir(): string {
   return mkdtempSync(join(tmpdir(), 'hf-trap-'));
-}
-
-function issueState(w: LifecycleWorld) {
-  const body = w.gh.world.commentsOn(1).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:state'))!.body;
-  const decoded = decodeStateBlock(body, { key: w.stateKey, issue: 1 });
-  if (decoded.status !== 'valid') throw new Error(`the issue's state is ${decoded.status}`);
-  return decoded.state;
 }
 
 const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');

@@ -3,9 +3,20 @@
  * test scripts — typically a "test" file that runs as repository code in the agent job and attacks what it can reach.
  */
 import { execFileSync } from 'node:child_process';
+import { decodeStateBlock } from '@hydraflow/core';
 import type { Script, ScriptEntry } from '@hydraflow/testkit';
 import { BOT_LOGIN } from '@hydraflow/testkit';
 import { AVERAGE_ISSUE, averagePlan, lifecycleWorld, planAccepted, triageClear, type LifecycleWorld } from './scenario';
+
+/** The issue's signed state as HydraFlow last wrote it (throws if it does not verify). */
+export function issueState(w: LifecycleWorld, issue = 1) {
+  const body = w.gh.world
+    .commentsOn(issue)
+    .find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:state'))!.body;
+  const decoded = decodeStateBlock(body, { key: w.stateKey, issue });
+  if (decoded.status !== 'valid') throw new Error(`the issue's state is ${decoded.status}`);
+  return decoded.state;
+}
 
 export function progressOf(w: LifecycleWorld): string {
   return (

@@ -5,9 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeDayLedger, decodeStateBlock, ledgerTotals, type DayLedger } from '@hydraflow/core';
-import { BOT_LOGIN, formatTimeline } from '@hydraflow/testkit';
-import { openIssue, progressOf } from './agent-world';
+import { decodeDayLedger, ledgerTotals, type DayLedger } from '@hydraflow/core';
+import { formatTimeline } from '@hydraflow/testkit';
+import { issueState, openIssue, progressOf } from './agent-world';
 import { clearIssueScript, lifecycleWorld, type LifecycleWorld } from './scenario';
 
 let world: LifecycleWorld | undefined;
@@ -30,13 +30,6 @@ function ledgerHistory(w: LifecycleWorld): DayLedger[] {
     if (decoded.status !== 'valid') throw new Error(decoded.detail);
     return decoded.ledger;
   });
-}
-
-function issueState(w: LifecycleWorld) {
-  const body = w.gh.world.commentsOn(1).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:state'))!.body;
-  const decoded = decodeStateBlock(body, { key: w.stateKey, issue: 1 });
-  if (decoded.status !== 'valid') throw new Error(`the issue's state is ${decoded.status}`);
-  return decoded.state;
 }
 
 describe('budgets.per_day and the coding agent', () => {

@@ -7,9 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeStateBlock } from '@hydraflow/core';
-import { BOT_LOGIN, formatTimeline } from '@hydraflow/testkit';
-import { openIssue } from './agent-world';
+import { formatTimeline } from '@hydraflow/testkit';
+import { issueState, openIssue } from './agent-world';
 import { clearIssueScript, lifecycleWorld, type LifecycleWorld } from './scenario';
 
 let world: LifecycleWorld | undefined;
@@ -17,13 +16,6 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-function issueLedger(w: LifecycleWorld) {
-  const body = w.gh.world.commentsOn(1).find((c) => c.user === BOT_LOGIN && c.body.includes('hydraflow:state'))!.body;
-  const decoded = decodeStateBlock(body, { key: w.stateKey, issue: 1 });
-  if (decoded.status !== 'valid') throw new Error(`the issue's state is ${decoded.status}`);
-  return decoded.state.ledger;
-}
 
 describe('the agent’s first turn, begun by the model proxy', () => {
   it('is sent by the proxy and taken by the agent; every agent call is made and ledgered once', async () => {
@@ -49,6 +41,6 @@ describe('the agent’s first turn, begun by the model proxy', () => {
     expect(implement.map((c) => c.status)).toEqual(implement.map(() => 200));
     // the recorded session played in order (a call made twice would have shifted it), each call ledgered once
     expect(implement).toHaveLength((clearIssueScript().implement as unknown[]).length);
-    expect(issueLedger(w).filter((e) => e.phase === 'implement')).toHaveLength(implement.length);
+    expect(issueState(w).ledger.filter((e) => e.phase === 'implement')).toHaveLength(implement.length);
   }, 180_000);
 });

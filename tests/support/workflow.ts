@@ -656,7 +656,11 @@ export function checkRootAction(action: ActionMetadata): string[] {
   return problems;
 }
 
-export const PHASE_RUN = 'node "$GITHUB_ACTION_PATH/../../dist/index.js"';
+/**
+ * `exec`: node is the step's entry process, which GitHub's runner signals when the job is cancelled (as it is for the
+ * root action, `using: node24`); under bash it would never hear of it (docs/adr/0024-a-cancelled-agent-job-hands-on-what-it-spent.md).
+ */
+export const PHASE_RUN = 'exec node "$GITHUB_ACTION_PATH/../../dist/index.js"';
 
 /** A phase action is a one-step composite that runs the shared bundle with INPUT_PHASE fixed and every input forwarded. */
 export function checkPhaseAction(action: ActionMetadata, phase: string): string[] {

@@ -29,7 +29,7 @@
  * RUNNER_TRACKING_ID) survives its job here, while on GitHub the VM is discarded; permissions are not enforced;
  * matrices, services, reusable workflows and caches are not simulated.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
@@ -93,6 +93,8 @@ interface JobRunner {
   deadline: number;
   /** the user the job's steps run as (LifecycleOptions.runAs); none: the simulator's own */
   user?: { uid: string; gid: string };
+  /** whether the run was cancelled while this job ran (its steps' cancelled()) */
+  cancelled: () => boolean;
 }
 
 function jobUserOf(user: string): { uid: string; gid: string } {
@@ -258,6 +260,13 @@ export interface Lifecycle {
    * artifacts stay the run's); the others and every job that needs one of them run again.
    */
   rerun(runId: number, options?: { failedJobs?: boolean }): void;
+  /**
+   * "Cancel workflow" on a run, as GitHub does it: a queued run is dropped; in a running one the step in progress gets
+   * SIGINT at its entry process (bash for `run:`, node for an action), SIGTERM 7.5 s later and the kill 2.5 s after
+   * that; the job's later steps run only if their `if:` holds with cancelled() (always()), and so do later jobs. False
+   * when the run is not queued or running.
+   */
+  cancel(runId: number): boolean;
   close(): void;
 }
 
@@ -288,6 +297,24 @@ interface Run {
   attempt: number;
   /** Re-run failed jobs: the jobs of the previous attempt that are not run again, with their result and outputs. */
   kept?: Record<string, { result: string; outputs: Json }>;
+  /** someone cancelled the run while it ran (Lifecycle.cancel) */
+  cancelRequested?: boolean;
+  /** the entry process of the step running now: what a cancellation signals */
+  active?: ChildProcess;
+}
+
+/** GitHub's cancellation of a step in progress: SIGINT, then SIGTERM after 7.5 s, then the kill 2.5 s later. */
+const CANCEL_SIGTERM_AFTER_MS = 7_500;
+const CANCEL_KILL_AFTER_MS = 2_500;
+
+function interruptStep(child: ChildProcess): void {
+  child.kill('SIGINT');
+  const term = setTimeout(() => child.kill('SIGTERM'), CANCEL_SIGTERM_AFTER_MS);
+  const kill = setTimeout(() => child.kill('SIGKILL'), CANCEL_SIGTERM_AFTER_MS + CANCEL_KILL_AFTER_MS);
+  child.once('exit', () => {
+    clearTimeout(term);
+    clearTimeout(kill);
+  });
 }
 
 const DISPATCH_EVENTS = new Set(['workflow_dispatch', 'repository_dispatch']);
@@ -856,6 +883,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     writeFileSync(file, script);
     const [cmd, ...args] = [...jobUser(rt), ...SHELLS[shell]!];
     const child = spawn(cmd!, [...args, file], { cwd: rt.workspace, env });
+    rt.run.active = child;
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -863,6 +891,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     const code = await waitForStep(child, timeoutMs, () => {
       stderr += `\nthe step did not finish within ${timeoutMs} ms: killed\n`;
       return 1;
+    }).finally(() => {
+      if (rt.run.active === child) rt.run.active = undefined;
     });
     return { code, stdout, stderr };
   }
@@ -972,6 +1002,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         inputs,
         entry: join(hf.dir, meta.runs?.main ?? 'dist/index.js'),
         launcher: jobUser(rt),
+        onSpawn: (child) => (rt.run.active = child),
         env: {
           HOME: rt.home,
           ...env,
@@ -981,6 +1012,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}),
         },
       });
+      rt.run.active = undefined;
       applyRunnerFiles(rt.files, result);
       return {
         outcome: result.exitCode === 0 ? 'success' : 'failure',
@@ -1074,7 +1106,10 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       const contexts = contextsFor(env);
       let runIt: boolean;
       try {
-        runIt = evaluateBoolean(compositeCondition(s.if), contexts, { failed: failed || jobFailed, cancelled: false });
+        runIt = evaluateBoolean(compositeCondition(s.if), contexts, {
+          failed: failed || jobFailed,
+          cancelled: rt.cancelled(),
+        });
       } catch (err) {
         throw fail(`if: ${String(s.if)}`, err);
       }
@@ -1189,13 +1224,16 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     };
     let shouldRun: boolean;
     try {
-      shouldRun = evaluateBoolean(job.if, baseContexts, { failed: needsFailed, cancelled: false });
+      shouldRun = evaluateBoolean(job.if, baseContexts, {
+        failed: needsFailed,
+        cancelled: Boolean(run.cancelRequested),
+      });
     } catch (err) {
       throw new Error(`${run.workflow.file}: job ${job.id}: if: ${job.if}: ${(err as Error).message}`);
     }
     if (!shouldRun) {
-      rec.status = 'skipped';
-      rec.reason = `if: ${job.if}`;
+      rec.status = run.cancelRequested ? 'cancelled' : 'skipped';
+      rec.reason = run.cancelRequested ? 'the run was cancelled' : `if: ${job.if}`;
       jobs.push(rec);
       return rec;
     }
@@ -1209,6 +1247,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     // A machine of its own: a fresh runner directory with the (empty) workspace actions/checkout clones into, HOME and
     // RUNNER_TEMP; nothing in it is seen by another job.
     const dir = mkdtempSync(join(tmpdir(), `hydraflow-runner-${job.id}-`));
+    const cancelledAtStart = Boolean(run.cancelRequested);
     const rt: JobRunner = {
       run,
       job,
@@ -1220,6 +1259,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       files: { env: {}, path: [] },
       deadline: Date.now() + (job.timeoutMinutes ?? 360) * 60_000,
       ...(options.runAs?.jobs.includes(job.id) ? { user: jobUserOf(options.runAs.user) } : {}),
+      // a job that started after the run was cancelled (its `if:` held: always()) runs its steps as any job does
+      cancelled: () => Boolean(run.cancelRequested) && !cancelledAtStart,
     };
     for (const d of [rt.workspace, rt.home, rt.temp, join(dir, '_runner_file_commands')])
       mkdirSync(d, { recursive: true });
@@ -1250,7 +1291,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         contexts.env = env;
         let runIt: boolean;
         try {
-          runIt = evaluateBoolean(step.if, contexts, { failed, cancelled: false });
+          runIt = evaluateBoolean(step.if, contexts, { failed, cancelled: rt.cancelled() });
         } catch (err) {
           throw new Error(
             `${run.workflow.file}: job ${job.id}: step ${step.name}: if: ${step.if}: ${(err as Error).message}`,
@@ -1279,7 +1320,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       }
       rec.outputs = jobOutputs(rt, jobContexts(), masked);
     } finally {
-      rec.status = failed ? 'failure' : 'success';
+      rec.status = rt.cancelled() ? 'cancelled' : failed ? 'failure' : 'success';
       // "Cleaning up orphan processes": whatever the job's steps left running dies with the job.
       rec.orphansKilled = killTrackedProcesses(rt.trackingId);
       if (rec.orphansKilled > 0) {
@@ -1396,11 +1437,12 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       if (rec.status === 'failure') anyFailed = true;
     }
     run.state = 'done';
+    const conclusion = run.cancelRequested ? 'cancelled' : anyFailed ? 'failure' : 'success';
     if (wfRun) {
       wfRun.status = 'completed';
-      wfRun.conclusion = anyFailed ? 'failure' : 'success';
+      wfRun.conclusion = conclusion;
     }
-    reportCompleted(run, anyFailed ? 'failure' : 'success');
+    reportCompleted(run, conclusion);
   }
 
   /**
@@ -1459,6 +1501,18 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
         actor,
         viaToken: viaToken ?? (w.appLogins.has(actor) ? 'app' : actor === BOT_LOGIN ? 'GITHUB_TOKEN' : 'user'),
       });
+    },
+    cancel(runId) {
+      const run = runs.find((r) => r.id === runId && (r.state === 'queued' || r.state === 'running'));
+      if (!run) return false;
+      if (run.state === 'queued') {
+        cancelRun(run, 'cancelled by a human');
+        return true;
+      }
+      run.cancelRequested = true;
+      log.push(`cancelling: run ${run.id} (${run.workflow.file} on ${describe(run.event)}) in progress`);
+      if (run.active) interruptStep(run.active);
+      return true;
     },
     rerun(runId, options = {}) {
       const original = [...runs].reverse().find((r) => r.id === runId);

@@ -43,6 +43,8 @@ export interface RunActionOptions {
   eventPath?: string;
   /** A command the action's node process is started under (e.g. `setpriv` as the job's user); default none. */
   launcher?: string[];
+  /** told the step's process as soon as it runs (the lifecycle simulator signals it when its run is cancelled) */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 export interface ActionRun {
@@ -192,6 +194,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`, '--cpu-prof-interval=200'] : [];
   const [cmd, ...args] = [...(options.launcher ?? []), process.execPath, ...flags, options.entry ?? DIST_ENTRY];
   const child = spawn(cmd!, args, { env, cwd: env.GITHUB_WORKSPACE });
+  options.onSpawn?.(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
