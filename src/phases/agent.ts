@@ -249,8 +249,9 @@ export async function runAgentStep(
         .catch(() => undefined),
     );
   };
-  // Cancelled (a human, or timeout-minutes: ADR 0024): the loop is left, the commands killed and the proxy's signed count written
-  // in a failed result within the runner's 7.5 s, so that what the job spent reaches the ledger.
+  // Cancelled (a human, or timeout-minutes: ADR 0024): the loop or the final test run is left, the commands killed and
+  // the proxy's signed count written in a failed result within the runner's 7.5 s, so that what the job spent reaches
+  // the ledger.
   const cancellation = whenStepCancelled();
   // The proxy is stopped once the agent is done with the model: what it left (the first turn it sent, not taken) is
   // ledgered before the result is written.
@@ -285,7 +286,7 @@ export async function runAgentStep(
     looping.catch(() => undefined); // cancelled: the loop ends on its own once its call in flight is answered
     const loop = await Promise.race([looping, cancellation.cancelled]);
     const proxyNote = await stopProxy();
-    const tested = await toolset.finalTest(FINAL_TEST_TIMEOUT_MS);
+    const tested = await Promise.race([toolset.finalTest(FINAL_TEST_TIMEOUT_MS), cancellation.cancelled]);
     const test = tested
       ? { exitCode: exitCodeOf(tested.content), tail: tested.content.slice(-FINAL_TEST_TAIL) }
       : { exitCode: null, tail: '' };

@@ -7,8 +7,11 @@
  * runner whose user has sudo too, where the agent runs confined (docs/adr/0023-the-agent-job-gives-up-root.md) and the
  * step passes the signal on to it.
  */
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatTimeline, type ScriptEntry } from '@hydraflow/testkit';
+import { formatTimeline, SAMPLE_CONFIG, type ScriptEntry } from '@hydraflow/testkit';
 import { createSudoUser, sudoUserUnavailable, type SudoUser } from '../support/sudo-user';
 import { issueState, openIssue, progressOf } from './agent-world';
 import { averagePlan, lifecycleWorld, planAccepted, triageClear, type LifecycleWorld } from './scenario';
@@ -90,6 +93,41 @@ describe('a cancelled agent job', () => {
     const implement = issueState(world).ledger.filter((e) => e.phase === 'implement');
     expect(implement).toHaveLength(1); // one entry: the bound, what the budgets had left the agent
     expect(implement[0]!.costUsd).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('cancelled during its final test run: the test is killed and the session’s calls are ledgered all the same', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hf-cancel-'));
+    chmodSync(dir, 0o777);
+    const started = join(dir, 'final-test-started');
+    // a test that says it started and then hangs; run only by the agent step's final test (test_ahead off)
+    const hang = `require('fs').writeFileSync(${JSON.stringify(started)}, 'x');\nsetTimeout(() => {}, 600_000);\n`;
+    world = await lifecycleWorld(
+      {
+        triage: triageClear,
+        plan: averagePlan,
+        plan_review: planAccepted,
+        implement: [
+          { toolCalls: [{ name: 'write_file', input: { path: 'hang.test.cjs', content: hang } }] },
+          { text: 'Done.' },
+        ],
+      },
+      {},
+      {
+        ownSecrets: true,
+        sample: { extraFiles: { '.github/hydraflow.yml': `${SAMPLE_CONFIG}  test_ahead: false\n` } },
+      },
+    );
+    openIssue(world);
+    const quiet = world.lc.runUntilQuiet();
+    for (let i = 0; i < 600 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(started)).toBe(true);
+    expect(world.lc.cancel(world.gh.world.workflowRuns.find((r) => r.status === 'in_progress')!.id)).toBe(true);
+    const jobs = await quiet;
+    const timeline = formatTimeline(jobs, { steps: true });
+    expect(jobs.find((j) => j.job === 'agent')!.status, timeline).toBe('cancelled');
+    expect(progressOf(world)).toContain('the agent job was cancelled (SIGINT');
+    expect(issueState(world).ledger.filter((e) => e.phase === 'implement')).toHaveLength(2);
+    expect(world.gh.world.pulls.size).toBe(0);
   }, 240_000);
 
   it.skipIf(sudoUserUnavailable())(
