@@ -324,7 +324,6 @@ export async function runAgentStep(
     // never swallowed: the step reports it as such, after its result is named for the upload (the publish job says why)
     if (isFatal(error)) fatal = error;
   } finally {
-    cancellation.dispose();
     // every patch written ahead is finished and gone before the directory is uploaded
     await Promise.all(aheadChanges);
     for (const name of readdirSync(out)) if (name.includes('.ahead-')) rmSync(join(out, name), { force: true });
@@ -337,6 +336,8 @@ export async function runAgentStep(
       write({ status: 'failed', summary, turns: 0, testExitCode: null, testOutput: '' });
       outcome = { summary: `agent failed: ${summary}`, stage: null, failed: true };
     }
+    // last: a SIGTERM that follows the SIGINT while the result is being written must not end the process
+    cancellation.dispose();
   }
   const files = [resultFile(out), patchFile(out)].filter((f) => f !== patchFile(out) || existsSync(f));
   const name = artifactName('result', task.issue, runId, runAttempt, files);

@@ -1011,8 +1011,7 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           ...machine,
           ...(hf.phase ? { INPUT_PHASE: hf.phase } : {}),
         },
-      });
-      rt.run.active = undefined;
+      }).finally(() => (rt.run.active = undefined));
       applyRunnerFiles(rt.files, result);
       return {
         outcome: result.exitCode === 0 ? 'success' : 'failure',
