@@ -32,10 +32,10 @@
  *                           with the rate-limit warning), backlog500_waits, backlog500_failed_jobs, _left_over and
  *                           _not_one_label (issues ending with no pipeline label or several) (0)
  *
- *   discover_overhead_ratio the product track (bench/lib/product-track.ts, issue #18): a vague issue → triage → the
- *                           dispatched discover run → hydraflow-shape under the lifecycle simulator; the discover phase's
- *                           wall time (the triage run's dispatch request → quiet) ÷ its scripted model latency (3 calls
- *                           of one agent, LIFECYCLE_LATENCY_MS each; median of PRODUCT_RUNS)
+ *   discover_overhead_ratio the product track (bench/lib/product-track.ts, issue #18): a vague issue → triage, then
+ *                           discovery in the same run → hydraflow-shape under the lifecycle simulator; the discover
+ *                           phase's wall time (its span's start in the routing step → that job's end) ÷ its scripted
+ *                           model latency (3 calls of one agent, LIFECYCLE_LATENCY_MS each; median of PRODUCT_RUNS)
  *   github_requests_discover  HydraFlow's GitHub requests in the discover phase (attributed as for the lifecycle)
  *   shape_turn_overhead_ratio, github_requests_shape_turn  one shape turn (a human's unmatched reply answered by one
  *                           agent turn); null with a note (`absent`) while actions/shape is not built in this checkout
@@ -635,14 +635,14 @@ async function productTrack() {
     product_track_cost_usd: { value: round(totals.usd, 6), unit: 'USD' },
   };
   const meta = {
-    scenario: `bench/lib/product-track.ts: a vague issue opened by alice → triage (route discover; the template’s routing step) → the dispatched discover run (research agent: a server-side web search with an issue search, read_file README.md, then the complete brief) → hydraflow-shape${shaped ? ' → the dispatched shape run posts three directions and waits → alice replies with a question that names no direction → one shape turn answers it with revised directions' : ''}; recorded answers, each taking the scripted latency; the real workflow template, dist/, the lifecycle simulator`,
+    scenario: `bench/lib/product-track.ts: a vague issue opened by alice → triage (route discover; the template’s routing step) → discovery, in the same run (research agent: a server-side web search with an issue search, read_file README.md, then the complete brief) → hydraflow-shape${shaped ? ' → the dispatched shape run posts three directions and waits → alice replies with a question that names no direction → one shape turn answers it with revised directions' : ''}; recorded answers, each taking the scripted latency; the real workflow template, dist/, the lifecycle simulator`,
     runs: PRODUCT_RUNS,
     scripted_latency_ms_per_model_call: LIFECYCLE_LATENCY_MS,
     discover_wall_measured:
-      'from the triage run’s workflow_dispatch request (the hand-off) to the end of the discover job’s last step: the simulator routing the dispatch, the job’s setup and checkout, HydraFlow’s step; critical path: the discover calls, one after another (one agent)',
+      'from the start of the discover phase’s span in the routing step (triage has handed it the issue: docs/adr/0025-discovery-goes-on-in-the-triage-run.md) to the end of that job’s last step: HydraFlow’s fresh read of the issue, the discovery, the step’s exit; critical path: the discover calls, one after another (one agent). Until 0025 discovery was a dispatched run of its own, and this span began at the dispatch request (the simulator’s routing, the job’s setup and a fresh node process were in it)',
     discover_wall_ms_samples: runs.map((x) => round(x.discoverWallMs, 1)),
     discover_ratio_samples: runs.map((x) => round(discoverRatio(x), 3)),
-    discover_run_steps_ms: r.discoverSteps,
+    triage_and_discover_run_steps_ms: r.discoverSteps,
     shape_turn: t
       ? {
           measured:
@@ -653,13 +653,13 @@ async function productTrack() {
         }
       : absent,
     target_note:
-      'discover_overhead_ratio ≤ 1.10 leaves 0.45 s beside 4.5 s of model time (3 calls × 1.5 s) for routing the dispatch, the job’s setup and checkout, a fresh node process and the discovery’s requests; shape_turn_overhead_ratio ≤ 1.10 leaves 0.15 s beside its one 1.5 s call for a whole job (the reply’s run: setup, checkout, node start, the turn’s requests), which the lifecycle’s per-step numbers suggest is out of reach without a longer model call; both are scripted latencies, not a real model’s',
+      'discover_overhead_ratio ≤ 1.10 leaves 0.45 s beside 4.5 s of model time (3 calls × 1.5 s) for the discovery’s requests, its tools and the brief’s writes; shape_turn_overhead_ratio ≤ 1.10 leaves 0.15 s beside its one 1.5 s call for a whole job (the reply’s run: setup, checkout, node start, the turn’s requests), which the lifecycle’s per-step numbers suggest is out of reach without a longer model call; both are scripted latencies, not a real model’s',
     opened_to_shape: {
       wall_ms: round(r.wallMs, 1),
       model_calls: r.calls,
       model_latency_ms: toShapeLatencyMs,
       overhead_ratio: round(r.wallMs / toShapeLatencyMs, 3),
-      note: `issues.opened dispatched → quiet in hydraflow-shape: the triage run and the discover run${shaped ? ' and shape’s first turn (its directions)' : ''}, with the simulator’s routing between them`,
+      note: `issues.opened dispatched → quiet in hydraflow-shape: the run that triaged and discovered${shaped ? ' and shape’s first turn (its directions)' : ''}, with the simulator’s routing between them`,
     },
     github_requests_by_phase: r.perPhase,
     github_requests_discover: r.discoverRequests,
@@ -697,10 +697,10 @@ function backlogMetrics(b: BacklogMetrics): Record<string, Metric> {
 function backlogMeta(b: BacklogMetrics) {
   return {
     scenario:
-      'tests/lifecycle/backlog.ts: 500 open issues by a maintainer, labelled hydraflow-find by alice at once (one issues.labeled run each); scripted verdict: vague (route discover, whose dispatched run says the phase is not in this version and frees the issue); GitHub emulator limits 1,000 requests/hour per token and 80 content-creating requests/minute; simulated clock; then the hourly schedule (sweep) until no issue waits and no lock is left',
+      'tests/lifecycle/backlog.ts: 500 open issues by a maintainer, labelled hydraflow-find by alice at once (one issues.labeled run each); scripted verdict: vague (route discover: discovery goes on in the same run, posts a complete brief and dispatches shape, whose run posts the directions); GitHub emulator limits 1,000 requests/hour per token and 80 content-creating requests/minute; simulated clock; then the hourly schedule (sweep) until no issue waits and no lock is left',
     requests_sent_including_rate_limit_reads_and_refusals: b.requestsSent,
     jobs: b.jobs,
-    note: 'requests per issue include the discover hop (a second run per issue); OpenAPI validation off (the CI-size test tests/lifecycle/backlog.e2e.test.ts keeps it on)',
+    note: 'requests per issue include the product track up to shape’s directions (a second run per issue: shape’s); OpenAPI validation off (the CI-size test tests/lifecycle/backlog.e2e.test.ts keeps it on)',
   };
 }
 

@@ -50,8 +50,7 @@ async function discovered(script: Script, config = ON) {
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
   const issue = w.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' });
-  expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
-  const run = await w.runDispatch();
+  const run = await w.run('issues', 'opened', { issue: issue.number }); // triage, then discovery in the same run
   return { w, n: issue.number, run };
 }
 

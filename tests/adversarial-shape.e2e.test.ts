@@ -63,8 +63,7 @@ async function shaped(script: Script, config = ON) {
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
   const issue = w.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' });
-  expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
-  expect((await w.runDispatch()).exitCode).toBe(0); // discover
+  expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0); // triage, then discover
   const shape = await w.runDispatch();
   return { w, n: issue.number, shape };
 }
@@ -122,9 +121,8 @@ describe('the adversarial shape council', () => {
     v.gh.addUser({ login: 'lee', permission: 'write' });
     const issue = v.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' });
     v.gh.world.setLabelsAs(issue.number, 'lee', { add: ['hydraflow-adv-skip'] });
-    expect((await v.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
-    expect((await v.runDispatch()).exitCode).toBe(0);
-    expect((await v.runDispatch()).exitCode).toBe(0);
+    expect((await v.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0); // triage, then discover
+    expect((await v.runDispatch()).exitCode).toBe(0); // shape
     expect(roles(v).filter((r) => r?.startsWith('adv_'))).toEqual([]);
     expect(stateOf(v, issue.number).adversarial!.gate).toMatchObject({ decision: 'trivial', source: 'label' });
   });

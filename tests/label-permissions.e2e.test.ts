@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BOT_LOGIN, buildEvent, createWorld, type World } from '@hydraflow/testkit';
 import { planScript } from './support/plans';
+import { discoverScript } from './support/briefs';
 
 const clear = {
   clarity_score: 9,
@@ -117,7 +118,7 @@ describe('pipeline labels are permission-checked', () => {
     // Pipeline property test (seed -71234849): the re-run saw a third pipeline label (tina's hydraflow-find, its event
     // still on its way), left hydraflow-plan beside hydraflow-discover, and tina's refused label was undone alone.
     world = await createWorld({
-      script: { triage: [{ json: clear }, { json: { ...clear, needs_discovery: true } }], ...planScript },
+      script: { triage: [{ json: clear }, { json: { ...clear, needs_discovery: true } }], ...planScript, ...discoverScript },
     });
     const w = world;
     w.gh.addUser({ login: 'lee', permission: 'write' });
@@ -140,7 +141,7 @@ describe('pipeline labels are permission-checked', () => {
     expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover', 'hydraflow-plan']);
     w.gh.faults.reset();
 
-    setLabels(w, issue.number, ['hydraflow-find'], []);
+    w.gh.world.setLabelsAs(issue.number, 'tina', { add: ['hydraflow-find'] });
     const rerun = await w.run(
       'issue_comment',
       'created',
@@ -150,8 +151,10 @@ describe('pipeline labels are permission-checked', () => {
     expect(rerun.exitCode, rerun.stdout).toBe(0);
     const labeled = await w.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-find', sender: 'tina' });
     expect(labeled.exitCode, labeled.stdout).toBe(0);
-    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover']);
-    expect(w.models.calls.map((c) => c.role)).toEqual(['triage', 'triage']);
+    // the re-run finished triage's move, undid tina's label and resumed the discovery its earlier attempt had gone on
+    // to (with nothing resumed, the issue waited at hydraflow-discover with no run on the way), triaging nothing again
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-shape']);
+    expect(w.models.calls.map((c) => c.role)).toEqual(['triage', 'triage', 'discover']);
   });
 
   for (const label of ['hydraflow-ready', 'hydraflow-find']) {

@@ -277,8 +277,7 @@ describe('recall into the discover prompt (through dist)', () => {
       body: 'New users of the CLI get lost after installing it. Should we add an interactive tour?',
       author: 'lee',
     });
-    expect((await world.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
-    const discover = await world.runDispatch();
+    const discover = await world.run('issues', 'opened', { issue: issue.number }); // triage, then discovery
     expect(discover.exitCode, discover.stdout).toBe(0);
     const request = world.models.calls.find((c) => c.role === 'discover')!.request!;
     expect(request.system).toContain('Remembered from earlier issues in this repository (1)');

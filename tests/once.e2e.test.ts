@@ -131,8 +131,8 @@ describe('a command is done once per comment, re-runs included', () => {
   it('a re-run of a /triage run that finished calls no model, dispatches nothing and writes nothing', async () => {
     world = await createWorld({ script: { triage: { json: vague }, ...discoverScript } });
     const issue = await openIssue(world);
+    // triage, and discovery in the same run: the brief, then hydraflow-shape
     expect((await world.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
-    expect((await world.runDispatch()).exitCode).toBe(0); // discover: the brief, then hydraflow-shape
     expect((await world.runDispatch()).exitCode).toBe(0); // shape: the directions
     const command = world.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
     const first = await world.run(
@@ -142,8 +142,7 @@ describe('a command is done once per comment, re-runs included', () => {
       { runId: '5100' },
     );
     expect(first.exitCode, first.stdout).toBe(0);
-    expect((await world.runDispatch()).exitCode).toBe(0); // GitHub runs the phase it dispatched
-    expect((await world.runDispatch()).exitCode).toBe(0); // and the shape that one dispatched
+    expect((await world.runDispatch()).exitCode).toBe(0); // GitHub runs the shape it dispatched after discovery
     expect(roles(world)).toEqual(['triage', 'discover', 'shape', 'triage', 'discover', 'shape']);
     const before = {
       dispatches: world.gh.world.dispatches.length,
@@ -170,7 +169,9 @@ describe('a command is done once per comment, re-runs included', () => {
   });
 
   it('a re-run of a /triage run that died in the plan it went on to finishes the plan, without triaging again', async () => {
-    world = await createWorld({ script: { triage: [{ json: vague }, { json: clear }], ...planScript } });
+    world = await createWorld({
+      script: { triage: [{ json: vague }, { json: clear }], ...discoverScript, ...planScript },
+    });
     const w = world;
     const issue = await openIssue(w);
     expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
@@ -272,9 +273,9 @@ describe('a command is done once per comment, re-runs included', () => {
       );
     const first = await deliver('6200');
     expect(first.exitCode, first.stdout).toBe(0);
-    expect(roles(w).slice(escalated)).toEqual(['triage']);
-    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover']);
-    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['discover']);
+    expect(roles(w).slice(escalated)).toEqual(['triage', 'discover']); // discovery goes on in the same run
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-shape']);
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['shape']);
     const before = worldOf(w, issue.number);
 
     for (const runId of ['6201', '6202']) {
@@ -283,17 +284,17 @@ describe('a command is done once per comment, re-runs included', () => {
     }
     expect(worldOf(w, issue.number)).toEqual(before);
 
-    // a re-run before the discover run started: it cannot know whether GitHub performed the dispatch, so it may send it
-    // again (src/session/issue-session.ts, sendDispatches); it triages nothing and writes nothing else
+    // a re-run before the shape run started: it cannot know whether GitHub performed the dispatch, so it may send it
+    // again (src/session/issue-session.ts, sendDispatches); it triages and discovers nothing and writes nothing else
     const rerun = await deliver('6200', 2);
     expect(rerun.exitCode, rerun.stdout).toBe(0);
     const { dispatches: _d, ...rest } = before;
     const { dispatches: sent, ...restAfter } = worldOf(w, issue.number);
     expect(restAfter).toEqual(rest);
-    expect(sent.every((d) => d.phase === 'discover')).toBe(true);
+    expect(sent.every((d) => d.phase === 'shape')).toBe(true);
     expect(sent.length).toBeLessThanOrEqual(2);
 
-    // GitHub runs every dispatch it got, in order (the discover run dispatches shape): each phase runs once
+    // GitHub runs every dispatch it got, in order: each phase runs once
     for (let i = 0; i < w.gh.world.dispatches.length; i++) expect((await w.runDispatch(i)).exitCode).toBe(0);
     expect(roles(w).slice(escalated)).toEqual(['triage', 'discover', 'shape']);
     expect(labelsOf(w, issue.number)).toEqual(['hydraflow-shape']);

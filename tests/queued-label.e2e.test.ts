@@ -21,14 +21,18 @@ afterEach(async () => {
 const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].sort();
 const ok = (run: ActionRun) => expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
-/** A vague issue by lee (write), triaged by its `opened` run: discover dispatched, not started yet. */
+/**
+ * A vague issue by lee (write), triaged by its `opened` run: discover dispatched, not started yet. The workflow's
+ * routing step goes on with discovery in its own run; a step that runs triage alone (`actions/triage` in a workflow of
+ * the user's own) dispatches it, and that run can wait behind a human's label.
+ */
 async function discoverQueued() {
   world = await createWorld({ script: { triage: { json: vague }, ...discoverScript, ...planScript } });
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
   w.gh.addUser({ login: 'tina', permission: 'triage' });
   const issue = w.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' });
-  ok(await w.run('issues', 'opened', { issue: issue.number }));
+  ok(await w.run('issues', 'opened', { issue: issue.number }, { inputs: { phase: 'triage' } }));
   expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover']);
   expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['discover']);
   return { w, n: issue.number };
@@ -61,6 +65,22 @@ describe('a stage label set while the next run is queued', () => {
     expect(w.models.calls.filter((c) => c.role === 'discover' && c.status === 200).length).toBeGreaterThan(0);
     expect(labelsOf(w, n)).toEqual(['hydraflow-shape']);
     expect(stateOf(w, n)!.history.filter((h) => h.by === 'human')).toEqual([]);
+  });
+
+  it('the template’s routing step: discovery in the opened run, then a writer’s hydraflow-plan while shape is queued', async () => {
+    world = await createWorld({ script: { triage: { json: vague }, ...discoverScript, ...planScript } });
+    const w = world;
+    w.gh.addUser({ login: 'lee', permission: 'write' });
+    const n = w.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' }).number;
+    ok(await w.run('issues', 'opened', { issue: n }));
+    expect(labelsOf(w, n)).toEqual(['hydraflow-shape']);
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['shape']);
+    await planLabelWhileQueued(w, n, 'lee');
+    expect(w.models.calls.filter((c) => c.role === 'shape')).toEqual([]);
+    expect(labelsOf(w, n)).toEqual(['hydraflow-plan']);
+    const { history, stage } = stateOf(w, n)!;
+    expect(stage).toBe('plan');
+    expect(history.filter((h) => h.by === 'human')[0]).toMatchObject({ from: 'shape', to: 'plan', actor: 'lee' });
   });
 
   it('a label HydraFlow’s own identity set (a dead run’s unpublished move) is no human’s: discovery goes on', async () => {

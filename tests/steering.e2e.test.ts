@@ -18,6 +18,8 @@ const vague = {
   enrichment: 'Needs a direction.',
   reasons: ['No success criterion.'],
 };
+/** Triage routes the vague issue to discovery, which goes on in the same run: the brief, then hydraflow-shape. */
+const vagueScript = { triage: { json: vague }, ...discoverScript };
 
 let world: World | undefined;
 afterEach(async () => {
@@ -49,7 +51,7 @@ async function triaged(w: World) {
     labels: ['ux'],
   });
   expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
-  expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover', 'ux']);
+  expect(labelsOf(w, issue.number)).toEqual(['hydraflow-shape', 'ux']);
   return issue;
 }
 
@@ -65,7 +67,7 @@ function humanLabels(w: World, issue: number, add: string[], remove: string[]) {
 
 describe('human overrides by label (ADR-0002)', () => {
   it('a human moving the issue to another stage wins; the old stage label goes, other labels stay', async () => {
-    world = await createWorld({ script: { triage: { json: vague } } });
+    world = await createWorld({ script: vagueScript });
     const issue = await triaged(world);
     humanLabels(world, issue.number, ['hydraflow-plan'], []);
     const run = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-plan', sender: 'lee' });
@@ -74,30 +76,30 @@ describe('human overrides by label (ADR-0002)', () => {
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-plan', 'ux']);
     const state = stateOf(world, issue.number);
     expect(state.stage).toBe('plan');
-    expect(state.history.at(-1)).toMatchObject({ from: 'discover', to: 'plan', by: 'human', actor: 'lee' });
+    expect(state.history.at(-1)).toMatchObject({ from: 'shape', to: 'plan', by: 'human', actor: 'lee' });
     expect(progress(world, issue.number).body).toContain('Moved to plan by lee');
   });
 
   it('hydraflow-find set by a human triages the issue again', async () => {
-    world = await createWorld({ script: { triage: { json: vague } } });
+    world = await createWorld({ script: vagueScript });
     const issue = await triaged(world);
-    humanLabels(world, issue.number, ['hydraflow-find'], ['hydraflow-discover']);
+    humanLabels(world, issue.number, ['hydraflow-find'], ['hydraflow-shape']);
     const run = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-find', sender: 'lee' });
     expect(run.exitCode, run.stdout).toBe(0);
     expect(
       world.models.calls.filter((c) => c.role === 'triage'),
       run.stdout,
     ).toHaveLength(2);
-    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover', 'ux']);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-shape', 'ux']);
   });
 
   it('removing the pipeline label takes the issue out of the pipeline', async () => {
-    world = await createWorld({ script: { triage: { json: vague } } });
+    world = await createWorld({ script: vagueScript });
     const issue = await triaged(world);
-    humanLabels(world, issue.number, [], ['hydraflow-discover']);
+    humanLabels(world, issue.number, [], ['hydraflow-shape']);
     const run = await world.run('issues', 'unlabeled', {
       issue: issue.number,
-      label: 'hydraflow-discover',
+      label: 'hydraflow-shape',
       sender: 'lee',
     });
     expect(run.exitCode, run.stdout).toBe(0);
@@ -106,7 +108,7 @@ describe('human overrides by label (ADR-0002)', () => {
   });
 
   it('closing an issue strips its stage label', async () => {
-    world = await createWorld({ script: { triage: { json: vague } } });
+    world = await createWorld({ script: vagueScript });
     const issue = await triaged(world);
     world.gh.world.issues.get(issue.number)!.state = 'closed';
     const run = await world.run('issues', 'closed', { issue: issue.number, sender: 'lee' });
@@ -118,7 +120,9 @@ describe('human overrides by label (ADR-0002)', () => {
 
 describe('commands and chains', () => {
   it('/retry resumes triage after an escalation', async () => {
-    world = await createWorld({ script: { triage: [{ fault: 'junk' }, { fault: 'junk' }, { json: vague }] } });
+    world = await createWorld({
+      script: { triage: [{ fault: 'junk' }, { fault: 'junk' }, { json: vague }], ...discoverScript },
+    });
     world.gh.addUser({ login: 'lee', permission: 'write' });
     const issue = world.gh.world.issue({ title: 'Better onboarding', body: 'Users get lost.', author: 'lee' });
     await world.run('issues', 'opened', { issue: issue.number });
@@ -126,7 +130,7 @@ describe('commands and chains', () => {
     const retry = world.gh.world.comment(issue.number, { author: 'lee', body: '/retry' });
     const run = await world.run('issue_comment', 'created', { issue: issue.number, comment: retry.id });
     expect(run.exitCode, run.stdout).toBe(0);
-    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover']);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-shape']);
     expect(stateOf(world, issue.number).lastError).toBeUndefined();
   });
 
@@ -199,7 +203,7 @@ describe('commands and chains', () => {
   });
 
   it('a command is done once per comment: redeliveries of /triage call no model and dispatch nothing', async () => {
-    world = await createWorld({ script: { triage: { json: vague } } });
+    world = await createWorld({ script: vagueScript });
     const issue = await triaged(world);
     const command = world.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
     const first = await world.run('issue_comment', 'created', { issue: issue.number, comment: command.id });
@@ -207,20 +211,20 @@ describe('commands and chains', () => {
     const calls = world.models.calls.length;
     const dispatches = world.gh.world.dispatches.length;
     const lock = world.gh.world.reactionsFor({ type: 'issue', number: issue.number }).map((r) => r.id);
-    expect(calls).toBe(2);
+    expect(calls).toBe(4); // triage and discovery, twice: the issue's opening, then /triage
     const redelivered = await world.run('issue_comment', 'created', { issue: issue.number, comment: command.id });
     const again = await world.run('issue_comment', 'created', { issue: issue.number, comment: command.id });
     for (const r of [redelivered, again]) expect(r.exitCode, r.stdout).toBe(0);
     expect(world.models.calls).toHaveLength(calls);
     expect(world.gh.world.dispatches).toHaveLength(dispatches);
-    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-discover', 'ux']);
+    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-shape', 'ux']);
     // the lock the first run handed to the next phase is left as it was
     expect(world.gh.world.reactionsFor({ type: 'issue', number: issue.number }).map((r) => r.id)).toEqual(lock);
   });
 
   it('an issue a human labelled hydraflow-epic without phase sub-issues is not closed as done by /retry', async () => {
     // property test tests/property/pipeline-histories: "all 0 phases are done" closed it as completed
-    world = await createWorld({ script: { triage: { json: vague } } });
+    world = await createWorld({ script: vagueScript });
     const issue = await triaged(world);
     humanLabels(world, issue.number, ['hydraflow-epic'], []);
     const moved = await world.run('issues', 'labeled', { issue: issue.number, label: 'hydraflow-epic', sender: 'lee' });
@@ -245,15 +249,11 @@ describe('commands and chains', () => {
     for (const name of ['/triage', '/retry', '/groom', '/ship-it', '/help']) expect(replies[0]!.body).toContain(name);
   });
 
-  it('the shape phase discover dispatches posts its directions and keeps the other labels', async () => {
-    world = await createWorld({ script: { triage: { json: vague }, ...discoverScript } });
-    const issue = await triaged(world);
-    expect((await world.runDispatch()).exitCode).toBe(0); // discover: the brief, then hydraflow-shape
-    expect(labelsOf(world, issue.number)).toEqual(['hydraflow-shape', 'ux']);
-    const next = await world.run('workflow_dispatch', undefined, {
-      inputs: { issue: String(issue.number), phase: 'shape', actor: 'lee' },
-      sender: BOT_LOGIN,
-    });
+  it('the shape phase discovery dispatches posts its directions and keeps the other labels', async () => {
+    world = await createWorld({ script: vagueScript });
+    const issue = await triaged(world); // triage, then discovery in the same run: the brief, then hydraflow-shape
+    expect(world.gh.world.dispatches.at(-1)?.inputs).toMatchObject({ phase: 'shape', issue: String(issue.number) });
+    const next = await world.runDispatch();
     expect(next.exitCode, next.stdout).toBe(0);
     expect(next.outputs.decision).toBe('shape');
     expect(labelsOf(world, issue.number)).toEqual(['hydraflow-shape', 'ux']);
@@ -264,7 +264,7 @@ describe('commands and chains', () => {
 
 describe('state across comment pages', () => {
   it('finds its state comment behind 150 human comments and updates it in place', async () => {
-    world = await createWorld({ script: { triage: { json: vague } } });
+    world = await createWorld({ script: vagueScript });
     world.gh.addUser({ login: 'lee', permission: 'write' });
     const issue = world.gh.world.issue({ title: 'Busy thread', body: 'Users get lost.', author: 'lee' });
     for (let i = 0; i < 120; i++) world.gh.world.comment(issue.number, { author: 'lee', body: `before ${i}` });
@@ -272,12 +272,13 @@ describe('state across comment pages', () => {
     for (let i = 0; i < 150; i++) world.gh.world.comment(issue.number, { author: 'lee', body: `after ${i}` });
     const relabel = await world.run('issues', 'labeled', {
       issue: issue.number,
-      label: 'hydraflow-discover',
+      label: 'hydraflow-shape',
       sender: 'lee',
     });
     expect(relabel.exitCode, relabel.stdout).toBe(0);
     const comments = world.gh.world.commentsOn(issue.number).filter((c) => c.user === BOT_LOGIN);
-    expect(comments).toHaveLength(1);
+    expect(comments.filter((c) => c.body.includes('hydraflow:progress'))).toHaveLength(1);
+    expect(comments).toHaveLength(2); // the progress comment and the discovery brief
     expect(stateOf(world, issue.number).history.at(-1)).toMatchObject({ by: 'human', actor: 'lee' });
   });
 });
@@ -294,7 +295,7 @@ describe('guards', () => {
   });
 
   it('a budget that the next call would exceed stops work before the call, visibly', async () => {
-    world = await createWorld({ script: { triage: { json: vague } } });
+    world = await createWorld({ script: vagueScript });
     world.gh.addUser({ login: 'lee', permission: 'write' });
     const issue = world.gh.world.issue({ title: 'Anything', body: 'x'.repeat(4000), author: 'lee' });
     const run = await world.run(

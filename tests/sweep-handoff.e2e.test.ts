@@ -33,7 +33,11 @@ const stateOf = (w: World, n: number): IssueState => {
 };
 const ok = (run: ActionRun) => expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
-/** A writer's vague issue, triaged by its `opened` run: discover is dispatched, and the 👀 handed to it. */
+/**
+ * A writer's vague issue, triaged by its `opened` run: discover is dispatched, and the 👀 handed to it. The run is a
+ * step that runs triage alone (`actions/triage`), which dispatches discovery; the template's routing step goes on with
+ * it in the same run, and hands shape on the same way (the claim and the sweep do not depend on the phase).
+ */
 async function handedToDiscover() {
   clock = await new SimulatedClock().listen();
   const sim = clock;
@@ -42,7 +46,7 @@ async function handedToDiscover() {
   w.gh.addUser({ login: 'lee', permission: 'write' });
   const issue = w.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' });
   const n = issue.number;
-  ok(await w.run('issues', 'opened', { issue: n }, { env: sim.stepEnv() }));
+  ok(await w.run('issues', 'opened', { issue: n }, { env: sim.stepEnv(), inputs: { phase: 'triage' } }));
   expect(labelsOf(w, n)).toEqual(['hydraflow-discover']);
   expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['discover']);
   const [handed] = eyes(w, n);

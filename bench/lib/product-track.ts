@@ -1,14 +1,14 @@
 /**
  * The product track up to plan for `pnpm bench` (issue #18): a vague issue opened by alice goes through triage (route
- * discover), the dispatched discover run (a research agent: a server-side web search and an issue search, a look at
- * the README, then the brief) and on to `hydraflow-shape`, under the lifecycle simulator — the real workflow template,
- * the built dist/, the scripted model server with a latency per answer — the machinery of the clear-issue lifecycle
- * (bench/lib/lifecycle.ts: phase attribution by the steps' phase spans, HydraFlow's requests by its bot identity, the
- * signed ledger).
+ * discover) and, in the same run (docs/adr/0025-discovery-goes-on-in-the-triage-run.md), discovery (a research agent: a
+ * server-side web search and an issue search, a look at the README, then the brief), and on to `hydraflow-shape`,
+ * under the lifecycle simulator — the real workflow template, the built dist/, the scripted model server with a latency
+ * per answer — the machinery of the clear-issue lifecycle (bench/lib/lifecycle.ts: phase attribution by the steps'
+ * phase spans, HydraFlow's requests by its bot identity, the signed ledger).
  *
- * The discover phase's wall time runs from the triage run's workflow_dispatch request (the hand-off) to the simulator
- * going quiet after the discover run: the simulator routing the dispatch, the job's setup and checkout, HydraFlow's
- * step and everything it waits on. Its critical path is the discover model calls, one after another (one agent).
+ * The discover phase's wall time runs from the start of its span in the routing step (triage has handed it the issue)
+ * to the end of that job's last step: HydraFlow's fresh read of the issue, the discovery and everything it waits on,
+ * and the step's exit. Its critical path is the discover model calls, one after another (one agent).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -25,6 +25,7 @@ import {
 import { completeBrief, direction, shapedDirections } from '../../tests/support/briefs';
 import { triageVague } from '../../tests/lifecycle/backlog';
 import { lifecycleWorld, type LifecycleWorld } from '../../tests/lifecycle/scenario';
+import { readPhaseSpans } from '../../src/phases/phase-context';
 import { isHydraflowStep, phaseAt, phasesOf } from './lifecycle';
 
 /** Whether the shape phase is built in this checkout (it landed on its own branch; until then its metrics are absent). */
@@ -98,7 +99,7 @@ export interface ProductTrackRun {
   turnJobs: JobRecord[];
   /** issues.opened dispatched → quiet in shape, ms */
   wallMs: number;
-  /** the triage run's workflow_dispatch request (the hand-off) → the discover job's last step's end, ms */
+  /** the discover phase's span starting in the routing step → that job's last step's end, ms */
   discoverWallMs: number;
   /** the human's reply dispatched → quiet after shape's turn, ms (undefined while shape is not built) */
   turnWallMs?: number;
@@ -107,8 +108,10 @@ export interface ProductTrackRun {
 }
 
 const stepEnd = (job: JobRecord) => Math.max(...job.steps.map((s) => s.endedAt ?? 0));
-const isDispatch = (r: { actor: string | null; method: string; path: string }) =>
-  r.actor === BOT_LOGIN && r.method === 'POST' && /\/actions\/workflows\/[^/]+\/dispatches$/.test(r.path);
+/** When the discover phase began in `job`'s HydraFlow step (its phase spans), epoch ms. */
+const discoverStart = (job: JobRecord) =>
+  job.steps.flatMap((s) => (isHydraflowStep(s) ? readPhaseSpans(s.summary) : [])).find((p) => p.phase === 'discover')
+    ?.startedAt;
 /** The job that ran `phase` (its HydraFlow step's phase spans name it). */
 const jobOf = (jobs: JobRecord[], phase: string) =>
   jobs.find((j) => j.steps.some((s) => isHydraflowStep(s) && (phasesOf(s) ?? '').split('+').includes(phase)));
@@ -128,16 +131,16 @@ export async function runProductTrack(latencyMs: number): Promise<ProductTrackRu
     const labels = () => world.gh.world.issues.get(issue.number)!.labels.filter((l) => l.startsWith('hydraflow-'));
     if (labels().join() !== 'hydraflow-shape')
       throw new Error(`the vague issue ended at ${labels().join() || 'no label'}`);
-    const handOff = world.gh.requests.find(isDispatch);
     const discoverJob = jobOf(jobs, 'discover');
-    if (!handOff || !discoverJob) throw new Error('triage dispatched no discover run');
+    const startedAt = discoverJob && discoverStart(discoverJob);
+    if (!discoverJob || startedAt === undefined) throw new Error('no run discovered after triage');
     const run: ProductTrackRun = {
       world,
       issue: issue.number,
       jobs,
       turnJobs: [],
       wallMs,
-      discoverWallMs: stepEnd(discoverJob) - handOff.at,
+      discoverWallMs: stepEnd(discoverJob) - startedAt,
     };
     if (!shapeBuilt()) return run;
     if (!jobOf(jobs, 'shape')) throw new Error('discover handed nothing to shape');
@@ -174,7 +177,7 @@ export interface ProductTrackSample {
   /** the shape turn's requests, "METHOD path" (every request of HydraFlow's after the reply) */
   turnRequests: string[];
   jobs: number;
-  /** the discover run's steps and their spans, ms (the rest of discoverWallMs is the simulator's routing and setup) */
+  /** the steps of the run that triaged and discovered, and their spans, ms */
   discoverSteps: { step: string; span_ms: number }[];
   ledger: LedgerEntry[];
   violations: number;

@@ -225,7 +225,7 @@ export function phaseContext(
  * ends: implement is the routing step's last phase, and the publish step's review dispatches its refiner.
  */
 export function canContinueWith(app: App, phase: string): boolean {
-  // a phase of another job (publish) runs only there; one that has a run of its own (grooming, discover) is
+  // a phase of another job (publish) runs only there; one that has a run of its own (grooming, shape) is
   // dispatched; the hourly sweep goes on with no issue's next phase itself
   if (!isBuiltPhase(phase) || phaseFacts(phase).job !== 'routing' || phaseFacts(phase).ownRun || !app.chain)
     return false;

@@ -329,7 +329,7 @@ export async function resumption(app: App, ctx: PhaseContext, firstPhase: string
   if (refused.length > 0) {
     return firstPhase === 'triage'
       ? undefined
-      : runEscalating(ctx, claim.phase, () => honourMovesRefusedByLock(ctx, refused));
+      : runEscalating(ctx, claim.phase, () => honourMovesRefusedByLock(ctx, refused, undefined, claim.phase));
   }
   return {
     summary: `resumed at ${claim.phase}, where an earlier attempt of this run had gone on to`,

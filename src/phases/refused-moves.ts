@@ -35,6 +35,12 @@ export async function honourMovesRefusedByLock(
   stages: readonly PipelineStage[],
   /** the dead attempt's own event, a label change, when that is what it ran for (handlers/override.ts) */
   own?: { stage: PipelineStage | null; actor: string },
+  /**
+   * The phase the dead attempt had gone on to in this run (its claim names it): resumed when no label is honoured, as
+   * a re-run with no labels set meanwhile resumes it (handlers/phase.ts, resumption). Without it, nothing would run
+   * that phase: the issue would wait at its label with no run on the way.
+   */
+  resume?: string,
 ): Promise<PhaseOutcome> {
   const { session, issue } = ctx;
   const lock = await session.acquire(); // the dead attempt's own lock: same run id
@@ -90,6 +96,13 @@ export async function honourMovesRefusedByLock(
     // Otherwise the issue stays at the state's stage, its label back if someone's change took it.
     const ownLabel = session.state.stage ? labelFor(session.state.stage) : undefined;
     if (ownLabel && !left.includes(ownLabel)) await ctx.issues.addLabels(issue.number, [ownLabel]);
+    if (resume) {
+      return {
+        summary: `stage labels set meanwhile by people who may not steer undone; resumed at ${resume}`,
+        stage: session.currentStage,
+        continueWith: resume,
+      };
+    }
     await endPhase(session, {
       headline: 'A stage label set while HydraFlow held the issue was undone',
       next: `HydraFlow resumes from ${session.currentStage ?? 'where it was'} when that phase runs.`,

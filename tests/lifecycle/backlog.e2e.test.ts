@@ -8,7 +8,7 @@
  * `schedule`) triages what is left, hour after hour, within what the budget lets it (ADR 0014).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BRIEF_MARKER, decodeStateBlock, pipelineLabelsOf } from '@hydraflow/core';
+import { BRIEF_MARKER, DIRECTIONS_MARKER, decodeStateBlock, pipelineLabelsOf } from '@hydraflow/core';
 import { BOT_LOGIN, expectNoViolations, formatTimeline, SimulatedClock, type JobRecord } from '@hydraflow/testkit';
 import { discoverScript } from '../support/briefs';
 import {
@@ -89,32 +89,37 @@ describe('a backlog labelled at once', () => {
     const world = await lifecycleWorld({ triage: triageVague, ...discoverScript }, {}, { clock });
     try {
       const [n] = backlog(world, 1);
-      // The discover run takes the lock triage handed it over: it deletes the hand-off 👀 (its compare-and-swap), and
-      // GitHub's hourly budget ends with that request, so the 👀 it puts on next meets the primary limit, an hour away.
+      // The shape run takes the lock discovery handed it over (triage went on with discovery in its own run): it
+      // deletes the hand-off 👀 (its compare-and-swap), and GitHub's hourly budget ends with that request, so the 👀 it
+      // puts on next meets the primary limit, an hour away.
       world.gh.faults.beforeNext({ methods: ['DELETE'], pathIncludes: '/reactions/' }, () =>
         world.gh.faults.primaryRemaining(1),
       );
       labelAll(world, [n!]);
       const jobs: JobRecord[] = [...(await world.lc.runUntilQuiet())];
       const issue = world.gh.world.issues.get(n!)!;
-      // the cut as it happened: discover waits with no 👀 on the issue (the listing's count the sweep looks at)
-      expect(pipelineLabelsOf(issue.labels), formatTimeline(jobs)).toEqual(['hydraflow-discover']);
+      const directions = () =>
+        world.gh.world.commentsOn(n!).filter((c) => c.user === BOT_LOGIN && c.body.startsWith(DIRECTIONS_MARKER));
+      // the cut as it happened: shape waits with no 👀 on the issue (the listing's count the sweep looks at)
+      expect(pipelineLabelsOf(issue.labels), formatTimeline(jobs)).toEqual(['hydraflow-shape']);
+      expect(directions()).toEqual([]);
       expect(locks(world, [n!])).toEqual([]);
       expect(jobs.filter(stoppedByRateLimit).length).toBe(1);
 
-      for (let sweep = 0; sweep < 2 && !issue.labels.includes('hydraflow-shape'); sweep++) {
+      for (let sweep = 0; sweep < 2 && directions().length === 0; sweep++) {
         clock.advance(HOUR);
         schedule(world);
         jobs.push(...(await world.lc.runUntilQuiet()));
       }
       const timeline = formatTimeline(jobs, { steps: true });
       expect(pipelineLabelsOf(issue.labels), timeline).toEqual(['hydraflow-shape']);
+      expect(directions(), timeline).toHaveLength(1);
       expect(locks(world, [n!]), timeline).toEqual([]);
       const bot = world.gh.world.commentsOn(n!).filter((c) => c.user === BOT_LOGIN);
       expect(bot.filter((c) => c.body.startsWith(BRIEF_MARKER)).length).toBe(1);
-      // the cut run stopped before its research: discovery asked the model once
-      expect(world.models.calls.filter((c) => c.role === 'discover' && c.status === 200).length).toBe(1);
-      expect(world.models.calls.filter((c) => c.role === 'triage' && c.status === 200).length).toBe(1);
+      // the cut run stopped before its call: shape asked the model once
+      for (const role of ['triage', 'discover', 'shape'])
+        expect(world.models.calls.filter((c) => c.role === role && c.status === 200).length, role).toBe(1);
       expectNoViolations(world.gh);
     } finally {
       await world.close();

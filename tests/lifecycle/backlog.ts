@@ -10,10 +10,10 @@ import { lifecycleWorld, type LifecycleWorld } from './scenario';
 export const HOUR = 3_600_000;
 
 /**
- * Each backlog item is vague product intent: triage routes it to product discovery, a dispatched run of its own whose
+ * Each backlog item is vague product intent: triage routes it to product discovery, which goes on in the same run: its
  * research agent posts a complete brief at once (tests/support/briefs.ts) and moves the issue on to shape, whose
- * dispatched run posts the directions and waits for a human — two more runs and model calls per issue, also under the
- * limits.
+ * dispatched run posts the directions and waits for a human — one more run and two more model calls per issue, also
+ * under the limits.
  */
 export const triageVague = {
   json: {

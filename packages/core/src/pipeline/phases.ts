@@ -46,7 +46,9 @@ export interface PhaseFacts {
   workingTree: boolean;
   /**
    * Always started in a workflow run of its own (dispatched), never continued in the run that hands the issue on
-   * (src/phases/next-phase.ts): its agents take long, and its log and job summary are its own.
+   * (src/phases/next-phase.ts): grooming's five agents take long and their log and job summary are their own; shape
+   * mostly answers a human's reply, in that comment's run. Discovery goes on in the run that triaged the issue, as
+   * planning does (docs/adr/0025-discovery-goes-on-in-the-triage-run.md).
    */
   ownRun: boolean;
   /** Built in this version. A phase that is not says so on the issue and leaves it at its stage. */
@@ -77,7 +79,7 @@ export const PHASE_TABLE = {
     action: 'discover',
     events: ['workflow_dispatch'],
     workingTree: true,
-    ownRun: true,
+    ownRun: false,
     built: true,
   },
   shape: {
