@@ -118,7 +118,11 @@ describe('pipeline labels are permission-checked', () => {
     // Pipeline property test (seed -71234849): the re-run saw a third pipeline label (tina's hydraflow-find, its event
     // still on its way), left hydraflow-plan beside hydraflow-discover, and tina's refused label was undone alone.
     world = await createWorld({
-      script: { triage: [{ json: clear }, { json: { ...clear, needs_discovery: true } }], ...planScript, ...discoverScript },
+      script: {
+        triage: [{ json: clear }, { json: { ...clear, needs_discovery: true } }],
+        ...planScript,
+        ...discoverScript,
+      },
     });
     const w = world;
     w.gh.addUser({ login: 'lee', permission: 'write' });
