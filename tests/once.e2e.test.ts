@@ -205,6 +205,46 @@ describe('a command is done once per comment, re-runs included', () => {
     expect(w.gh.world.dispatches.map((d) => d.inputs.phase).at(-1)).toBe('implement');
   });
 
+  it('the same re-run, after a triage-role user set hydraflow-ready meanwhile: her label is undone, the plan finished, triage not asked again', async () => {
+    // Found by tests/label-permissions.e2e.test.ts on the product track (docs/adr/0025): a forced /triage re-run
+    // triaged again, and a re-run that undid a label of someone who may not steer stopped there, with the issue at
+    // hydraflow-plan and no run on the way
+    world = await createWorld({
+      script: { triage: [{ json: vague }, { json: clear }], ...discoverScript, ...planScript },
+    });
+    const w = world;
+    w.gh.addUser({ login: 'tina', permission: 'triage' });
+    const issue = await openIssue(w);
+    expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+    let armed = false;
+    w.gh.onEvent((e) => {
+      if (armed || e.name !== 'issue_comment' || e.action !== 'edited') return;
+      if (!progress(w, issue.number).body.includes('Triaged: clarity 9/10')) return;
+      armed = true; // the plan's fresh look at the issue fails on every attempt: the run dies in the plan
+      w.gh.faults.failNext(4, 500, { methods: ['GET'], pathIncludes: `/issues/${issue.number}` });
+    });
+    const command = w.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
+    const run = (runAttempt: number) =>
+      w.run('issue_comment', 'created', { issue: issue.number, comment: command.id }, { runId: '5300', runAttempt });
+    expect((await run(1)).exitCode).toBe(1);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-plan']);
+    w.gh.world.setLabelsAs(issue.number, 'tina', { add: ['hydraflow-ready'] });
+
+    const rerun = await run(2);
+    expect(rerun.exitCode, rerun.stdout).toBe(0);
+    expect(roles(w).filter((r) => r === 'triage')).toHaveLength(2);
+    expect(roles(w).filter((r) => r === 'plan_review')).toHaveLength(1);
+    const said = w.gh.world
+      .commentsOn(issue.number)
+      .filter((c) => c.user === BOT_LOGIN)
+      .map((c) => c.body)
+      .join('\n');
+    expect(said).toMatch(/`tina`.*hydraflow-ready.*undone/s);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-ready']); // the plan's move, not tina's
+    expect(progress(w, issue.number).body).toContain('Planned');
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase).at(-1)).toBe('implement');
+  });
+
   /** What a duplicate delivery or a re-run must leave as it was: the models' record and every trace on GitHub. */
   const worldOf = (w: World, n: number) => ({
     models: roles(w),
