@@ -154,10 +154,10 @@ describe('the sample repository under the simulator', () => {
     ]);
   });
 
-  it('HydraFlow’s template: issues.opened → triage through dist/ → workflow_dispatch to discovery → shape, run by the simulator', async () => {
+  it('HydraFlow’s template: issues.opened → triage and discovery through dist/ → workflow_dispatch to shape, run by the simulator', async () => {
     const sim = lc!;
-    // A vague issue: triage routes it to product discovery, which runs in a workflow run of its own (a clear one goes
-    // on into planning in the same run: tests/lifecycle), and discovery dispatches shape, which posts its directions.
+    // A vague issue: triage routes it to product discovery, which goes on in the same run (docs/adr/0025; a clear one
+    // goes on into planning), and discovery dispatches shape, which posts its directions in a run of its own.
     const brief = {
       summary: 'Slugs of accented titles lose their letters, so links to such pages read as noise.',
       existing_solutions: [
@@ -203,26 +203,26 @@ describe('the sample repository under the simulator', () => {
     sim.dispatch('issues', 'opened', { issue: issue.number });
     const all = await sim.runUntilQuiet();
     const timeline = formatTimeline(all);
-    // the agent and publish jobs of each run are skipped: none of the three runs prepared implement
-    expect(all.filter((j) => j.job !== 'hydraflow').map((j) => j.status)).toEqual(Array(6).fill('skipped'));
+    // the agent and publish jobs of each run are skipped: neither run prepared implement
+    expect(all.filter((j) => j.job !== 'hydraflow').map((j) => j.status)).toEqual(Array(4).fill('skipped'));
     const jobs = routingJobs(all);
+    expect(jobs, timeline).toHaveLength(2);
     expect(jobs[0], timeline).toMatchObject({
       workflow: 'hydraflow.yml',
       event: 'issues',
       action: 'opened',
       status: 'success',
     });
-    const triage = jobs[0]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
-    expect(triage.outputs.stage, triage.stdout).toBe('discover');
-    // discovery, in the run the dispatch started (jobs[1]): the brief, then hydraflow-shape
-    const discover = jobs[1]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
-    expect(discover.outputs.decision).toBe('discover');
-    expect(discover.outputs.stage, discover.stdout).toBe('shape');
+    // triage, then discovery in the same step: the brief, then hydraflow-shape
+    const opened = jobs[0]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
+    expect(opened.outputs.decision, opened.stdout).toBe('triage');
+    expect(opened.outputs.stage, opened.stdout).toBe('shape');
+    expect(opened.summary).toContain('"phase":"discover"');
     expect(gh.world.commentsOn(issue.number).filter((c) => c.body.startsWith('<!-- hydraflow:brief -->'))).toHaveLength(
       1,
     );
-    // shape, in the run discovery dispatched (jobs[2]): the directions, and the issue waits at hydraflow-shape
-    const shape = jobs[2]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
+    // shape, in the run discovery dispatched (jobs[1]): the directions, and the issue waits at hydraflow-shape
+    const shape = jobs[1]!.steps.find((s) => s.name.startsWith('hydraflow/hydraflow'))!;
     expect(shape.outputs.decision, timeline).toBe('shape');
     expect(shape.outputs.stage, shape.stdout).toBe('shape');
     expect(gh.world.issues.get(issue.number)!.labels).toContain('hydraflow-shape');
@@ -236,17 +236,16 @@ describe('the sample repository under the simulator', () => {
       // issue events and dispatches share the group of the issue's branch, as its pull request's events do
       group: `hydraflow-hydraflow/issue-${issue.number}`,
     });
-    expect(gh.events.find((e) => e.name === 'workflow_dispatch')?.inputs).toMatchObject({
-      issue: String(issue.number),
-      phase: 'discover',
-    });
+    expect(gh.events.filter((e) => e.name === 'workflow_dispatch').map((e) => e.inputs)).toEqual([
+      expect.objectContaining({ issue: String(issue.number), phase: 'shape' }),
+    ]);
     // the routing jobs check nothing out (docs/adr/0020): each run read the default branch's .github/hydraflow.yml
     // through the API (one GraphQL request), at the sample's commit
     expect(all.flatMap((j) => j.steps.map((s) => s.name)).filter((n) => /checkout/i.test(n))).toEqual([]);
     const reads = gh.requests.filter(
       (r) => r.method === 'POST' && r.path === '/graphql' && JSON.stringify(r.body).includes('defaultBranchRef'),
     );
-    expect(reads.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(reads.map((r) => r.status)).toEqual([200, 200]);
     expect(gh.world.refs.get(`refs/heads/${gh.world.defaultBranch}`)).toBe(sample.initialSha);
   });
 });
