@@ -207,7 +207,7 @@ export interface EmulatedWorkflowJob {
   startedAt: string;
   completedAt: string;
   /** GitHub's steps: "Set up job", the job's steps in order, "Complete job"; numbered from 1 */
-  steps: { name: string; conclusion: 'success' | 'failure' | 'skipped' }[];
+  steps: { name: string; conclusion: 'success' | 'failure' | 'skipped' | 'cancelled' }[];
   /** the check run GitHub reports the job as (its annotations are the job's) */
   checkRunId: number;
 }

@@ -199,7 +199,8 @@ export type JobStatusName = 'success' | 'failure' | 'skipped' | 'cancelled';
 export interface StepRecord {
   id: string;
   name: string;
-  outcome: 'success' | 'failure' | 'skipped';
+  /** `cancelled`: the run was cancelled while the step ran, and the step did not succeed (GitHub's word for it) */
+  outcome: 'success' | 'failure' | 'skipped' | 'cancelled';
   outputs: Record<string, string>;
   stdout: string;
   stderr?: string;
@@ -1310,7 +1311,13 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           where: '',
         };
         const startedAt = Date.now();
-        const r = await runStep(rt, spec, contexts);
+        const cancelledBefore = rt.cancelled();
+        const ran = await runStep(rt, spec, contexts);
+        // a step the cancellation interrupted is `cancelled` on GitHub, not `failure`
+        const r =
+          !cancelledBefore && rt.cancelled() && ran.outcome === 'failure'
+            ? { ...ran, outcome: 'cancelled' as const }
+            : ran;
         rec.steps.push({ id: step.id, name: step.name, ...r, startedAt, endedAt: Date.now() });
         for (const m of r.stdout.matchAll(/^::add-mask::(.*)$/gm)) masked.push(m[1]!.trim());
         const conclusion = r.outcome === 'failure' && step.continueOnError ? 'success' : r.outcome;
@@ -1342,7 +1349,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
   /**
    * The job as GitHub's API reports it once it ended (GET /actions/runs/{run_id}/attempts/{n}/jobs): its steps between
    * "Set up job" and "Complete job", and its check run's annotations — each `::error::`, `::warning::` and `::notice::`
-   * line of its steps, masked as the log is, and "Process completed with exit code N." for a failed `run:` step.
+   * line of its steps, masked as the log is, "Process completed with exit code N." for a failed `run:` step and "The
+   * operation was canceled." for a step a cancellation interrupted.
    */
   function recordJob(run: Run, job: LoadedJob, rec: JobRecord, checkRunId: number, masked: readonly string[]) {
     const mask = (text: string) => masked.reduce((t, m) => (m ? t.split(m).join('***') : t), text);
@@ -1355,6 +1363,8 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
           title: null,
           message: `Process completed with exit code ${step.exitCode}.`,
         });
+      if (step.outcome === 'cancelled')
+        annotations.push({ level: 'failure', title: null, message: 'The operation was canceled.' });
     }
     if (annotations.length > 0)
       w.checkRunAnnotations.set(

@@ -30,7 +30,9 @@ export function formatTimeline(
               .map(([k, v]) => `${k}=${v.length > 40 ? `${v.slice(0, 40)}…` : v}`)
               .join(' ')}`
           : '';
-      lines.push(`       ${s.outcome === 'success' ? '✓' : s.outcome === 'failure' ? '✗' : '-'} ${s.name}${out}`);
+      lines.push(
+        `       ${s.outcome === 'success' ? '✓' : s.outcome === 'failure' ? '✗' : s.outcome === 'cancelled' ? '⊘' : '-'} ${s.name}${out}`,
+      );
       if (s.outcome === 'failure') {
         const tailLines = `${s.stdout}\n${s.stderr ?? ''}`.trim().split('\n').slice(-6);
         for (const l of tailLines) lines.push(`           | ${l}`);
