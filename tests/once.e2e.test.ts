@@ -127,6 +127,28 @@ describe('a workflow_dispatch GitHub performed but answered 5xx', () => {
   });
 });
 
+/**
+ * A vague issue, triaged and discovered by its opened run; the next triage says clear, and once its verdict is in the
+ * progress comment GitHub fails every attempt of the next read (the plan's fresh look at the issue): a run that goes
+ * on into the plan dies there.
+ */
+async function vagueThenClearDyingInPlan() {
+  world = await createWorld({
+    script: { triage: [{ json: vague }, { json: clear }], ...discoverScript, ...planScript },
+  });
+  const w = world;
+  const issue = await openIssue(w);
+  expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
+  let armed = false;
+  w.gh.onEvent((e) => {
+    if (armed || e.name !== 'issue_comment' || e.action !== 'edited') return;
+    if (!progress(w, issue.number).body.includes('Triaged: clarity 9/10')) return;
+    armed = true;
+    w.gh.faults.failNext(4, 500, { methods: ['GET'], pathIncludes: `/issues/${issue.number}` });
+  });
+  return { w, issue };
+}
+
 describe('a command is done once per comment, re-runs included', () => {
   it('a re-run of a /triage run that finished calls no model, dispatches nothing and writes nothing', async () => {
     world = await createWorld({ script: { triage: { json: vague }, ...discoverScript } });
@@ -169,19 +191,7 @@ describe('a command is done once per comment, re-runs included', () => {
   });
 
   it('a re-run of a /triage run that died in the plan it went on to finishes the plan, without triaging again', async () => {
-    world = await createWorld({
-      script: { triage: [{ json: vague }, { json: clear }], ...discoverScript, ...planScript },
-    });
-    const w = world;
-    const issue = await openIssue(w);
-    expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
-    let armed = false;
-    w.gh.onEvent((e) => {
-      if (armed || e.name !== 'issue_comment' || e.action !== 'edited') return;
-      if (!progress(w, issue.number).body.includes('Triaged: clarity 9/10')) return;
-      armed = true; // GitHub fails every attempt of the next read (the plan's fresh look at the issue): the run dies
-      w.gh.faults.failNext(4, 500, { methods: ['GET'], pathIncludes: `/issues/${issue.number}` });
-    });
+    const { w, issue } = await vagueThenClearDyingInPlan();
     const command = w.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
     const died = await w.run(
       'issue_comment',
@@ -209,20 +219,8 @@ describe('a command is done once per comment, re-runs included', () => {
     // Found by tests/label-permissions.e2e.test.ts on the product track (docs/adr/0025): a forced /triage re-run
     // triaged again, and a re-run that undid a label of someone who may not steer stopped there, with the issue at
     // hydraflow-plan and no run on the way
-    world = await createWorld({
-      script: { triage: [{ json: vague }, { json: clear }], ...discoverScript, ...planScript },
-    });
-    const w = world;
+    const { w, issue } = await vagueThenClearDyingInPlan();
     w.gh.addUser({ login: 'tina', permission: 'triage' });
-    const issue = await openIssue(w);
-    expect((await w.run('issues', 'opened', { issue: issue.number })).exitCode).toBe(0);
-    let armed = false;
-    w.gh.onEvent((e) => {
-      if (armed || e.name !== 'issue_comment' || e.action !== 'edited') return;
-      if (!progress(w, issue.number).body.includes('Triaged: clarity 9/10')) return;
-      armed = true; // the plan's fresh look at the issue fails on every attempt: the run dies in the plan
-      w.gh.faults.failNext(4, 500, { methods: ['GET'], pathIncludes: `/issues/${issue.number}` });
-    });
     const command = w.gh.world.comment(issue.number, { author: 'lee', body: '/triage' });
     const run = (runAttempt: number) =>
       w.run('issue_comment', 'created', { issue: issue.number, comment: command.id }, { runId: '5300', runAttempt });
