@@ -116,6 +116,29 @@ describe('discover', () => {
     expect(roles(world)).toEqual(['triage', 'discover', 'discover']);
   });
 
+  it('GitHub failing the brief’s post sends the issue to a human with the error; /retry discovers again, without a second triage', async () => {
+    world = await createWorld({ script: { triage: { json: vague }, discover: researcher(complete, complete) } });
+    const w = world;
+    // GitHub answers 500 to every attempt to post the brief, after triage published its verdict in the same run
+    w.gh.faults.beforeNext({ methods: ['POST'], pathIncludes: '/comments', bodyIncludes: 'hydraflow:brief' }, () =>
+      w.gh.faults.failNext(4, 500, { methods: ['POST'], pathIncludes: '/issues/1/comments' }),
+    );
+    const { issue, discover: failed } = await throughDiscovery(w);
+    expect(failed.exitCode).toBe(1);
+    w.gh.faults.reset();
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-hitl']);
+    expect(progress(w, issue.number)).toMatch(/discover phase failed[\s\S]*500/);
+    expect(briefs(w, issue.number)).toEqual([]);
+
+    const retry = w.gh.world.comment(issue.number, { author: 'lee', body: '/retry' });
+    const resumed = await w.run('issue_comment', 'created', { issue: issue.number, comment: retry.id });
+    expect(resumed.exitCode, resumed.stdout).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-shape']);
+    expect(briefs(w, issue.number)).toHaveLength(1);
+    expect(roles(w).filter((r) => r === 'triage')).toHaveLength(1);
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['shape']);
+  });
+
   it('redoes a brief with gaps once, naming them; the second brief stands', async () => {
     world = await createWorld({ script: { triage: { json: vague }, discover: researcher(gappy, complete) } });
     const { issue, discover } = await throughDiscovery(world);
