@@ -109,7 +109,7 @@ async function settleDeadAttempt(
   if (!lock.ok) return { summary: nothing, stage: null };
   const refused = stagesBeside(issue.labels, ctx.session.state.stage ?? null);
   let outcome: PhaseOutcome = { summary: nothing, stage: null };
-  if (refused.length > 0) outcome = await honourMovesRefusedByLock(ctx, refused, request);
+  if (refused.length > 0) outcome = await honourMovesRefusedByLock(ctx, refused, { own: request });
   else {
     ctx.session.releaseClaim();
     await ctx.session.unlock();

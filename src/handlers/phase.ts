@@ -121,8 +121,8 @@ async function runPhase(app: App, request: PhaseRequest, ctx: PhaseContext, star
  */
 function doneBefore(app: App, ctx: PhaseContext, request: PhaseRequest): string | undefined {
   const { session } = ctx;
-  const { runId, runAttempt } = app.runner;
-  const interrupted = runAttempt > 1 && session.state.claim?.runId === runId;
+  const { runId } = app.runner;
+  const interrupted = session.earlierAttemptsClaim !== undefined;
   if (request.commandId !== undefined) {
     const id = `comment:${request.commandId}`;
     if (hasHandled(session.state, id) && !interrupted)
@@ -322,14 +322,14 @@ function handedCall(outcome: PhaseOutcome): EarlyCall | undefined {
  * itself when that is the first phase (a lone `hydraflow-find` asks it for a fresh triage).
  */
 export async function resumption(app: App, ctx: PhaseContext, firstPhase: string): Promise<PhaseOutcome | undefined> {
-  const claim = ctx.session.state.claim;
-  if (app.runner.runAttempt <= 1 || claim?.runId !== app.runner.runId || claim.phase === firstPhase) return undefined;
+  const claim = ctx.session.earlierAttemptsClaim;
+  if (!claim || claim.phase === firstPhase) return undefined;
   if (!ctx.canContinueWith(claim.phase)) return undefined;
   const refused = stagesBeside(ctx.issue.labels, ctx.session.state.stage ?? null);
   if (refused.length > 0) {
     return firstPhase === 'triage'
       ? undefined
-      : runEscalating(ctx, claim.phase, () => honourMovesRefusedByLock(ctx, refused, undefined, claim.phase));
+      : runEscalating(ctx, claim.phase, () => honourMovesRefusedByLock(ctx, refused, { resume: claim.phase }));
   }
   return {
     summary: `resumed at ${claim.phase}, where an earlier attempt of this run had gone on to`,

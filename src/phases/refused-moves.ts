@@ -33,14 +33,19 @@ type Setter =
 export async function honourMovesRefusedByLock(
   ctx: PhaseContext,
   stages: readonly PipelineStage[],
-  /** the dead attempt's own event, a label change, when that is what it ran for (handlers/override.ts) */
-  own?: { stage: PipelineStage | null; actor: string },
-  /**
-   * The phase the dead attempt had gone on to in this run (its claim names it): resumed when no label is honoured, as
-   * a re-run with no labels set meanwhile resumes it (handlers/phase.ts, resumption). Without it, nothing would run
-   * that phase: the issue would wait at its label with no run on the way.
-   */
-  resume?: string,
+  {
+    own,
+    resume,
+  }: {
+    /** the dead attempt's own event, a label change, when that is what it ran for (handlers/override.ts) */
+    own?: { stage: PipelineStage | null; actor: string };
+    /**
+     * The phase the dead attempt had gone on to in this run (its claim names it): resumed when no label is honoured,
+     * as a re-run with no labels set meanwhile resumes it (handlers/phase.ts, resumption). Without it, nothing would
+     * run that phase: the issue would wait at its label with no run on the way.
+     */
+    resume?: string;
+  } = {},
 ): Promise<PhaseOutcome> {
   const { session, issue } = ctx;
   const lock = await session.acquire(); // the dead attempt's own lock: same run id

@@ -63,9 +63,9 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
   const done = session.state.triage;
   // A re-run of a run whose earlier attempt triaged and went on to the next phase in this run (the claim it left names
   // that phase): a human's /triage or /retry was acted on by that attempt, and is not a reason to triage again.
-  const { claim } = session.state;
-  const wentOn = session.options.runAttempt > 1 && claim?.runId === session.options.runId && claim.phase !== 'triage';
-  let forced = ctx.forced && !wentOn;
+  const earlier = session.earlierAttemptsClaim?.phase;
+  const wentOnTo = earlier !== undefined && earlier !== 'triage' ? earlier : undefined;
+  let forced = ctx.forced && !wentOnTo;
   if (done && done.bodyHash === hash && !forced && ctx.swept) {
     // The hourly sweep finds hydraflow-find on an issue triaged on this very text. Beside the stage the state records,
     // it is a triage cut short after publishing its verdict (ADR 0014): finished without asking the model again.
@@ -90,7 +90,7 @@ export async function runTriage(ctx: PhaseContext): Promise<PhaseOutcome> {
     // hydraflow-find alone asks for a fresh triage (past the lock and the done verdict; the outsider wait still applies,
     // ADR 0019), only if a permitted human set it
     if (refused.length > 1 || refused[0] !== 'find' || !(await setByPermittedHuman(ctx, 'find')))
-      return honourMovesRefusedByLock(ctx, refused, undefined, wentOn ? claim.phase : undefined);
+      return honourMovesRefusedByLock(ctx, refused, { resume: wentOnTo });
     forced = true;
   }
 

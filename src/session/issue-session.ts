@@ -1,5 +1,6 @@
 import {
   hasLogin,
+  type Claim,
   type IssueState,
   type PipelineStage,
   type LedgerEntry,
@@ -224,6 +225,15 @@ export class IssueSession {
     const leftByDeadAttempt = this.options.runAttempt > 1 && this.state.claim === undefined;
     if (first?.created || (first && leftByDeadAttempt))
       await this.port.removeIssueReaction(this.options.issue, first.id);
+  }
+
+  /**
+   * The claim an earlier attempt of this very run left (a re-run: attempt > 1): it published a phase's state and then
+   * died, in that phase or in the next one of its chain, which the claim names. Undefined otherwise.
+   */
+  get earlierAttemptsClaim(): Claim | undefined {
+    const { claim } = this.state;
+    return this.options.runAttempt > 1 && claim?.runId === this.options.runId ? claim : undefined;
   }
 
   /** The issue waits for a human after an incident (found by this run or before): HydraFlow does no work on it. */
