@@ -139,6 +139,28 @@ describe('discover', () => {
     expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['shape']);
   });
 
+  it('an outsider’s vague issue is triaged and waits: no research is paid for until a maintainer’s /retry', async () => {
+    world = await createWorld({ script: { triage: { json: vague }, discover: researcher(complete, complete) } });
+    const w = world;
+    w.gh.addUser({ login: 'lee', permission: 'write' });
+    w.gh.addUser({ login: 'mallory', permission: 'read' });
+    const issue = w.gh.world.issue({ ...ISSUE, author: 'mallory' });
+    const opened = await w.run('issues', 'opened', { issue: issue.number });
+    expect(opened.exitCode, opened.stdout).toBe(0);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover']);
+    expect(roles(w)).toEqual(['triage']); // the run did not go on into discovery
+    expect(w.gh.world.dispatches).toEqual([]);
+    expect(briefs(w, issue.number)).toEqual([]);
+
+    const retry = w.gh.world.comment(issue.number, { author: 'lee', body: '/retry' });
+    const resumed = await w.run('issue_comment', 'created', { issue: issue.number, comment: retry.id });
+    expect(resumed.exitCode, resumed.stdout).toBe(0);
+    expect(roles(w)).toEqual(['triage', 'discover', 'discover']);
+    expect(briefs(w, issue.number)).toHaveLength(1);
+    expect(labelsOf(w, issue.number)).toEqual(['hydraflow-shape']);
+    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['shape']);
+  });
+
   it('redoes a brief with gaps once, naming them; the second brief stands', async () => {
     world = await createWorld({ script: { triage: { json: vague }, discover: researcher(gappy, complete) } });
     const { issue, discover } = await throughDiscovery(world);

@@ -22,20 +22,29 @@ const labelsOf = (w: World, n: number) => [...w.gh.world.issues.get(n)!.labels].
 const ok = (run: ActionRun) => expect(run.exitCode, run.stdout + run.stderr).toBe(0);
 
 /**
- * A vague issue by lee (write), triaged by its `opened` run: discover dispatched, not started yet. The workflow's
- * routing step goes on with discovery in its own run; a step that runs triage alone (`actions/triage` in a workflow of
- * the user's own) dispatches it, and that run can wait behind a human's label.
+ * A vague issue by lee (write), triaged by its `opened` run, and the run that comes next dispatched, not started yet:
+ * discover's, when a step runs triage alone (`actions/triage` in a workflow of the user's own dispatches the next
+ * phase), or shape's, when the template's routing step went on with discovery in the same run (docs/adr/0025).
  */
-async function discoverQueued() {
+async function queued(next: 'discover' | 'shape') {
   world = await createWorld({ script: { triage: { json: vague }, ...discoverScript, ...planScript } });
   const w = world;
   w.gh.addUser({ login: 'lee', permission: 'write' });
   w.gh.addUser({ login: 'tina', permission: 'triage' });
-  const issue = w.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' });
-  ok(await w.run('issues', 'opened', { issue: issue.number }, { inputs: { phase: 'triage' } }));
-  expect(labelsOf(w, issue.number)).toEqual(['hydraflow-discover']);
-  expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['discover']);
-  return { w, n: issue.number };
+  const n = w.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' }).number;
+  ok(await w.run('issues', 'opened', { issue: n }, next === 'discover' ? { inputs: { phase: 'triage' } } : {}));
+  expect(labelsOf(w, n)).toEqual([`hydraflow-${next}`]);
+  expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual([next]);
+  return { w, n };
+}
+
+/** Lee's hydraflow-plan stands: the queued run's phase asked no model, and the state records her move from `from`. */
+function expectWritersMove(w: World, n: number, from: 'discover' | 'shape') {
+  expect(w.models.calls.filter((c) => c.role === from)).toEqual([]);
+  expect(labelsOf(w, n)).toEqual(['hydraflow-plan']);
+  const { history, stage } = stateOf(w, n)!;
+  expect(stage).toBe('plan');
+  expect(history.filter((h) => h.by === 'human')[0]).toMatchObject({ from, to: 'plan', actor: 'lee' });
 }
 
 /** `who` sets hydraflow-plan before the discover run starts; that run, then the label event's, then what they send. */
@@ -48,19 +57,15 @@ async function planLabelWhileQueued(w: World, n: number, who: string) {
 
 describe('a stage label set while the next run is queued', () => {
   it('a writer’s hydraflow-plan: the queued discover run does not discover, and the issue is at plan', async () => {
-    const { w, n } = await discoverQueued();
+    const { w, n } = await queued('discover');
     await planLabelWhileQueued(w, n, 'lee');
-    expect(w.models.calls.filter((c) => c.role === 'discover')).toEqual([]);
-    expect(labelsOf(w, n)).toEqual(['hydraflow-plan']);
     // the dispatched run honoured lee's move; her own event's run, which comes after, finds it done (and, as for a
     // redelivered label event, says so again)
-    const { history, stage } = stateOf(w, n)!;
-    expect(stage).toBe('plan');
-    expect(history.filter((h) => h.by === 'human')[0]).toMatchObject({ from: 'discover', to: 'plan', actor: 'lee' });
+    expectWritersMove(w, n, 'discover');
   });
 
   it('a triage-role user’s hydraflow-plan steers nothing: discovery goes on, and its move takes the label off', async () => {
-    const { w, n } = await discoverQueued();
+    const { w, n } = await queued('discover');
     await planLabelWhileQueued(w, n, 'tina');
     expect(w.models.calls.filter((c) => c.role === 'discover' && c.status === 200).length).toBeGreaterThan(0);
     expect(labelsOf(w, n)).toEqual(['hydraflow-shape']);
@@ -68,23 +73,13 @@ describe('a stage label set while the next run is queued', () => {
   });
 
   it('the template’s routing step: discovery in the opened run, then a writer’s hydraflow-plan while shape is queued', async () => {
-    world = await createWorld({ script: { triage: { json: vague }, ...discoverScript, ...planScript } });
-    const w = world;
-    w.gh.addUser({ login: 'lee', permission: 'write' });
-    const n = w.gh.world.issue({ title: 'Make onboarding better', body: 'New users get lost.', author: 'lee' }).number;
-    ok(await w.run('issues', 'opened', { issue: n }));
-    expect(labelsOf(w, n)).toEqual(['hydraflow-shape']);
-    expect(w.gh.world.dispatches.map((d) => d.inputs.phase)).toEqual(['shape']);
+    const { w, n } = await queued('shape');
     await planLabelWhileQueued(w, n, 'lee');
-    expect(w.models.calls.filter((c) => c.role === 'shape')).toEqual([]);
-    expect(labelsOf(w, n)).toEqual(['hydraflow-plan']);
-    const { history, stage } = stateOf(w, n)!;
-    expect(stage).toBe('plan');
-    expect(history.filter((h) => h.by === 'human')[0]).toMatchObject({ from: 'shape', to: 'plan', actor: 'lee' });
+    expectWritersMove(w, n, 'shape');
   });
 
   it('a label HydraFlow’s own identity set (a dead run’s unpublished move) is no human’s: discovery goes on', async () => {
-    const { w, n } = await discoverQueued();
+    const { w, n } = await queued('discover');
     w.gh.world.setLabelsAs(n, BOT_LOGIN, { add: ['hydraflow-plan'] });
     for (let i = 0; i < w.gh.world.dispatches.length; i++) ok(await w.runDispatch(i));
     expect(w.models.calls.filter((c) => c.role === 'discover' && c.status === 200).length).toBeGreaterThan(0);
