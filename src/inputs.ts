@@ -103,7 +103,7 @@ function parseMeterKey(text: string): string | undefined {
 }
 
 /** Input model-proxy: `{"url":"http://127.0.0.1:<port>","token":"<hex>"}` as actions/model-proxy writes it. */
-function parseProxy(text: string): { url: string; token: string } | undefined {
+export function parseProxy(text: string): { url: string; token: string } | undefined {
   if (text === '') return undefined;
   let value: unknown;
   try {

@@ -37,6 +37,12 @@ if (proxy && process.argv[2] === proxy.SERVE_ARG) {
     // set before any repository code runs: the publish job checks the proxy's count of the spend with it
     io.setOutput('meter-key', handle.meterKey);
   }
+} else if (process.env.INPUT_PHASE === 'agent-leftovers') {
+  // actions/agent when the agent did not start: the model proxy's count of what it sent goes to the publish job
+  await (await import('./phases/agent-leftovers')).handOnLeftovers(process.env, io).catch((error: Error) => {
+    io.error(`HydraFlow: ${error.message}`);
+    process.exitCode = 1;
+  });
 } else if (process.env.INPUT_PHASE?.trim() === 'agent' && !confined && agentDropsRoot()) {
   process.exitCode = await runAgentWithoutRoot(process.env, process.argv[1]!, io);
 } else if (skip) {

@@ -245,7 +245,7 @@ describe('workflow template (workflows-templates/hydraflow.yml)', () => {
     expect(declared).not.toContain('state-key');
     expect(declared).not.toContain('push-token');
     // The model keys go to the model proxy, first in the job; the agent step gets the proxy's address and token.
-    expect(agentStepInputs(root).sort()).toEqual(['model-proxy', 'run-config', 'task-artifact-id']);
+    expect(agentStepInputs(root).sort()).toEqual(['job-status', 'model-proxy', 'run-config', 'task-artifact-id']);
     expect(agentStepInputs(root).filter((k) => !declared.includes(k))).toEqual([]);
     expect(requiredInputs(agentAction).filter((k) => !agentStepInputs(root).includes(k))).toEqual([]);
     const proxyAction = parse(

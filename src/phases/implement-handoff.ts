@@ -51,6 +51,11 @@ export const implementResultSchema = z.object({
   startSha: z.string(),
   /** done: the agent finished; cap: a turn/time/token cap stopped it; failed: the agent step itself failed. */
   status: z.enum(['done', 'cap', 'failed']),
+  /**
+   * false: the agent never started (a setup step failed, the run was cancelled first); the result only hands on the
+   * model proxy's count (src/phases/agent-leftovers.ts). Absent: it started.
+   */
+  started: z.literal(false).optional(),
   cap: z.string().optional(),
   summary: z.string(),
   refusals: z.array(z.object({ tool: z.string(), path: z.string(), reason: z.string() })),

@@ -3,6 +3,8 @@
  * test scripts — typically a "test" file that runs as repository code in the agent job and attacks what it can reach.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { expect } from 'vitest';
 import { decodeStateBlock } from '@hydraflow/core';
 import type { Script, ScriptEntry } from '@hydraflow/testkit';
 import { BOT_LOGIN } from '@hydraflow/testkit';
@@ -88,4 +90,14 @@ export function agentWorld(
     options.env ?? {},
     { ...options.world, ownSecrets: true },
   );
+}
+
+/**
+ * Cancels the run in progress, as a human's "Cancel workflow", once `marker` exists: a step of that run wrote it, so
+ * the cancellation meets that step.
+ */
+export async function cancelOnceWritten(w: LifecycleWorld, marker: string): Promise<void> {
+  for (let i = 0; i < 600 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 100));
+  expect(existsSync(marker), `${marker} was never written`).toBe(true);
+  expect(w.lc.cancel(w.gh.world.workflowRuns.find((r) => r.status === 'in_progress')!.id)).toBe(true);
 }

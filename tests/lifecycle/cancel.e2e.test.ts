@@ -7,13 +7,13 @@
  * runner whose user has sudo too, where the agent runs confined (docs/adr/0023-the-agent-job-gives-up-root.md) and the
  * step passes the signal on to it.
  */
-import { chmodSync, existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatTimeline, SAMPLE_CONFIG, type ScriptEntry } from '@hydraflow/testkit';
 import { createSudoUser, sudoUserUnavailable, type SudoUser } from '../support/sudo-user';
-import { issueState, openIssue, progressOf } from './agent-world';
+import { cancelOnceWritten, issueState, openIssue, progressOf } from './agent-world';
 import { averagePlan, lifecycleWorld, planAccepted, triageClear, type LifecycleWorld } from './scenario';
 
 let world: LifecycleWorld | undefined;
@@ -121,9 +121,7 @@ describe('a cancelled agent job', () => {
     );
     openIssue(world);
     const quiet = world.lc.runUntilQuiet();
-    for (let i = 0; i < 600 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(existsSync(started)).toBe(true);
-    expect(world.lc.cancel(world.gh.world.workflowRuns.find((r) => r.status === 'in_progress')!.id)).toBe(true);
+    await cancelOnceWritten(world, started);
     const jobs = await quiet;
     const timeline = formatTimeline(jobs, { steps: true });
     expect(jobs.find((j) => j.job === 'agent')!.status, timeline).toBe('cancelled');

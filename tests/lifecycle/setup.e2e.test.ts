@@ -5,11 +5,12 @@
  * run on that setup in the agent job, and the pull request merges.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixturePackage, formatTimeline, REPO_ROOT, startNpmRegistry, type NpmRegistry } from '@hydraflow/testkit';
-import { openIssue, progressOf } from './agent-world';
+import { cancelOnceWritten, issueState, openIssue, progressOf } from './agent-world';
 import { lifecycleWorld, reviewClean, triageClear, type LifecycleWorld } from './scenario';
 
 let world: LifecycleWorld | undefined;
@@ -206,7 +207,10 @@ describe('a project that needs its dependencies installed', () => {
     const agent = jobs.find((j) => j.job === 'agent')!;
     expect(agent.status, timeline).toBe('failure');
     expect(agent.steps.map((s) => [s.name, s.outcome])).toContainEqual(['Run npm ci', 'failure']);
-    expect(agent.steps.find((s) => s.id === 'agent')?.outcome).toBe('skipped'); // the agent never started
+    // the agent never started: the step (run by always()) only handed on what the model proxy had sent
+    const step = agent.steps.find((s) => s.id === 'agent')!;
+    expect(step.stdout).toContain('the agent did not start; the model proxy had made 1 call');
+    expect(step.outputs['artifact-id']).toMatch(/^\d+$/);
     expect(registry!.requests).toContain('/ms/-/ms-2.1.3.tgz'); // npm asked for the locked tarball: not found
     expect(world.gh.world.issues.get(1)!.labels, timeline).toEqual(['hydraflow-hitl']);
     expect(world.gh.world.pulls.size).toBe(0);
@@ -221,6 +225,35 @@ describe('a project that needs its dependencies installed', () => {
     // the emulated jobs and annotations answers are GitHub's shape (OpenAPI-validated), and HydraFlow asked for them
     expect(world.gh.violations).toEqual([]);
     expect(world.gh.requests.map((r) => r.path).filter((p) => /attempts\/1\/jobs|annotations/.test(p))).toHaveLength(2);
+    // The first turn the model proxy sent while npm ci ran was billed: it is in the issue's ledger, at its cost, as the
+    // proxy's signed count says (the agent step, run by always(), collected it without starting the agent).
+    expect(world.models.calls.filter((c) => c.role === 'implement')).toHaveLength(1);
+    const implement = issueState(world).ledger.filter((e) => e.phase === 'implement');
+    expect(implement, timeline).toHaveLength(1);
+    expect(implement[0]!.costUsd).toBeGreaterThan(0);
+    expect(implement[0]!.outputTokens).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('a run cancelled during a setup step still hands on the first turn the model proxy sent: it reaches the issue’s ledger', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hf-setup-'));
+    const started = join(dir, 'setup-started');
+    world = await durationsWorld(`      - run: touch ${started} && sleep 60`);
+    openIssue(world, ISSUE);
+    const quiet = world.lc.runUntilQuiet();
+    // the human cancels the run while the setup step runs (the proxy has sent the first turn by then, or is sending it)
+    await cancelOnceWritten(world, started);
+    const jobs = await quiet;
+    const timeline = formatTimeline(jobs, { steps: true });
+    const agent = jobs.find((j) => j.job === 'agent')!;
+    expect(agent.status, timeline).toBe('cancelled');
+    expect(agent.steps.find((s) => s.name?.startsWith('Run touch'))?.outcome, timeline).toBe('cancelled');
+    expect(world.models.calls.filter((c) => c.role === 'implement')).toHaveLength(1); // the agent never started
+    expect(world.gh.world.issues.get(1)!.labels, timeline).toEqual(['hydraflow-hitl']);
+    expect(world.gh.world.pulls.size).toBe(0);
+    expect(progressOf(world)).toContain('The agent job was cancelled');
+    const ledgered = issueState(world).ledger.filter((e) => e.phase === 'implement');
+    expect(ledgered, timeline).toHaveLength(1);
+    expect(ledgered[0]!.costUsd).toBeGreaterThan(0);
   }, 240_000);
 
   it('when the run’s jobs cannot be read (a publish job without actions: read), the human is told what was known before', async () => {

@@ -331,6 +331,67 @@ jobs:
     expect(readFileSync(join(artifact.dir, 'path.txt'), 'utf8')).toBe(`${actionPath}|${actionPath}\n`);
   });
 
+  it('a composite’s own steps judge success() and failure() by the composite’s steps, not the job’s (as GitHub’s runner does)', async () => {
+    const actionRoot = join(dir, 'status-root');
+    mkdirSync(join(actionRoot, 'actions/status'), { recursive: true });
+    writeFileSync(
+      join(actionRoot, 'actions/status/action.yml'),
+      `name: Status
+description: says which of its steps ran
+inputs:
+  fail:
+    description: whether its first step fails
+    default: 'no'
+outputs:
+  ran:
+    description: the steps that ran
+    value: \${{ steps.a.outputs.ran }}\${{ steps.b.outputs.ran }}\${{ steps.c.outputs.ran }}
+runs:
+  using: composite
+  steps:
+    - id: a
+      shell: bash
+      run: echo "ran=a" >> "$GITHUB_OUTPUT"; [ "\${{ inputs.fail }}" != yes ]
+    - id: b
+      shell: bash
+      run: echo "ran=b" >> "$GITHUB_OUTPUT"
+    - id: c
+      if: failure()
+      shell: bash
+      run: echo "ran=c" >> "$GITHUB_OUTPUT"
+`,
+    );
+    const sim = await lifecycle(
+      {
+        'status.yml': `on:
+  issues:
+    types: [opened]
+jobs:
+  s:
+    runs-on: ubuntu-latest
+    steps:
+      - run: exit 3
+      - id: after-failure
+        if: always()
+        uses: acme/tools/actions/status@v1
+      - id: failing
+        if: always()
+        uses: acme/tools/actions/status@v1
+        with:
+          fail: 'yes'
+`,
+      },
+      { actionRoot },
+    );
+    const { jobs, timeline } = await openIssue(sim);
+    expect(jobs[0]!.status, timeline).toBe('failure');
+    const [, afterFailure, failing] = jobs[0]!.steps;
+    // entered by always() after a failed step of the job: its own steps run under the default success()
+    expect(afterFailure!.outputs.ran, timeline).toBe('ab');
+    // its own first step failed: the next one is skipped, its failure() step runs
+    expect(failing!.outputs.ran, timeline).toBe('ac');
+  });
+
   it('an action the simulator does not know is a clear error', async () => {
     const sim = await lifecycle({
       'unknown.yml': `on:

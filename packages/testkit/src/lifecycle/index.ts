@@ -1075,7 +1075,6 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     if (depth >= 9)
       throw new Error(`${rt.run.workflow.file}: job ${rt.job.id}: ${where}composite actions nest too deep`);
     const stepsCtx: Record<string, { outputs: Record<string, string>; outcome: string; conclusion: string }> = {};
-    const jobFailed = (outer.job as { status?: string } | undefined)?.status === 'failure';
     const github = { ...(outer.github as Json), action_path: dir };
     const contextsFor = (env: Record<string, string>): Contexts => ({
       github,
@@ -1106,10 +1105,10 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
       const contexts = contextsFor(env);
       let runIt: boolean;
       try {
-        runIt = evaluateBoolean(compositeCondition(s.if), contexts, {
-          failed: failed || jobFailed,
-          cancelled: rt.cancelled(),
-        });
+        // As GitHub's runner evaluates a composite's own steps: success() and failure() are the composite's status
+        // (github.action_status: whether one of its own steps failed), not the job's; cancelled() is the job's. A
+        // composite entered by an outer `if: always()` after a failed step runs its steps under the default success().
+        runIt = evaluateBoolean(compositeCondition(s.if), contexts, { failed, cancelled: rt.cancelled() });
       } catch (err) {
         throw fail(`if: ${String(s.if)}`, err);
       }
