@@ -3,7 +3,7 @@
  * shell). Synchronous on purpose: route handlers are synchronous, and every call is a few milliseconds on the small
  * repositories tests use. Needs git ≥ 2.38 (`merge-tree --write-tree`).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +69,25 @@ export function runGit(
       return { stdout: err.stdout ?? '', status: err.status };
     throw new GitError(args, err.status, String(err.stderr ?? ''), String(err.stdout ?? ''));
   }
+}
+
+/**
+ * `runGit` without blocking: for the simulated runner's own git work (actions/checkout), which on GitHub runs on the
+ * job's machine while the servers this process also hosts (the model servers, the emulator) go on answering.
+ */
+export function runGitAsync(args: string[], opts: { cwd?: string } = {}): Promise<{ stdout: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      { cwd: opts.cwd, env: { ...process.env, ...BASE_ENV }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (!error) return resolve({ stdout });
+        const status = typeof error.code === 'number' ? error.code : null;
+        reject(new GitError(args, status, String(stderr), String(stdout)));
+      },
+    );
+  });
 }
 
 const REF_NAMESPACES = ['refs/heads', 'refs/tags'];

@@ -40,7 +40,7 @@ import type { GitHubEmulator } from '../github/server';
 import { serveArtifacts } from '../github/routes';
 import { checkRunJson, pullJson, repoJson, reviewJson, userJson } from '../github/serialize';
 import { BOT_LOGIN, type EmulatedAnnotation, type EmulatedEvent, type TokenKind } from '../github/world';
-import { GitRepo, runGit, ZERO_SHA } from '../github/git';
+import { GitRepo, runGit, runGitAsync, ZERO_SHA } from '../github/git';
 import type { ModelServer } from '../models/index';
 import { REPO_ROOT, parseOutputFile, readRunnerFiles, runAction, runnerEnv, waitForStep } from '../runner/run-action';
 import { killTrackedProcesses, newTrackingId } from '../runner/processes';
@@ -967,19 +967,21 @@ export async function createLifecycle(options: LifecycleOptions): Promise<Lifecy
     if (spec.uses !== undefined) {
       const uses = spec.uses;
       if (/^actions\/checkout@/i.test(uses)) {
-        // A local clone: no credentials exist anywhere (persist-credentials has nothing to persist).
+        // A local clone: no credentials exist anywhere (persist-credentials has nothing to persist). Its git runs
+        // without blocking this process: on GitHub the checkout runs on the job's machine while the model provider
+        // answers what the job's model proxy sent (the simulator once held the first turn's request ~80 ms here).
         rmSync(rt.workspace, { recursive: true, force: true });
         const ref = spec.with.ref || run.info.sha;
+        const isSha = /^[0-9a-f]{40}$/.test(ref);
         // One git process where it can (a branch): each costs ~10 ms of the lifecycle the bench measures.
-        const branchSha = new GitRepo(options.repoDir).refs().get(`refs/heads/${ref}`);
-        if (branchSha) runGit(['clone', '--quiet', '--branch', ref, options.repoDir, rt.workspace]);
+        const branchSha = isSha ? undefined : new GitRepo(options.repoDir).refs().get(`refs/heads/${ref}`);
+        if (branchSha) await runGitAsync(['clone', '--quiet', '--branch', ref, options.repoDir, rt.workspace]);
         else {
-          runGit(['clone', '--quiet', '--no-checkout', options.repoDir, rt.workspace]);
-          runGit(['checkout', '--quiet', '--detach', ref], { cwd: rt.workspace });
+          await runGitAsync(['clone', '--quiet', '--no-checkout', options.repoDir, rt.workspace]);
+          await runGitAsync(['checkout', '--quiet', '--detach', ref], { cwd: rt.workspace });
         }
         const head =
-          branchSha ??
-          (/^[0-9a-f]{40}$/.test(ref) ? ref : runGit(['rev-parse', 'HEAD'], { cwd: rt.workspace }).stdout.trim());
+          branchSha ?? (isSha ? ref : (await runGitAsync(['rev-parse', 'HEAD'], { cwd: rt.workspace })).stdout.trim());
         return { outcome: 'success', outputs: { ref, commit: head }, stdout: `checked out ${ref} at ${head}\n` };
       }
       if (/^actions\/upload-artifact@/i.test(uses)) return uploadArtifact(artifactContext(rt, uses, spec.with));
