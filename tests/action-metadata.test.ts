@@ -189,7 +189,7 @@ describe('the metadata checks catch bad actions', () => {
     expect(checkHandOffAction(a, 'agent')).toEqual([
       'actions/agent/action.yml: steps[3]: runs "curl https://example.com | sh", expected exec node "$GITHUB_ACTION_PATH/../../dist/index.js" (the only command it may run)',
       'actions/agent/action.yml: steps[4]: run step has no shell',
-      'actions/agent/action.yml: steps[4]: INPUT_PHASE is undefined, expected agent',
+      'actions/agent/action.yml: steps[4]: INPUT_PHASE is undefined, expected agent or agent-leftovers',
       'actions/agent/action.yml: steps[4]: INPUT_RUN-CONFIG is "${{ inputs.config }}", expected ${{ inputs.run-config }}',
       'actions/agent/action.yml: steps[4]: env INPUT_EXTRA matches no declared input',
       'actions/agent/action.yml: input task-artifact-id is never used (not forwarded as INPUT_TASK-ARTIFACT-ID, not given to a uses: step)',

@@ -700,6 +700,12 @@ export function checkPhaseAction(action: ActionMetadata, phase: string): string[
 export const HANDOFF_PHASES: readonly string[] = ['model-proxy', 'agent', 'publish'];
 
 /**
+ * The INPUT_PHASE a hand-off action's bundle steps may fix besides its own phase: actions/agent's last step, which
+ * hands on the model proxy's count when the agent did not start (src/main.ts, src/phases/agent-leftovers.ts).
+ */
+const EXTRA_STEP_PHASES: Readonly<Record<string, readonly string[]>> = { agent: ['agent-leftovers'] };
+
+/**
  * actions/model-proxy, actions/agent and actions/publish: composites that download an artifact, run the shared bundle
  * and (agent) upload the result. Every `run:` step is the bundle with INPUT_PHASE fixed to the phase and only declared inputs forwarded
  * (as `${{ inputs.<name> }}`); every declared input is used (forwarded to the bundle, or given to a `uses:` step);
@@ -726,8 +732,9 @@ export function checkHandOffAction(action: ActionMetadata, phase: string): strin
       }
       nodeSteps.push(step);
       const env = asRecord(step.env);
-      if (env.INPUT_PHASE !== phase)
-        problems.push(`${at}: INPUT_PHASE is ${JSON.stringify(env.INPUT_PHASE)}, expected ${phase}`);
+      const phases = [phase, ...(EXTRA_STEP_PHASES[phase] ?? [])];
+      if (!phases.includes(String(env.INPUT_PHASE)))
+        problems.push(`${at}: INPUT_PHASE is ${JSON.stringify(env.INPUT_PHASE)}, expected ${phases.join(' or ')}`);
       for (const [name, value] of Object.entries(env)) {
         if (!name.startsWith('INPUT_') || name === 'INPUT_PHASE') continue;
         const input = declared.get(name);
