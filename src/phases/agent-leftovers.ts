@@ -6,18 +6,20 @@ import { getInput, type RunnerIO } from '../runner/io';
 import { readRunnerContext } from '../runner/context';
 import { artifactName, resultDir, resultFile, writeHandoff } from './implement-handoff';
 
-/** Why the agent did not start, by the agent job's status (input job-status). */
-function whyNotStarted(jobStatus: string): string {
-  return jobStatus === 'cancelled'
-    ? 'The coding agent did not start: the run was cancelled before it.'
-    : 'The coding agent did not start: a step of the agent job before it failed (most often a setup step).';
+/** Why the agent handed on nothing, by the agent job's status before the agent step (input job-status). */
+function whyNothing(jobStatus: string): string {
+  if (jobStatus === 'cancelled') return 'The run was cancelled before the coding agent started.';
+  if (jobStatus === 'failure')
+    return 'A step of the agent job failed before the coding agent started (most often a setup step).';
+  return 'The agent step ended before the coding agent handed on its work.';
 }
 
 /**
- * actions/agent's last word for an agent job whose agent never started: a setup step failed, or the run was cancelled
- * first. The model proxy may have sent the agent's first turn already (it begins it as it starts, ADR 0021), which the
- * provider bills: the proxy is stopped, and its signed count goes to the publish job in a failed result that says the
- * agent did not start, so that the call reaches the issue's ledger and the human is told which step failed
+ * actions/agent's last step, for an agent job whose agent step handed on nothing: the agent never started (a setup
+ * step failed, the run was cancelled first) or its step died. The model proxy may have made calls all the same — at
+ * least the agent's first turn, which it begins as it starts (ADR 0021) — and the provider bills them: the proxy is
+ * stopped, and its signed count goes to the publish job in a failed result marked as carrying the spend only, so that
+ * the calls reach the issue's ledger and the human is told which step failed
  * (docs/adr/0024-a-cancelled-agent-job-hands-on-what-it-spent.md). It runs nothing of the repository's and reads none
  * of its files. A proxy that hands on no count (gone, or started without limits by an older routing job) leaves
  * nothing to hand on.
@@ -38,8 +40,8 @@ export async function handOnLeftovers(env: NodeJS.ProcessEnv, io: RunnerIO): Pro
     issue: report.issue,
     startSha: report.startSha,
     status: 'failed',
-    started: false,
-    summary: whyNotStarted(getInput('job-status', env)),
+    spendOnly: true,
+    summary: whyNothing(getInput('job-status', env)),
     refusals: [],
     // the publish job ledgers the proxy's signed count, which holds the first turn if it was sent
     ledger: [],
@@ -49,7 +51,9 @@ export async function handOnLeftovers(env: NodeJS.ProcessEnv, io: RunnerIO): Pro
     meter: left.meter,
   });
   const calls = report.ledger.length;
-  io.info(`HydraFlow: the agent did not start; the model proxy had made ${calls} call${calls === 1 ? '' : 's'}`);
+  io.info(
+    `HydraFlow: the coding agent handed on nothing; its model proxy had made ${calls} call${calls === 1 ? '' : 's'}`,
+  );
   io.setOutput('artifact-name', artifactName('result', report.issue, runId, runAttempt, [resultFile(out)]));
   io.setOutput('artifact-path', out);
 }

@@ -52,10 +52,11 @@ export const implementResultSchema = z.object({
   /** done: the agent finished; cap: a turn/time/token cap stopped it; failed: the agent step itself failed. */
   status: z.enum(['done', 'cap', 'failed']),
   /**
-   * false: the agent never started (a setup step failed, the run was cancelled first); the result only hands on the
-   * model proxy's count (src/phases/agent-leftovers.ts). Absent: it started.
+   * true: not the agent's result. The agent step handed on none (the agent never started: a setup step failed, the run
+   * was cancelled first; or the step died), and this one only carries the model proxy's count of what was spent
+   * (src/phases/agent-leftovers.ts).
    */
-  started: z.literal(false).optional(),
+  spendOnly: z.literal(true).optional(),
   cap: z.string().optional(),
   summary: z.string(),
   refusals: z.array(z.object({ tool: z.string(), path: z.string(), reason: z.string() })),

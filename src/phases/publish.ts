@@ -223,8 +223,8 @@ export async function publishImplement(ctx: PhaseContext): Promise<PhaseOutcome>
   if (spend.problem) {
     return escalate(ctx, { headline: 'HydraFlow cannot tell what the coding agent spent', reason: spend.problem });
   }
-  // the agent never started: its result only carried what the model proxy sent meanwhile (agent-leftovers.ts)
-  if (result.started === false) return escalate(ctx, await noResult(ctx));
+  // the agent step handed on nothing: this result only carried what the model proxy spent (agent-leftovers.ts)
+  if (result.spendOnly) return escalate(ctx, await noResult(ctx));
   if (spend.refused && result.status !== 'failed') {
     // the agent makes none of the calls the proxy refuses (a refusal of its own would have failed it): something else
     // in the job called the model with the proxy's token

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatTimeline, SAMPLE_CONFIG } from '@hydraflow/testkit';
 import { createSudoUser, sudoUserUnavailable, type SudoUser } from '../support/sudo-user';
-import { agentRunningScript, agentWorld, everythingPublished, openIssue, progressOf } from './agent-world';
+import { agentRunningScript, agentWorld, everythingPublished, issueState, openIssue, progressOf } from './agent-world';
 import { reviewClean, type LifecycleWorld } from './scenario';
 
 let world: LifecycleWorld | undefined;
@@ -148,6 +148,9 @@ describe.skipIf(sudoUserUnavailable())('the agent job on a runner whose user can
     expect(progressOf(w)).toMatch(
       /the step `Run hydraflow\/hydraflow\/actions\/agent@\u200bv1` failed: “HydraFlow could not take root from the agent/u,
     );
+    // the first turn the model proxy sent before the agent step gave up is in the issue's ledger (its last step)
+    expect(w.models.calls.filter((c) => c.role === 'implement')).toHaveLength(1);
+    expect(issueState(w).ledger.filter((e) => e.phase === 'implement')).toHaveLength(1);
   }, 240_000);
 
   it('a GITHUB_ENV the agent’s commands append to and make read-only is emptied anyway, and the change goes to a human', async () => {

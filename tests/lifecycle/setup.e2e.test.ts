@@ -209,7 +209,7 @@ describe('a project that needs its dependencies installed', () => {
     expect(agent.steps.map((s) => [s.name, s.outcome])).toContainEqual(['Run npm ci', 'failure']);
     // the agent never started: the step (run by always()) only handed on what the model proxy had sent
     const step = agent.steps.find((s) => s.id === 'agent')!;
-    expect(step.stdout).toContain('the agent did not start; the model proxy had made 1 call');
+    expect(step.stdout).toContain('the coding agent handed on nothing; its model proxy had made 1 call');
     expect(step.outputs['artifact-id']).toMatch(/^\d+$/);
     expect(registry!.requests).toContain('/ms/-/ms-2.1.3.tgz'); // npm asked for the locked tarball: not found
     expect(world.gh.world.issues.get(1)!.labels, timeline).toEqual(['hydraflow-hitl']);
