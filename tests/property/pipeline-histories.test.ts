@@ -1648,6 +1648,8 @@ const OPEN_COUNTEREXAMPLES: { found: string; history: History }[] = [
   // Found at 2500 product-track runs on 72b2533 (fast-check seed -1072911133); passes on replay (a race): a writer's
   // hydraflow-discover, set while the sweeps and a crashed re-run of the opening resumed discover, was taken off by
   // HydraFlow with no transition honouring it after it (check 4b). Force the interleaving in an e2e test to study it.
+  // Passed 30 of 30 replays on d9afe62 (2026-12-08), where the opening run triages and discovers in one run (ADR 0025);
+  // no 5000-run property run since 72b2533 has found it or its like.
   {
     found: 'a writer’s hydraflow-discover beside two sweeps and a crashed re-run (seed -1072911133)',
     history: {
