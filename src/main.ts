@@ -38,7 +38,7 @@ if (proxy && process.argv[2] === proxy.SERVE_ARG) {
     io.setOutput('meter-key', handle.meterKey);
   }
 } else if (process.env.INPUT_PHASE === 'agent-leftovers') {
-  // actions/agent when the agent did not start: the model proxy's count of what it sent goes to the publish job
+  // actions/agent's last step when the agent step handed on nothing: the model proxy's count goes to the publish job
   await (await import('./phases/agent-leftovers')).handOnLeftovers(process.env, io).catch((error: Error) => {
     io.error(`HydraFlow: ${error.message}`);
     process.exitCode = 1;
