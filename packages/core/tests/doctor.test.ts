@@ -131,6 +131,9 @@ describe('doctor', () => {
     expect(older).not.toBe(template);
     const missing = missingWiring(older)!;
     expect(missing.map((w) => `${w.action}:${w.input}`)).toEqual(['publish:meter-key', 'publish:agent-result']);
+    // a copy from before the agent step ran under always(): the spend of an agent that never started is named
+    const beforeAlways = template.replace(/^ +job-status: \$\{\{ job\.status \}\}\n/m, '');
+    expect(missingWiring(beforeAlways)!.map((w) => `${w.action}:${w.input}`)).toEqual(['agent:job-status']);
     const found = diagnose({ ...healthy, missingWiring: missing }, config).filter((f) => f.level === 'problem');
     expect(found[0]).toEqual({
       level: 'problem',

@@ -24,6 +24,13 @@ export const TEMPLATE_WIRING: readonly TemplateWire[] = [
     value: '${{ needs.hydraflow.outputs.task-artifact-id }}',
   },
   {
+    action: 'agent',
+    input: 'job-status',
+    without:
+      'when a setup step of the agent job fails or the run is cancelled during setup, the model call its proxy already made (the agent’s first turn, billed) stays out of the issue’s ledger; the template runs this step with `if: always()` and this input (docs/adr/0024-a-cancelled-agent-job-hands-on-what-it-spent.md)',
+    value: '${{ job.status }}',
+  },
+  {
     action: 'publish',
     input: 'meter-key',
     without:
