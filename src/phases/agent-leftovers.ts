@@ -1,10 +1,9 @@
 import { UserError } from '@hydraflow/core';
 import { stopModelProxy } from '../agents/model-proxy';
-import type { MeterReport } from '../agents/proxy-meter';
 import { parseProxy } from '../inputs';
 import { getInput, type RunnerIO } from '../runner/io';
 import { readRunnerContext } from '../runner/context';
-import { artifactName, resultDir, resultFile, writeHandoff } from './implement-handoff';
+import { artifactName, meterReportSchema, resultDir, resultFile, writeHandoff } from './implement-handoff';
 
 /** Why the agent handed on nothing, by the agent job's status before the agent step (input job-status). */
 function whyNothing(jobStatus: string): string {
@@ -59,14 +58,13 @@ export async function handOnLeftovers(env: NodeJS.ProcessEnv, io: RunnerIO): Pro
 }
 
 /**
- * The issue and start commit the proxy's count is for, from its text (the publish job verifies its signature); the
- * result names the same, as the publish job requires.
+ * The proxy's count as the publish job reads it (meterReportSchema), from its text: the result names the same issue
+ * and start commit, as the publish job requires (which also verifies its signature). Undefined for anything else.
  */
-function reportOf(text: string): Pick<MeterReport, 'issue' | 'startSha' | 'ledger'> | undefined {
+function reportOf(text: string) {
   try {
-    const r = JSON.parse(text) as Partial<MeterReport>;
-    if (typeof r.issue !== 'number' || typeof r.startSha !== 'string' || !Array.isArray(r.ledger)) return undefined;
-    return { issue: r.issue, startSha: r.startSha, ledger: r.ledger };
+    const parsed = meterReportSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }

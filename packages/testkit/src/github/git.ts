@@ -48,6 +48,16 @@ const BASE_ENV: Record<string, string> = {
   LC_ALL: 'C',
 };
 
+/** What every git process of the emulator and the simulator runs with. */
+function execOptions(opts: { cwd?: string; env?: Record<string, string> }) {
+  return {
+    cwd: opts.cwd,
+    env: { ...process.env, ...BASE_ENV, ...opts.env },
+    encoding: 'utf8' as const,
+    maxBuffer: 64 * 1024 * 1024,
+  };
+}
+
 /** Run git with no shell; returns stdout. Throws GitError on a non-zero exit unless `okCodes` lists it. */
 export function runGit(
   args: string[],
@@ -55,11 +65,8 @@ export function runGit(
 ): { stdout: string; status: number } {
   try {
     const stdout = execFileSync('git', args, {
-      cwd: opts.cwd,
-      env: { ...process.env, ...BASE_ENV, ...opts.env },
+      ...execOptions(opts),
       input: opts.input,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     return { stdout, status: 0 };
@@ -77,16 +84,11 @@ export function runGit(
  */
 export function runGitAsync(args: string[], opts: { cwd?: string } = {}): Promise<{ stdout: string }> {
   return new Promise((resolve, reject) => {
-    execFile(
-      'git',
-      args,
-      { cwd: opts.cwd, env: { ...process.env, ...BASE_ENV }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (!error) return resolve({ stdout });
-        const status = typeof error.code === 'number' ? error.code : null;
-        reject(new GitError(args, status, String(stderr), String(stdout)));
-      },
-    );
+    execFile('git', args, execOptions(opts), (error, stdout, stderr) => {
+      if (!error) return resolve({ stdout });
+      const status = typeof error.code === 'number' ? error.code : null;
+      reject(new GitError(args, status, String(stderr), String(stdout)));
+    });
   });
 }
 
