@@ -234,6 +234,21 @@ describe('a project that needs its dependencies installed', () => {
     expect(implement[0]!.outputTokens).toBeGreaterThan(0);
   }, 240_000);
 
+  it('“Re-run failed jobs” after a failing setup step: each attempt’s first turn is ledgered once, and nothing is pushed', async () => {
+    world = await durationsWorld('      - run: npm ci', []);
+    openIssue(world, ISSUE);
+    const jobs = await world.lc.runUntilQuiet();
+    world.lc.rerun(jobs.find((j) => j.job === 'agent')!.runId, { failedJobs: true });
+    const again = await world.lc.runUntilQuiet();
+    const timeline = formatTimeline(again, { steps: true });
+    expect(again.find((j) => j.job === 'agent')?.status, timeline).toBe('failure');
+    // two agent jobs, two first turns billed, two entries: neither attempt's count is lost or counted twice
+    expect(world.models.calls.filter((c) => c.role === 'implement')).toHaveLength(2);
+    expect(issueState(world).ledger.filter((e) => e.phase === 'implement'), timeline).toHaveLength(2);
+    expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
+    expect(world.gh.world.pulls.size).toBe(0);
+  }, 240_000);
+
   it('a run cancelled during a setup step still hands on the first turn the model proxy sent: it reaches the issue’s ledger', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hf-setup-'));
     const started = join(dir, 'setup-started');
