@@ -244,7 +244,10 @@ describe('a project that needs its dependencies installed', () => {
     expect(again.find((j) => j.job === 'agent')?.status, timeline).toBe('failure');
     // two agent jobs, two first turns billed, two entries: neither attempt's count is lost or counted twice
     expect(world.models.calls.filter((c) => c.role === 'implement')).toHaveLength(2);
-    expect(issueState(world).ledger.filter((e) => e.phase === 'implement'), timeline).toHaveLength(2);
+    expect(
+      issueState(world).ledger.filter((e) => e.phase === 'implement'),
+      timeline,
+    ).toHaveLength(2);
     expect(world.gh.world.issues.get(1)!.labels).toEqual(['hydraflow-hitl']);
     expect(world.gh.world.pulls.size).toBe(0);
   }, 240_000);
